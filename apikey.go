@@ -1,0 +1,78 @@
+package shlyuz
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"time"
+)
+
+// KeyPrefix starts every Shlyuz API key.
+const KeyPrefix = "sk-shz-v1-"
+
+// Key is an API key as stored: only the hash of its secret is kept.
+type Key struct {
+	ID         string     `json:"id"`
+	AccountID  string     `json:"account_id"`
+	Name       string     `json:"name"`
+	Hash       string     `json:"-"`
+	Label      string     `json:"label"` // a masked form safe to show: sk-shz-v1-ab12...ef89
+	Limit      *Credits   `json:"limit"` // nil: no ceiling
+	LimitReset LimitReset `json:"limit_reset"`
+	ExpiresAt  *time.Time `json:"expires_at"`
+	RevokedAt  *time.Time `json:"revoked_at,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+}
+
+// NewKeySecret makes a fresh key: 256 bits from crypto/rand as 64 hex characters
+// behind the prefix. It returns the plain key (shown once) and its hash (stored).
+func NewKeySecret() (plain, hash string) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("crypto/rand failed: " + err.Error())
+	}
+	plain = KeyPrefix + hex.EncodeToString(b[:])
+	return plain, HashKey(plain)
+}
+
+// HashKey is the stored form of a key: SHA-256 in hex. The secret has 256 bits
+// of entropy, so a fast hash suffices and lookups stay O(1).
+func HashKey(plain string) string {
+	sum := sha256.Sum256([]byte(plain))
+	return hex.EncodeToString(sum[:])
+}
+
+// LooksLikeKey reports whether s has the shape of a Shlyuz key.
+func LooksLikeKey(s string) bool {
+	return strings.HasPrefix(s, KeyPrefix) && len(s) == len(KeyPrefix)+64
+}
+
+// MaskKey is the label of a key: its prefix, first and last four characters of the secret.
+func MaskKey(plain string) string {
+	if len(plain) < len(KeyPrefix)+8 {
+		return KeyPrefix + "..."
+	}
+	s := plain[len(KeyPrefix):]
+	return KeyPrefix + s[:4] + "..." + s[len(s)-4:]
+}
+
+// Expired reports whether the key has expired at now: a key is dead from its
+// expires_at instant on.
+func (k *Key) Expired(now time.Time) bool {
+	return k.ExpiresAt != nil && !now.Before(*k.ExpiresAt)
+}
+
+// Revoked reports whether the key was revoked.
+func (k *Key) Revoked() bool { return k.RevokedAt != nil }
+
+// Usable returns the error a request made with the key gets at now, or nil.
+func (k *Key) Usable(now time.Time) *Error {
+	switch {
+	case k.Revoked():
+		return ErrKeyRevoked()
+	case k.Expired(now):
+		return ErrKeyExpired()
+	}
+	return nil
+}

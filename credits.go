@@ -1,0 +1,36 @@
+package shlyuz
+
+import "fmt"
+
+// Credits is the unit every balance and charge is kept in. 1 ruble = 100,000 credits.
+// No float ever holds a balance or a charge.
+type Credits = int64
+
+// CreditsPerRuble is how many credits one ruble buys.
+const CreditsPerRuble Credits = 100_000
+
+// RublesToCredits converts whole kopecks-exact rubles given as a decimal string
+// ("150", "99.90") to credits. It refuses more than 5 decimals and negative amounts.
+func RublesToCredits(rubles string) (Credits, error) {
+	r, err := ParseDecimal(rubles)
+	if err != nil {
+		return 0, err
+	}
+	if r.Sign() < 0 {
+		return 0, fmt.Errorf("rubles must not be negative")
+	}
+	c := r.MulInt(CreditsPerRuble)
+	if !c.IsInt() {
+		return 0, fmt.Errorf("rubles %q has more precision than a credit", rubles)
+	}
+	v, ok := c.Int64()
+	if !ok {
+		return 0, fmt.Errorf("rubles %q is too large", rubles)
+	}
+	return v, nil
+}
+
+// FormatRubles renders credits as rubles with five decimals trimmed of trailing zeros.
+func FormatRubles(c Credits) string {
+	return NewDecimalFrac(c, CreditsPerRuble).String()
+}

@@ -1,0 +1,123 @@
+package shlyuz
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"strings"
+)
+
+// Decimal is an exact rational number used for prices, the exchange rate and K.
+// It is parsed from and printed as a plain decimal ("95.5", "0.00015"), never through a float.
+type Decimal struct{ r big.Rat }
+
+// ParseDecimal parses a plain decimal string such as "95.5" or "1e-6".
+func ParseDecimal(s string) (Decimal, error) {
+	var d Decimal
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return d, fmt.Errorf("empty number")
+	}
+	if _, ok := d.r.SetString(s); !ok || strings.Contains(s, "/") {
+		return d, fmt.Errorf("%q is not a decimal number", s)
+	}
+	return d, nil
+}
+
+// MustDecimal parses s or panics; for constants in code and tests.
+func MustDecimal(s string) Decimal {
+	d, err := ParseDecimal(s)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
+// NewDecimalFrac is num/den.
+func NewDecimalFrac(num, den int64) Decimal {
+	var d Decimal
+	d.r.SetFrac64(num, den)
+	return d
+}
+
+// Sign is -1, 0 or +1.
+func (d Decimal) Sign() int { return d.r.Sign() }
+
+// IsInt reports whether d is a whole number.
+func (d Decimal) IsInt() bool { return d.r.IsInt() }
+
+// Int64 returns d as an int64 when it is whole and fits.
+func (d Decimal) Int64() (int64, bool) {
+	if !d.r.IsInt() || !d.r.Num().IsInt64() {
+		return 0, false
+	}
+	return d.r.Num().Int64(), true
+}
+
+// Mul is d×e.
+func (d Decimal) Mul(e Decimal) Decimal {
+	var out Decimal
+	out.r.Mul(&d.r, &e.r)
+	return out
+}
+
+// MulInt is d×n.
+func (d Decimal) MulInt(n int64) Decimal {
+	var out, m Decimal
+	m.r.SetInt64(n)
+	out.r.Mul(&d.r, &m.r)
+	return out
+}
+
+// Quo is d/n; n must not be zero.
+func (d Decimal) Quo(n int64) Decimal {
+	var out, m Decimal
+	m.r.SetInt64(n)
+	out.r.Quo(&d.r, &m.r)
+	return out
+}
+
+// Ceil rounds up to a whole number (towards +inf).
+func (d Decimal) Ceil() int64 {
+	num, den := d.r.Num(), d.r.Denom()
+	q, m := new(big.Int).QuoRem(num, den, new(big.Int))
+	if m.Sign() > 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	return q.Int64()
+}
+
+// Cmp compares d and e.
+func (d Decimal) Cmp(e Decimal) int { return d.r.Cmp(&e.r) }
+
+// String prints d as a plain decimal with up to 12 fractional digits, trailing zeros trimmed.
+func (d Decimal) String() string {
+	if d.r.IsInt() {
+		return d.r.Num().String()
+	}
+	s := d.r.FloatString(12)
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}
+
+// MarshalJSON writes d as a JSON number.
+func (d Decimal) MarshalJSON() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalJSON reads a JSON number or a string holding one.
+func (d *Decimal) UnmarshalJSON(b []byte) error {
+	s := strings.Trim(string(b), `"`)
+	v, err := ParseDecimal(s)
+	if err != nil {
+		return err
+	}
+	*d = v
+	return nil
+}
+
+// MarshalText and UnmarshalText let YAML and flags carry decimals as text.
+func (d Decimal) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText parses text as a decimal.
+func (d *Decimal) UnmarshalText(b []byte) error { return d.UnmarshalJSON(b) }
+
+var _ json.Marshaler = Decimal{}

@@ -1,0 +1,179 @@
+package shlyuz
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Error is every failure a client can see. Its JSON is OpenAI's error body:
+// {"error":{"message","type","code","param"}}. Status is the HTTP status.
+type Error struct {
+	Status     int           `json:"-"`
+	Type       string        `json:"type"`
+	Code       string        `json:"code"`
+	Message    string        `json:"message"`
+	Param      *string       `json:"param"`
+	RetryAfter time.Duration `json:"-"` // sent as Retry-After when set
+	// UpstreamFault marks failures that count against an upstream's breaker
+	// and allow a fallback to the next upstream.
+	UpstreamFault bool  `json:"-"`
+	Cause         error `json:"-"`
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Unwrap exposes the cause.
+func (e *Error) Unwrap() error { return e.Cause }
+
+// WithParam names the request field at fault.
+func (e *Error) WithParam(p string) *Error { e.Param = &p; return e }
+
+// AsError turns any error into an *Error, mapping unknown ones to a 502.
+func AsError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return ErrUpstream("%s", err.Error())
+}
+
+func newErr(status int, typ, code, format string, args ...any) *Error {
+	return &Error{Status: status, Type: typ, Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// The error types of the public contract.
+const (
+	TypeInvalidRequest = "invalid_request_error"
+	TypeAuthentication = "authentication_error"
+	TypeInsufficient   = "insufficient_credits"
+	TypePermission     = "permission_error"
+	TypeNotFound       = "not_found_error"
+	TypeConflict       = "conflict_error"
+	TypeRateLimit      = "rate_limit_error"
+	TypeUpstream       = "upstream_error"
+	TypeUnavailable    = "service_unavailable"
+	TypeServer         = "server_error"
+)
+
+// ErrInvalidJSON is a body that does not parse.
+func ErrInvalidJSON(detail string) *Error {
+	return newErr(400, TypeInvalidRequest, "invalid_json", "The request body is not valid JSON: %s", detail)
+}
+
+// ErrMissingField is a required field left out.
+func ErrMissingField(field string) *Error {
+	return newErr(400, TypeInvalidRequest, "missing_field", "The field %q is required.", field).WithParam(field)
+}
+
+// ErrInvalidValue is a field with a value out of its range.
+func ErrInvalidValue(field, format string, args ...any) *Error {
+	return newErr(400, TypeInvalidRequest, "invalid_value", format, args...).WithParam(field)
+}
+
+// ErrTooLarge is a body over the limit.
+func ErrTooLarge(limit int) *Error {
+	return newErr(413, TypeInvalidRequest, "request_too_large", "The request body is larger than %d bytes.", limit)
+}
+
+// ErrMissingKey is a request without a bearer key.
+func ErrMissingKey() *Error {
+	return newErr(401, TypeAuthentication, "missing_api_key", "No API key: send Authorization: Bearer sk-shz-v1-...")
+}
+
+// ErrInvalidKey is a key we do not know.
+func ErrInvalidKey() *Error {
+	return newErr(401, TypeAuthentication, "invalid_api_key", "The API key is not valid. Check it, or create a new one in your account.")
+}
+
+// ErrKeyRevoked is a key its owner revoked.
+func ErrKeyRevoked() *Error {
+	return newErr(401, TypeAuthentication, "key_revoked", "The API key was revoked. Create a new one in your account.")
+}
+
+// ErrKeyExpired is a key past its expiry.
+func ErrKeyExpired() *Error {
+	return newErr(401, TypeAuthentication, "key_expired", "The API key has expired. Create a new one in your account.")
+}
+
+// ErrInsufficientCredits is a request the account's balance cannot reserve.
+func ErrInsufficientCredits(available Credits, affordableTokens int64, wanted int64) *Error {
+	return newErr(402, TypeInsufficient, "insufficient_credits",
+		"Insufficient credits: the balance is %d credits, which affords %d completion tokens for this prompt, but the request may use up to %d. Top up, or lower max_tokens.",
+		available, affordableTokens, wanted)
+}
+
+// ErrKeyLimitExceeded is a request the key's ceiling cannot reserve.
+func ErrKeyLimitExceeded(limit, spent Credits, resetsAt time.Time, affordableTokens, wanted int64) *Error {
+	reset := "never resets"
+	if !resetsAt.IsZero() {
+		reset = "resets at " + resetsAt.Format(time.RFC3339)
+	}
+	return newErr(403, TypePermission, "key_limit_exceeded",
+		"Key limit exceeded: the ceiling is %d credits, %d are spent or reserved this period (%s); that affords %d completion tokens for this prompt, but the request may use up to %d.",
+		limit, spent, reset, affordableTokens, wanted)
+}
+
+// ErrModelNotFound is an unknown model id.
+func ErrModelNotFound(model string) *Error {
+	return newErr(404, TypeNotFound, "model_not_found", "The model %q does not exist. GET /api/v1/models lists the models.", model).WithParam("model")
+}
+
+// ErrNotFound is an unknown route or object.
+func ErrNotFound(what string) *Error {
+	return newErr(404, TypeNotFound, "not_found", "%s not found.", what)
+}
+
+// ErrConflict is an idempotency key reused with other content.
+func ErrConflict(code, format string, args ...any) *Error {
+	return newErr(409, TypeConflict, code, format, args...)
+}
+
+// ErrRateLimited is a 429, ours or an upstream's.
+func ErrRateLimited(retryAfter time.Duration, format string, args ...any) *Error {
+	e := newErr(429, TypeRateLimit, "rate_limited", format, args...)
+	e.RetryAfter = retryAfter
+	return e
+}
+
+// ErrUpstream is an upstream that failed or answered nonsense.
+func ErrUpstream(format string, args ...any) *Error {
+	e := newErr(502, TypeUpstream, "upstream_error", format, args...)
+	e.UpstreamFault = true
+	return e
+}
+
+// ErrUpstreamTimeout is an upstream that did not answer in time.
+func ErrUpstreamTimeout(format string, args ...any) *Error {
+	e := newErr(504, TypeUpstream, "upstream_timeout", format, args...)
+	e.UpstreamFault = true
+	return e
+}
+
+// ErrProviderUnavailable is an upstream whose breaker is open.
+func ErrProviderUnavailable(retryAfter time.Duration, format string, args ...any) *Error {
+	e := newErr(503, TypeUnavailable, "provider_unavailable", format, args...)
+	e.RetryAfter = retryAfter
+	e.UpstreamFault = true
+	return e
+}
+
+// ErrOverloaded is an upstream whose concurrency cap is full.
+func ErrOverloaded(retryAfter time.Duration, format string, args ...any) *Error {
+	e := newErr(503, TypeUnavailable, "overloaded", format, args...)
+	e.RetryAfter = retryAfter
+	e.UpstreamFault = true
+	return e
+}
+
+// ErrInternal is our own failure; its message never carries details.
+func ErrInternal(cause error) *Error {
+	e := newErr(500, TypeServer, "internal_error", "Something went wrong on our side; nothing was charged. Try again.")
+	e.Cause = cause
+	return e
+}
+
+// ErrUnauthorizedAdmin is a request to the operator API without the admin token.
+func ErrUnauthorizedAdmin() *Error {
+	return newErr(401, TypeAuthentication, "invalid_admin_token", "The operator API needs Authorization: Bearer $SHLYUZ_ADMIN_TOKEN.")
+}

@@ -1,0 +1,35 @@
+package shlyuz
+
+import "time"
+
+// Generation is the stored record of one model call, returned by GET /api/v1/generation.
+type Generation struct {
+	ID               string    `json:"id"`
+	AccountID        string    `json:"-"`
+	KeyID            string    `json:"-"`
+	Model            string    `json:"model"`
+	Upstream         string    `json:"upstream"`
+	Attempts         []Attempt `json:"attempts"`
+	Streamed         bool      `json:"streamed"`
+	PromptTokens     int64     `json:"tokens_prompt"`
+	CompletionTokens int64     `json:"tokens_completion"`
+	Credits          Credits   `json:"credits"`
+	LatencyMS        int64     `json:"latency_ms"`
+	Status           string    `json:"status"` // completed, cancelled, failed
+	FinishReason     string    `json:"finish_reason"`
+	CreatedAt        time.Time `json:"created_at"`
+}
+
+// Attempt is one upstream tried for a generation.
+type Attempt struct {
+	Upstream string `json:"upstream"`
+	Status   int    `json:"status"`
+	Error    string `json:"error,omitempty"`
+}
+
+// Generation statuses.
+const (
+	GenerationCompleted = "completed"
+	GenerationCancelled = "cancelled"
+	GenerationFailed    = "failed"
+)

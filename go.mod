@@ -1,0 +1,3 @@
+module github.com/shlyuz/shlyuz
+
+go 1.26

@@ -1,0 +1,47 @@
+package shlyuz
+
+// Model is one entry of the catalog: a model clients may name as "<provider>/<model_name>".
+type Model struct {
+	ID               string   `json:"id" yaml:"id"`
+	Name             string   `json:"name" yaml:"name"`
+	ContextLength    int64    `json:"context_length" yaml:"context_length"`
+	MaxOutputTokens  int64    `json:"max_output_tokens" yaml:"max_output_tokens"` // 0: unknown, use DefaultMaxOutput
+	InputModalities  []string `json:"input_modalities" yaml:"input_modalities"`
+	OutputModalities []string `json:"output_modalities" yaml:"output_modalities"`
+	USD              USDPrice `json:"usd" yaml:"usd"`
+	Created          int64    `json:"created" yaml:"created"`
+}
+
+// DefaultMaxOutput bounds a reservation when the catalog does not know a model's output limit.
+const DefaultMaxOutput int64 = 16_384
+
+// MaxOutput is the most completion tokens one request of the model may produce.
+func (m *Model) MaxOutput() int64 {
+	if m.MaxOutputTokens > 0 {
+		return m.MaxOutputTokens
+	}
+	if m.ContextLength > 0 && m.ContextLength < DefaultMaxOutput {
+		return m.ContextLength
+	}
+	return DefaultMaxOutput
+}
+
+// Provider is the part of the id before the slash ("openai" in "openai/gpt-4o").
+func (m *Model) Provider() string {
+	for i := 0; i < len(m.ID); i++ {
+		if m.ID[i] == '/' {
+			return m.ID[:i]
+		}
+	}
+	return ""
+}
+
+// Outputs reports whether the model produces the modality.
+func (m *Model) Outputs(modality string) bool {
+	for _, o := range m.OutputModalities {
+		if o == modality {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,62 @@
+package shlyuz
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Usage is what a request consumed, as the upstream reported it.
+type Usage struct {
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+	TotalTokens      int64 `json:"total_tokens"`
+	CachedTokens     int64 `json:"cached_tokens,omitempty"`
+	ReasoningTokens  int64 `json:"reasoning_tokens,omitempty"`
+}
+
+// UpstreamRequest is a chat request on its way to one upstream. Fields holds the
+// client's body at the top level, untouched, so that adapters pass through what
+// they do not know; the typed fields are what the gateway decided.
+type UpstreamRequest struct {
+	GenerationID  string                     // our id, stamped on every reply
+	Model         string                     // our public model id, echoed to the client
+	UpstreamModel string                     // the model's name at the upstream
+	Fields        map[string]json.RawMessage // the client's request body, top level
+	MaxTokens     int64                      // the completion ceiling to send upstream (reserved for)
+	Stream        bool
+}
+
+// ChatResponse is a finished, non-streamed completion in OpenAI's shape, minus
+// the parts the gateway writes itself (id, model, usage).
+type ChatResponse struct {
+	Created           int64           // unix seconds
+	Choices           json.RawMessage // OpenAI's choices array
+	SystemFingerprint string
+	Usage             Usage
+	FinishReason      string // of the first choice
+}
+
+// StreamEvent is one step of a streamed completion. Data is a complete OpenAI
+// chat.completion.chunk JSON object, already carrying our generation id and
+// model id, or nil when the event carries only usage. The adapter never emits
+// the final usage chunk itself: the gateway writes it after settling.
+type StreamEvent struct {
+	Data             []byte
+	Usage            *Usage // set when the upstream reported usage (running totals are replaced, not added)
+	FinishReason     string // set on the chunk that finished a choice
+	CompletionTokens int64  // tokens this event carried, when the adapter can tell (for billing a cut stream)
+}
+
+// ChatStream is an open upstream stream. Next returns io.EOF at the normal end,
+// an *Error on a failure. Close releases the connection and may be called at any time.
+type ChatStream interface {
+	Next() (StreamEvent, error)
+	Close() error
+}
+
+// Provider speaks one upstream protocol. Errors are *Error values; those with
+// UpstreamFault set count against the upstream's breaker and allow fallback.
+type Provider interface {
+	Chat(ctx context.Context, req *UpstreamRequest) (*ChatResponse, error)
+	ChatStream(ctx context.Context, req *UpstreamRequest) (ChatStream, error)
+}

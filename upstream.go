@@ -1,0 +1,109 @@
+package shlyuz
+
+import (
+	"strings"
+	"time"
+)
+
+// UpstreamConfig is one upstream provider endpoint as the operator configured it.
+type UpstreamConfig struct {
+	Name          string            `yaml:"name"`
+	Protocol      string            `yaml:"protocol"` // openai (default), anthropic, gemini, gigachat, yandex
+	BaseURL       string            `yaml:"base_url"` // e.g. https://api.openai.com/v1
+	APIKeyEnv     string            `yaml:"api_key_env"`
+	APIKey        string            `yaml:"-"` // resolved from APIKeyEnv; never logged
+	Headers       map[string]string `yaml:"headers"`
+	MaxConcurrent int               `yaml:"max_concurrent"` // 0: 256
+	// Timeout bounds a whole non-streamed call; FirstByteTimeout the wait for the
+	// first byte of a stream; IdleTimeout the gap between two stream chunks.
+	Timeout          time.Duration `yaml:"timeout"`
+	FirstByteTimeout time.Duration `yaml:"first_byte_timeout"`
+	IdleTimeout      time.Duration `yaml:"idle_timeout"`
+	Breaker          BreakerConfig `yaml:"breaker"`
+}
+
+// BreakerConfig tunes an upstream's circuit breaker.
+type BreakerConfig struct {
+	ConsecutiveFailures uint32        `yaml:"consecutive_failures"` // trip after this many; 0: 5
+	OpenFor             time.Duration `yaml:"open_for"`             // open → half-open; 0: 30s
+	HalfOpenProbes      uint32        `yaml:"half_open_probes"`     // 0: 1
+}
+
+// WithDefaults fills the zero fields.
+func (u UpstreamConfig) WithDefaults() UpstreamConfig {
+	if u.Protocol == "" {
+		u.Protocol = "openai"
+	}
+	if u.MaxConcurrent <= 0 {
+		u.MaxConcurrent = 256
+	}
+	if u.Timeout <= 0 {
+		u.Timeout = 10 * time.Minute
+	}
+	if u.FirstByteTimeout <= 0 {
+		u.FirstByteTimeout = 2 * time.Minute
+	}
+	if u.IdleTimeout <= 0 {
+		u.IdleTimeout = 2 * time.Minute
+	}
+	if u.Breaker.ConsecutiveFailures == 0 {
+		u.Breaker.ConsecutiveFailures = 5
+	}
+	if u.Breaker.OpenFor <= 0 {
+		u.Breaker.OpenFor = 30 * time.Second
+	}
+	if u.Breaker.HalfOpenProbes == 0 {
+		u.Breaker.HalfOpenProbes = 1
+	}
+	return u
+}
+
+// Route says which upstreams, in order, serve the models it matches: an exact
+// model id, or a prefix ending in "/" ("anthropic/"), or "*" for the rest.
+type Route struct {
+	Match     string   `yaml:"match"`
+	Upstreams []string `yaml:"upstreams"`
+	// StripPrefix sends "gpt-4o" for "openai/gpt-4o" (a provider's own API);
+	// false sends the id as is (an aggregator such as OpenRouter).
+	StripPrefix bool `yaml:"strip_prefix"`
+	// UpstreamModel names the model at the upstream, for an exact match.
+	UpstreamModel string `yaml:"upstream_model"`
+}
+
+// Matches reports whether the route serves the model id, and how specific the match is.
+func (r *Route) Matches(model string) (bool, int) {
+	switch {
+	case r.Match == model:
+		return true, 3
+	case strings.HasSuffix(r.Match, "/") && strings.HasPrefix(model, r.Match):
+		return true, 2
+	case r.Match == "*":
+		return true, 1
+	}
+	return false, 0
+}
+
+// UpstreamName is what the route calls the model at its upstreams.
+func (r *Route) UpstreamName(model string) string {
+	if r.UpstreamModel != "" {
+		return r.UpstreamModel
+	}
+	if r.StripPrefix {
+		if i := strings.IndexByte(model, '/'); i >= 0 {
+			return model[i+1:]
+		}
+	}
+	return model
+}
+
+// PickRoute is the most specific route for the model, or nil.
+func PickRoute(routes []Route, model string) *Route {
+	var best *Route
+	bestScore := 0
+	for i := range routes {
+		if ok, s := routes[i].Matches(model); ok && s > bestScore {
+			best, bestScore = &routes[i], s
+		}
+	}
+	return best
+}
