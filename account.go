@@ -34,7 +34,7 @@ func (b *Balance) Available(now time.Time) Credits {
 }
 
 // Total is package plus bought credits, live or not.
-func (b *Balance) Total(now time.Time) Credits { return b.Available(now) }
+func (b *Balance) Total(now time.Time) Credits { return b.PackageCredits + b.BoughtCredits }
 
 // Split says how a spend of amount at now divides between the package and the
 // bought credits, package first. It returns negative deltas ready for a ledger

@@ -18,10 +18,48 @@ func ParseDecimal(s string) (Decimal, error) {
 	if s == "" {
 		return d, fmt.Errorf("empty number")
 	}
-	if _, ok := d.r.SetString(s); !ok || strings.Contains(s, "/") {
+	if !isPlainDecimal(s) {
+		return d, fmt.Errorf("%q is not a decimal number", s)
+	}
+	if _, ok := d.r.SetString(s); !ok {
 		return d, fmt.Errorf("%q is not a decimal number", s)
 	}
 	return d, nil
+}
+
+// isPlainDecimal reports whether s is [+-]digits[.digits][e[+-]digits]. It keeps
+// out what big.Rat also accepts: fractions ("1/3"), base prefixes ("0x10",
+// "0b101") and digit separators ("1_000").
+func isPlainDecimal(s string) bool {
+	i, digits := 0, 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		digits++
+	}
+	if i < len(s) && s[i] == '.' {
+		for i++; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			digits++
+		}
+	}
+	if digits == 0 {
+		return false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		exp := 0
+		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			exp++
+		}
+		if exp == 0 {
+			return false
+		}
+	}
+	return i == len(s)
 }
 
 // MustDecimal parses s or panics; for constants in code and tests.

@@ -1,0 +1,161 @@
+package actors
+
+import (
+	"context"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/cluster"
+	shlyuz "github.com/shlyuz/shlyuz"
+)
+
+// accountActor keeps one account's balance and the reservations of its
+// requests in flight. It claims the account's epoch on activation, so that a
+// stale activation elsewhere can no longer commit spending.
+type accountActor struct {
+	deps *deps
+
+	loadErr  *shlyuz.Error
+	balance  shlyuz.Balance
+	reserved shlyuz.Credits
+	holds    map[string]shlyuz.Credits
+}
+
+func (a *accountActor) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *cluster.ClusterInit:
+		a.load(m.Identity.Identity)
+	case *acctReserve:
+		ctx.Respond(a.reserve(m))
+	case *acctSettle:
+		a.settle(m)
+		ctx.Respond(settled) // the entry is in the journal when the caller goes on
+	case *acctBalance:
+		if a.loadErr != nil {
+			ctx.Respond(&acctBalanceReply{Err: a.loadErr})
+			return
+		}
+		a.expire(m.Now)
+		ctx.Respond(&acctBalanceReply{Balance: a.balance, Reserved: a.reserved})
+	case *acctApply:
+		ctx.Respond(a.apply(m))
+	}
+	if a.loadErr != nil && ctx.Sender() != nil {
+		ctx.Poison(ctx.Self()) // a failed load or a lost claim: let the next request activate afresh
+	}
+}
+
+func (a *accountActor) load(id string) {
+	a.holds = make(map[string]shlyuz.Credits)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	b, err := a.deps.store.ClaimBalance(ctx, id)
+	if err != nil {
+		a.loadErr = shlyuz.ErrInternal(err)
+		return
+	}
+	a.balance = b
+}
+
+// expire journals the zeroing of a package whose period ended.
+func (a *accountActor) expire(now time.Time) {
+	if e := a.balance.ExpirePackage(now); e != nil {
+		e.Epoch = a.balance.Epoch
+		a.balance.Apply(e)
+		a.deps.journal.Add(e, nil)
+	}
+}
+
+func (a *accountActor) reserve(m *acctReserve) *acctReserved {
+	if a.loadErr != nil {
+		return &acctReserved{Err: a.loadErr}
+	}
+	a.expire(m.Now)
+	if old, ok := a.holds[m.GenID]; ok {
+		a.reserved -= old
+		delete(a.holds, m.GenID)
+	}
+	free := a.balance.Available(m.Now) - a.reserved
+	afford := m.Price.CompletionTokensFor(free, m.Prompt)
+	tokens := m.MaxTokens
+	if tokens == 0 {
+		tokens = min(m.KeyTokens, afford)
+	}
+	if afford < 1 || tokens > afford {
+		return &acctReserved{Err: shlyuz.ErrInsufficientCredits(max(free, 0), afford, max(tokens, 1))}
+	}
+	amount := m.Price.Charge(m.Prompt, tokens)
+	a.holds[m.GenID] = amount
+	a.reserved += amount
+	return &acctReserved{Tokens: tokens, Amount: amount}
+}
+
+// settle releases a reservation and debits what the request cost, never more
+// than was reserved, so the balance cannot go below zero.
+func (a *accountActor) settle(m *acctSettle) {
+	hold, ok := a.holds[m.GenID]
+	if !ok {
+		return // settled already, or never reserved here
+	}
+	delete(a.holds, m.GenID)
+	a.reserved -= hold
+	var entry *shlyuz.LedgerEntry
+	if amount := min(m.Amount, hold); amount > 0 {
+		pkg, bought := a.balance.Split(amount, m.Now)
+		entry = &shlyuz.LedgerEntry{
+			ID:           "chg-" + m.GenID,
+			AccountID:    a.balance.AccountID,
+			KeyID:        m.KeyID,
+			Kind:         shlyuz.EntryCharge,
+			PackageDelta: pkg,
+			BoughtDelta:  bought,
+			Epoch:        a.balance.Epoch,
+			CreatedAt:    m.Now,
+		}
+		a.balance.Apply(entry)
+	}
+	if entry != nil || m.Generation != nil {
+		a.deps.journal.Add(entry, m.Generation)
+	}
+}
+
+// apply writes an operator's entry before it is acknowledged.
+func (a *accountActor) apply(m *acctApply) *acctApplied {
+	if a.loadErr != nil {
+		return &acctApplied{Err: a.loadErr}
+	}
+	a.expire(m.Now)
+	e := m.Entry
+	if m.Plan != nil {
+		e.Kind = shlyuz.EntryPackageGranted
+		e.PackageExpiresAt = shlyuz.PlanPeriodEnd(m.Now, m.Plan.Period, a.deps.loc)
+		current := a.balance.PackageCredits
+		e.PackageDelta = m.Plan.PackageCredits - current // the new package replaces what is left of the old
+	}
+	e.AccountID = a.balance.AccountID
+	e.Epoch = a.balance.Epoch
+	e.CreatedAt = m.Now
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := a.deps.store.Commit(ctx, shlyuz.Batch{Entries: []shlyuz.LedgerEntry{e}})
+	if err != nil {
+		return &acctApplied{Err: shlyuz.ErrInternal(err)}
+	}
+	switch {
+	case len(res.Applied) == 1:
+		a.balance.Apply(&e)
+		return &acctApplied{Balance: a.balance}
+	case len(res.Duplicate) == 1:
+		prev, err := a.deps.store.Entry(ctx, e.ID)
+		if err != nil {
+			return &acctApplied{Err: shlyuz.ErrInternal(err)}
+		}
+		if prev.AccountID != e.AccountID || prev.Kind != e.Kind || (m.Plan == nil && prev.Amount() != e.Amount()) {
+			return &acctApplied{Err: shlyuz.ErrConflict("idempotency_conflict", "The idempotency key %q was already used for a different operation.", e.ID)}
+		}
+		return &acctApplied{Balance: a.balance, Duplicate: true}
+	default:
+		a.loadErr = shlyuz.ErrInternal(nil) // fenced: another activation owns the account now
+		return &acctApplied{Err: shlyuz.ErrConflict("account_moved", "The account is being served elsewhere; retry.")}
+	}
+}

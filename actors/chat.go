@@ -1,0 +1,418 @@
+package actors
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	shlyuz "github.com/shlyuz/shlyuz"
+)
+
+// ChatCall is one chat request as the HTTP layer parsed it.
+type ChatCall struct {
+	GenerationID   string
+	KeyHash        string
+	Models         []string // the requested model, then the client's fallbacks
+	Fields         map[string]json.RawMessage
+	Stream         bool
+	MaxTokens      int64 // max_tokens or max_completion_tokens; 0: absent
+	Prompt         shlyuz.PromptEstimate
+	Order          []string // provider.order: upstream names to try first
+	AllowFallbacks bool
+	Started        time.Time
+}
+
+// Receipt is what a finished call used and cost; Credits is exactly the debit.
+type Receipt struct {
+	Usage        shlyuz.Usage
+	Credits      shlyuz.Credits
+	Model        string
+	Upstream     string
+	FinishReason string
+	Status       string
+}
+
+// call is the state of one request between reservation and settlement.
+type call struct {
+	g         *Gateway
+	c         *ChatCall
+	keyID     string
+	accountID string
+	model     *shlyuz.PricedModel
+	held      shlyuz.Credits // the account's hold: the most this call may be charged
+	maxTokens int64
+	attempts  []shlyuz.Attempt
+	upstream  *Upstream // the one that serves the call
+	slot      uint64    // the slot held at slotUp; 0: none
+	slotUp    *Upstream
+	settled   bool
+}
+
+// Complete runs a non-streamed chat: reserve, call upstreams in order until one
+// answers, settle. The receipt's Credits is what was debited.
+func (g *Gateway) Complete(ctx context.Context, c *ChatCall) (*shlyuz.ChatResponse, *Receipt, error) {
+	cl := &call{g: g, c: c}
+	var resp *shlyuz.ChatResponse
+	err := cl.run(ctx, func(ctx context.Context, u *Upstream, req *shlyuz.UpstreamRequest) error {
+		var err error
+		ctx, cancel := context.WithTimeout(ctx, u.Config.Timeout)
+		defer cancel()
+		resp, err = u.Provider.Chat(ctx, req)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	cl.release(nil)
+	r := cl.settle(resp.Usage, shlyuz.GenerationCompleted, resp.FinishReason)
+	return resp, r, nil
+}
+
+// Stream is an open, reserved upstream stream. Next passes events on; Finish
+// must be called exactly once when the stream ends for any reason.
+type Stream struct {
+	*call
+	up     shlyuz.ChatStream
+	cancel context.CancelFunc
+	first  *shlyuz.StreamEvent
+	ended  bool // the upstream ended before its first event
+
+	mu      sync.Mutex
+	usage   *shlyuz.Usage
+	counted int64
+	finish  string
+	done    bool
+}
+
+// OpenStream reserves and opens an upstream stream, trying upstreams in order
+// until one has produced its first event: nothing reaches the client before
+// that, so a failed upstream can still be replaced by the next.
+func (g *Gateway) OpenStream(ctx context.Context, c *ChatCall) (*Stream, error) {
+	s := &Stream{call: &call{g: g, c: c}}
+	err := s.run(ctx, func(ctx context.Context, u *Upstream, req *shlyuz.UpstreamRequest) error {
+		ctx, cancel := context.WithCancel(ctx)
+		fbCtx, fbCancel := context.WithTimeout(ctx, u.Config.FirstByteTimeout)
+		defer fbCancel()
+		stop := context.AfterFunc(fbCtx, func() {
+			if errors.Is(fbCtx.Err(), context.DeadlineExceeded) {
+				cancel()
+			}
+		})
+		up, err := u.Provider.ChatStream(ctx, req)
+		if err != nil {
+			stop()
+			cancel()
+			if errors.Is(fbCtx.Err(), context.DeadlineExceeded) {
+				return shlyuz.ErrUpstreamTimeout("The upstream %q sent nothing within %s.", u.Config.Name, u.Config.FirstByteTimeout)
+			}
+			return err
+		}
+		ev, err := up.Next()
+		stop()
+		if err != nil && !errors.Is(err, io.EOF) {
+			_ = up.Close()
+			cancel()
+			if errors.Is(fbCtx.Err(), context.DeadlineExceeded) {
+				return shlyuz.ErrUpstreamTimeout("The upstream %q sent nothing within %s.", u.Config.Name, u.Config.FirstByteTimeout)
+			}
+			return err
+		}
+		s.up, s.cancel = up, cancel
+		if err == nil {
+			s.observe(&ev)
+			s.first = &ev
+		} else {
+			s.ended = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Next returns the next event, io.EOF at the normal end, or the upstream's error.
+func (s *Stream) Next() (shlyuz.StreamEvent, error) {
+	if s.first != nil {
+		ev := *s.first
+		s.first = nil
+		return ev, nil
+	}
+	if s.ended {
+		return shlyuz.StreamEvent{}, io.EOF
+	}
+	ev, err := s.up.Next()
+	if err == nil {
+		s.mu.Lock()
+		s.observe(&ev)
+		s.mu.Unlock()
+	}
+	return ev, err
+}
+
+func (s *Stream) observe(ev *shlyuz.StreamEvent) {
+	if ev.Usage != nil {
+		u := *ev.Usage
+		s.usage = &u
+	}
+	s.counted += ev.CompletionTokens
+	if ev.FinishReason != "" {
+		s.finish = ev.FinishReason
+	}
+}
+
+// Model is the model that serves the stream.
+func (s *Stream) Model() string { return s.model.ID }
+
+// Finish ends the stream and settles it. outcome is nil for a normal end,
+// ErrClientGone when the client went away (billed for what was generated),
+// or the upstream's error (costs nothing).
+func (s *Stream) Finish(outcome error) *Receipt {
+	s.mu.Lock()
+	if s.done {
+		s.mu.Unlock()
+		return nil
+	}
+	s.done = true
+	usage, counted, finish := s.usage, s.counted, s.finish
+	s.mu.Unlock()
+	s.cancel()
+	_ = s.up.Close()
+	status := shlyuz.GenerationCompleted
+	switch {
+	case outcome == nil:
+	case errors.Is(outcome, ErrClientGone):
+		status, finish = shlyuz.GenerationCancelled, "cancelled"
+	default:
+		s.release(outcome)
+		return s.fail(outcome)
+	}
+	u := shlyuz.Usage{}
+	if usage != nil {
+		u = *usage
+	} else { // no usage from the upstream: bill what we saw
+		u = shlyuz.Usage{PromptTokens: s.c.Prompt.Likely, CompletionTokens: counted, TotalTokens: s.c.Prompt.Likely + counted}
+	}
+	if status == shlyuz.GenerationCancelled {
+		s.release(errClientGone)
+	} else {
+		s.release(nil)
+	}
+	return s.settle(u, status, finish)
+}
+
+// ErrClientGone is the outcome of a stream whose client disconnected.
+var ErrClientGone = errClientGone
+
+type attemptFunc func(ctx context.Context, u *Upstream, req *shlyuz.UpstreamRequest) error
+
+// run reserves and tries the candidates (models × upstreams) in order until
+// one succeeds. On success the call holds its reservation and its slot; on
+// failure both are released and the failure is recorded.
+func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
+	cat := cl.g.Catalog()
+	models := make([]*shlyuz.PricedModel, 0, len(cl.c.Models))
+	for _, id := range cl.c.Models {
+		m, ok := cat.Get(id)
+		if !ok {
+			return shlyuz.ErrModelNotFound(id)
+		}
+		models = append(models, m)
+	}
+	var last error
+	for _, m := range models {
+		if err := cl.reserve(m); err != nil {
+			if cl.model == nil {
+				return err // nothing reserved: a money or key error ends the request
+			}
+			last = err
+			continue
+		}
+		for _, u := range cl.g.upstreamsFor(m.ID, cl.c.Order, cl.c.AllowFallbacks) {
+			route := shlyuz.PickRoute(cl.g.routes, m.ID)
+			req := &shlyuz.UpstreamRequest{
+				GenerationID: cl.c.GenerationID, Model: m.ID, UpstreamModel: route.UpstreamName(m.ID),
+				Fields: cl.c.Fields, MaxTokens: cl.maxTokens, Stream: cl.c.Stream,
+			}
+			if err := cl.acquire(u); err != nil {
+				cl.note(u, err)
+				last = err
+				continue
+			}
+			err := attempt(ctx, u, req)
+			if err == nil {
+				cl.note(u, nil)
+				cl.upstream = u
+				return nil
+			}
+			cl.release(err)
+			cl.note(u, err)
+			last = err
+			var e *shlyuz.Error
+			if !errors.As(err, &e) || !e.UpstreamFault || !cl.c.AllowFallbacks {
+				cl.fail(err)
+				return err
+			}
+		}
+		if !cl.c.AllowFallbacks {
+			break
+		}
+	}
+	if last == nil {
+		last = shlyuz.ErrProviderUnavailable(time.Second, "No upstream is configured for the model %q.", cl.c.Models[0])
+	}
+	cl.fail(last)
+	return last
+}
+
+// upstreamsFor lists the upstreams to try for a model: the client's order first.
+func (g *Gateway) upstreamsFor(model string, order []string, fallbacks bool) []*Upstream {
+	route := shlyuz.PickRoute(g.routes, model)
+	if route == nil {
+		return nil
+	}
+	names := route.Upstreams
+	if len(order) > 0 {
+		names = make([]string, 0, len(route.Upstreams))
+		for _, o := range order {
+			if slices.Contains(route.Upstreams, o) {
+				names = append(names, o)
+			}
+		}
+		if fallbacks {
+			for _, n := range route.Upstreams {
+				if !slices.Contains(names, n) {
+					names = append(names, n)
+				}
+			}
+		}
+	} else if !fallbacks && len(names) > 1 {
+		names = names[:1]
+	}
+	out := make([]*Upstream, 0, len(names))
+	for _, n := range names {
+		out = append(out, g.upstreams[n])
+	}
+	return out
+}
+
+func (cl *call) note(u *Upstream, err error) {
+	a := shlyuz.Attempt{Upstream: u.Config.Name, Status: 200}
+	if err != nil {
+		e := shlyuz.AsError(err)
+		a.Status, a.Error = e.Status, e.Message
+	}
+	cl.attempts = append(cl.attempts, a)
+}
+
+// reserve holds the worst case of the model at the key and the account.
+func (cl *call) reserve(m *shlyuz.PricedModel) error {
+	g, now := cl.g, cl.g.now()
+	res, err := g.request(cl.c.KeyHash, KindKey, &keyReserve{
+		GenID: cl.c.GenerationID, Prompt: cl.c.Prompt.Reserve, MaxTokens: cl.c.MaxTokens,
+		MaxOut: m.MaxOutput(), Price: m.Price, Now: now,
+	})
+	if err != nil {
+		return err
+	}
+	kr := res.(*keyReserved)
+	if kr.Err != nil {
+		return kr.Err
+	}
+	res, err = g.request(kr.AccountID, KindAccount, &acctReserve{
+		GenID: cl.c.GenerationID, Prompt: cl.c.Prompt.Reserve, MaxTokens: cl.c.MaxTokens,
+		KeyTokens: kr.Tokens, Price: m.Price, Now: now,
+	})
+	if err == nil && res.(*acctReserved).Err != nil {
+		err = res.(*acctReserved).Err
+	}
+	if err != nil {
+		g.dir.Send(cl.c.KeyHash, KindKey, &keySettle{GenID: cl.c.GenerationID, Now: now})
+		return err
+	}
+	ar := res.(*acctReserved)
+	if ar.Amount < kr.Amount {
+		g.dir.Send(cl.c.KeyHash, KindKey, &keyAdjust{GenID: cl.c.GenerationID, Amount: ar.Amount})
+	}
+	cl.keyID, cl.accountID, cl.model = kr.KeyID, kr.AccountID, m
+	cl.held, cl.maxTokens = ar.Amount, ar.Tokens
+	return nil
+}
+
+func (cl *call) acquire(u *Upstream) error {
+	res, err := cl.g.sys.Root.RequestFuture(u.pid, &slotAcquire{}, cl.g.timeout).Result()
+	if err != nil {
+		return shlyuz.ErrInternal(err)
+	}
+	gr := res.(*slotGranted)
+	if gr.Err != nil {
+		return gr.Err
+	}
+	cl.slot, cl.slotUp = gr.ID, u
+	return nil
+}
+
+// release returns the slot with the outcome.
+func (cl *call) release(outcome error) {
+	if cl.slot == 0 {
+		return
+	}
+	cl.g.sys.Root.Send(cl.slotUp.pid, &slotRelease{ID: cl.slot, Err: outcome})
+	cl.slot, cl.slotUp = 0, nil
+}
+
+// settle charges the usage (never more than was held) and writes the record.
+func (cl *call) settle(u shlyuz.Usage, status, finish string) *Receipt {
+	if cl.settled {
+		return nil
+	}
+	cl.settled = true
+	credits := min(cl.model.Price.Charge(u.PromptTokens, u.CompletionTokens), cl.held)
+	if u.TotalTokens == 0 {
+		u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	}
+	now := cl.g.now()
+	gen := cl.record(now, status, finish, u, credits)
+	cl.g.dir.Send(cl.c.KeyHash, KindKey, &keySettle{GenID: cl.c.GenerationID, Amount: credits, Now: now})
+	cl.settleAccount(&acctSettle{GenID: cl.c.GenerationID, KeyID: cl.keyID, Amount: credits, Generation: gen, Now: now})
+	return &Receipt{Usage: u, Credits: credits, Model: cl.model.ID, Upstream: gen.Upstream, FinishReason: finish, Status: status}
+}
+
+// fail releases the reservation (if any) and records the failure; it costs nothing.
+func (cl *call) fail(err error) *Receipt {
+	if cl.settled || cl.model == nil {
+		return nil
+	}
+	cl.settled = true
+	now := cl.g.now()
+	gen := cl.record(now, shlyuz.GenerationFailed, "error", shlyuz.Usage{}, 0)
+	cl.g.dir.Send(cl.c.KeyHash, KindKey, &keySettle{GenID: cl.c.GenerationID, Now: now})
+	cl.settleAccount(&acctSettle{GenID: cl.c.GenerationID, KeyID: cl.keyID, Generation: gen, Now: now})
+	return &Receipt{Model: cl.model.ID, Upstream: gen.Upstream, FinishReason: "error", Status: shlyuz.GenerationFailed}
+}
+
+// settleAccount waits for the account actor, so that once a reply is sent its
+// charge is in the journal (a graceful shutdown then loses nothing).
+func (cl *call) settleAccount(m *acctSettle) {
+	if _, err := cl.g.request(cl.accountID, KindAccount, m); err != nil {
+		cl.g.log.Error("settle: account actor did not answer", "generation", m.GenID, "err", err)
+	}
+}
+
+func (cl *call) record(now time.Time, status, finish string, u shlyuz.Usage, credits shlyuz.Credits) *shlyuz.Generation {
+	upstream := ""
+	if cl.upstream != nil {
+		upstream = cl.upstream.Config.Name
+	}
+	return &shlyuz.Generation{
+		ID: cl.c.GenerationID, AccountID: cl.accountID, KeyID: cl.keyID, Model: cl.model.ID,
+		Upstream: upstream, Attempts: cl.attempts, Streamed: cl.c.Stream,
+		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Credits: credits,
+		LatencyMS: now.Sub(cl.c.Started).Milliseconds(), Status: status, FinishReason: finish, CreatedAt: now,
+	}
+}

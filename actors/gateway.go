@@ -1,0 +1,295 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/sony/gobreaker/v2"
+)
+
+// Directory reaches the cluster's virtual actors by identity and kind.
+// cluster.Directory implements it over a protoactor cluster.
+type Directory interface {
+	Request(identity, kind string, msg any, timeout time.Duration) (any, error)
+	Send(identity, kind string, msg any)
+}
+
+// Upstream is one configured upstream with its protocol adapter.
+type Upstream struct {
+	Config   shlyuz.UpstreamConfig
+	Provider shlyuz.Provider
+	pid      *actor.PID
+}
+
+// Options build a Gateway.
+type Options struct {
+	System    *actor.ActorSystem
+	Store     shlyuz.Store
+	Journal   *Journal
+	Location  *time.Location // key periods; default Europe/Moscow
+	Now       func() time.Time
+	Upstreams []*Upstream
+	Routes    []shlyuz.Route
+	Models    []shlyuz.Model // the embedded catalog plus the config's models
+	Log       *slog.Logger
+	// OnBreaker is told every breaker state change (for metrics).
+	OnBreaker func(upstream string, state gobreaker.State)
+}
+
+type deps struct {
+	store   shlyuz.Store
+	journal *Journal
+	loc     *time.Location
+	now     func() time.Time
+}
+
+// Gateway is what the HTTP layer calls. Its methods run in the caller's goroutine.
+type Gateway struct {
+	deps
+	sys       *actor.ActorSystem
+	dir       Directory
+	log       *slog.Logger
+	baseModel []shlyuz.Model
+	catalog   atomic.Pointer[shlyuz.Catalog]
+	upstreams map[string]*Upstream
+	routes    []shlyuz.Route
+	timeout   time.Duration
+}
+
+// New makes a gateway and spawns its provider actors. Call Kinds to register the
+// cluster kinds, then Attach the directory before serving.
+func New(o Options) (*Gateway, error) {
+	if o.Location == nil {
+		loc, err := time.LoadLocation("Europe/Moscow")
+		if err != nil {
+			return nil, err
+		}
+		o.Location = loc
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	g := &Gateway{
+		deps:      deps{store: o.Store, journal: o.Journal, loc: o.Location, now: o.Now},
+		sys:       o.System,
+		log:       o.Log,
+		baseModel: o.Models,
+		upstreams: make(map[string]*Upstream, len(o.Upstreams)),
+		routes:    o.Routes,
+		timeout:   10 * time.Second,
+	}
+	strategy := actor.NewOneForOneStrategy(10, time.Second, actor.DefaultDecider)
+	for _, u := range o.Upstreams {
+		u.Config = u.Config.WithDefaults()
+		cfg := u.Config
+		props := actor.PropsFromProducer(func() actor.Actor { return newProviderActor(cfg, o.OnBreaker) },
+			actor.WithSupervisor(strategy))
+		pid, err := o.System.Root.SpawnNamed(props, "upstream-"+cfg.Name)
+		if err != nil {
+			return nil, fmt.Errorf("spawn provider actor %s: %w", cfg.Name, err)
+		}
+		u.pid = pid
+		g.upstreams[cfg.Name] = u
+	}
+	for _, r := range o.Routes {
+		for _, name := range r.Upstreams {
+			if _, ok := g.upstreams[name]; !ok {
+				return nil, fmt.Errorf("route %q names the upstream %q, which is not configured", r.Match, name)
+			}
+		}
+	}
+	return g, nil
+}
+
+// Kinds are the cluster kinds' actor producers, by kind name.
+func (g *Gateway) Kinds() map[string]actor.Producer {
+	return map[string]actor.Producer{
+		KindKey:     func() actor.Actor { return &keyActor{deps: &g.deps} },
+		KindAccount: func() actor.Actor { return &accountActor{deps: &g.deps} },
+	}
+}
+
+// Attach connects the gateway to the cluster and loads the catalog's pricing.
+func (g *Gateway) Attach(ctx context.Context, dir Directory) error {
+	g.dir = dir
+	return g.ReloadCatalog(ctx)
+}
+
+// ReloadCatalog rebuilds the priced catalog from the models, the stored
+// overrides and the stored pricing.
+func (g *Gateway) ReloadCatalog(ctx context.Context) error {
+	s, ok, err := g.store.Settings(ctx)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		s.Pricing = DefaultPricing()
+	}
+	overrides, err := g.store.ModelOverrides(ctx)
+	if err != nil {
+		return err
+	}
+	g.catalog.Store(shlyuz.NewCatalog(shlyuz.MergeModels(g.baseModel, overrides), s.Pricing))
+	return nil
+}
+
+// DefaultPricing is used until the operator sets one: 90 rubles per dollar, K = 1.
+func DefaultPricing() shlyuz.Pricing {
+	return shlyuz.Pricing{Rate: shlyuz.MustDecimal("90"), K: shlyuz.MustDecimal("1")}
+}
+
+// Catalog is the current priced catalog.
+func (g *Gateway) Catalog() *shlyuz.Catalog { return g.catalog.Load() }
+
+// Location is the time zone of key periods.
+func (g *Gateway) Location() *time.Location { return g.loc }
+
+// Store is the gateway's store.
+func (g *Gateway) Store() shlyuz.Store { return g.store }
+
+func (g *Gateway) request(identity, kind string, msg any) (any, error) {
+	res, err := g.dir.Request(identity, kind, msg, g.timeout)
+	if err != nil {
+		return nil, shlyuz.ErrInternal(err)
+	}
+	return res, nil
+}
+
+// KeyStatus is a key with its spend in the current period.
+type KeyStatus struct {
+	Key      shlyuz.Key
+	Spent    shlyuz.Credits
+	Reserved shlyuz.Credits
+	ResetsAt time.Time
+}
+
+// CheckKey authenticates a key by its hash.
+func (g *Gateway) CheckKey(hash string) (*KeyStatus, *shlyuz.Error) {
+	res, err := g.request(hash, KindKey, &keyCheck{Now: g.now()})
+	if err != nil {
+		return nil, shlyuz.AsError(err)
+	}
+	st := res.(*keyState)
+	if st.Err != nil {
+		return nil, st.Err
+	}
+	return &KeyStatus{Key: st.Key, Spent: st.Spent, Reserved: st.Reserved, ResetsAt: st.ResetsAt}, nil
+}
+
+// AccountBalance is an account's balance and its credits held by requests in flight.
+type AccountBalance struct {
+	Balance  shlyuz.Balance
+	Reserved shlyuz.Credits
+}
+
+// Balance reads an account's live balance.
+func (g *Gateway) Balance(accountID string) (*AccountBalance, *shlyuz.Error) {
+	res, err := g.request(accountID, KindAccount, &acctBalance{Now: g.now()})
+	if err != nil {
+		return nil, shlyuz.AsError(err)
+	}
+	r := res.(*acctBalanceReply)
+	if r.Err != nil {
+		return nil, r.Err
+	}
+	return &AccountBalance{Balance: r.Balance, Reserved: r.Reserved}, nil
+}
+
+// TopUp adds bought credits to an account, durably, once per idempotency key.
+func (g *Gateway) TopUp(accountID string, credits shlyuz.Credits, idempotencyKey string) (*shlyuz.Balance, bool, *shlyuz.Error) {
+	e := shlyuz.LedgerEntry{ID: "topup-" + accountID + "-" + idempotencyKey, Kind: shlyuz.EntryTopUp, BoughtDelta: credits}
+	return g.applyEntry(accountID, &acctApply{Entry: e, Now: g.now()})
+}
+
+// GrantPlan gives an account a plan's package for one period, replacing what is left of the old one.
+func (g *Gateway) GrantPlan(accountID string, p shlyuz.Plan, idempotencyKey string) (*shlyuz.Balance, bool, *shlyuz.Error) {
+	e := shlyuz.LedgerEntry{ID: "plan-" + accountID + "-" + idempotencyKey}
+	return g.applyEntry(accountID, &acctApply{Entry: e, Plan: &p, Now: g.now()})
+}
+
+func (g *Gateway) applyEntry(accountID string, m *acctApply) (*shlyuz.Balance, bool, *shlyuz.Error) {
+	res, err := g.request(accountID, KindAccount, m)
+	if err != nil {
+		return nil, false, shlyuz.AsError(err)
+	}
+	r := res.(*acctApplied)
+	if r.Err != nil {
+		return nil, false, r.Err
+	}
+	return &r.Balance, r.Duplicate, nil
+}
+
+// RevokeKey revokes a key in the store and in its live actor.
+func (g *Gateway) RevokeKey(ctx context.Context, keyID string) *shlyuz.Error {
+	k, err := g.store.Key(ctx, keyID)
+	if errors.Is(err, shlyuz.ErrNoRows) {
+		return shlyuz.ErrNotFound("Key " + keyID)
+	}
+	if err != nil {
+		return shlyuz.ErrInternal(err)
+	}
+	now := g.now()
+	if err := g.store.RevokeKey(ctx, keyID, now); err != nil {
+		return shlyuz.ErrInternal(err)
+	}
+	if _, err := g.request(k.Hash, KindKey, &keyRevoke{At: now}); err != nil {
+		return shlyuz.AsError(err)
+	}
+	return nil
+}
+
+// Generation finds a generation record of the account, committed or not yet.
+func (g *Gateway) Generation(ctx context.Context, accountID, id string) (*shlyuz.Generation, *shlyuz.Error) {
+	gen, ok := g.journal.Pending(id)
+	if !ok {
+		var err error
+		gen, err = g.store.Generation(ctx, id)
+		if errors.Is(err, shlyuz.ErrNoRows) {
+			return nil, shlyuz.ErrNotFound("Generation " + id)
+		}
+		if err != nil {
+			return nil, shlyuz.ErrInternal(err)
+		}
+	}
+	if gen.AccountID != accountID {
+		return nil, shlyuz.ErrNotFound("Generation " + id)
+	}
+	return &gen, nil
+}
+
+// UpstreamState is the breaker state and the slots in use of one upstream.
+type UpstreamState struct {
+	Name     string
+	State    gobreaker.State
+	InFlight int
+}
+
+// Upstreams reports every upstream's state.
+func (g *Gateway) Upstreams() []UpstreamState {
+	out := make([]UpstreamState, 0, len(g.upstreams))
+	for name, u := range g.upstreams {
+		res, err := g.sys.Root.RequestFuture(u.pid, &providerStats{}, g.timeout).Result()
+		if err != nil {
+			continue
+		}
+		r := res.(*providerStatsReply)
+		out = append(out, UpstreamState{Name: name, State: r.State, InFlight: r.InFlight})
+	}
+	return out
+}
+
+// Stop stops the provider actors.
+func (g *Gateway) Stop() {
+	for _, u := range g.upstreams {
+		_ = g.sys.Root.PoisonFuture(u.pid).Wait()
+	}
+}

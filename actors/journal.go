@@ -1,0 +1,144 @@
+package actors
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	shlyuz "github.com/shlyuz/shlyuz"
+)
+
+// Journal group-commits ledger entries and generation records to the store:
+// whatever was added in one interval goes in one transaction. Entries are
+// idempotent by id, so a batch whose commit failed is simply tried again.
+type Journal struct {
+	store    shlyuz.Store
+	interval time.Duration
+	log      *slog.Logger
+	metrics  JournalMetrics
+
+	mu      sync.Mutex
+	pending shlyuz.Batch
+	gens    map[string]*shlyuz.Generation // not yet committed, readable by id
+	kick    chan struct{}
+	stop    chan struct{}
+	stopped chan struct{}
+	flushMu sync.Mutex // one commit at a time
+}
+
+// JournalMetrics receives the journal's measurements; nil fields are skipped.
+type JournalMetrics struct {
+	BatchSize func(n int)
+	Lag       func(d time.Duration)
+	Failed    func()
+}
+
+// NewJournal starts a journal that commits every interval (≤ 50 ms is the default).
+func NewJournal(store shlyuz.Store, interval time.Duration, log *slog.Logger, m JournalMetrics) *Journal {
+	if interval <= 0 {
+		interval = 50 * time.Millisecond
+	}
+	j := &Journal{store: store, interval: interval, log: log, metrics: m,
+		gens: make(map[string]*shlyuz.Generation), kick: make(chan struct{}, 1),
+		stop: make(chan struct{}), stopped: make(chan struct{})}
+	go j.run()
+	return j
+}
+
+// Add queues an entry and/or a generation record for the next commit.
+func (j *Journal) Add(e *shlyuz.LedgerEntry, g *shlyuz.Generation) {
+	j.mu.Lock()
+	if e != nil {
+		j.pending.Entries = append(j.pending.Entries, *e)
+	}
+	if g != nil {
+		j.pending.Generations = append(j.pending.Generations, *g)
+		j.gens[g.ID] = g
+	}
+	j.mu.Unlock()
+}
+
+// Pending returns a generation that is not committed yet.
+func (j *Journal) Pending(id string) (shlyuz.Generation, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	g, ok := j.gens[id]
+	if !ok {
+		return shlyuz.Generation{}, false
+	}
+	return *g, true
+}
+
+func (j *Journal) run() {
+	defer close(j.stopped)
+	t := time.NewTicker(j.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+		case <-j.kick:
+		case <-j.stop:
+			return
+		}
+		if err := j.Flush(context.Background()); err != nil {
+			j.log.Error("journal commit failed; will retry", "err", err)
+		}
+	}
+}
+
+// Flush commits everything queued so far and returns when it is durable.
+func (j *Journal) Flush(ctx context.Context) error {
+	j.flushMu.Lock()
+	defer j.flushMu.Unlock()
+	j.mu.Lock()
+	batch := j.pending
+	j.pending = shlyuz.Batch{}
+	j.mu.Unlock()
+	if len(batch.Entries) == 0 && len(batch.Generations) == 0 {
+		return nil
+	}
+	res, err := j.store.Commit(ctx, batch)
+	if err != nil {
+		if j.metrics.Failed != nil {
+			j.metrics.Failed()
+		}
+		j.mu.Lock() // put the batch back in front of what came since
+		j.pending.Entries = append(batch.Entries, j.pending.Entries...)
+		j.pending.Generations = append(batch.Generations, j.pending.Generations...)
+		j.mu.Unlock()
+		return err
+	}
+	if len(res.Fenced) > 0 {
+		j.log.Error("journal: entries refused because another activation owns their account", "ids", res.Fenced)
+	}
+	j.mu.Lock()
+	for i := range batch.Generations {
+		delete(j.gens, batch.Generations[i].ID)
+	}
+	j.mu.Unlock()
+	if j.metrics.BatchSize != nil {
+		j.metrics.BatchSize(len(batch.Entries) + len(batch.Generations))
+	}
+	if j.metrics.Lag != nil && len(batch.Generations) > 0 {
+		j.metrics.Lag(time.Since(batch.Generations[0].CreatedAt))
+	}
+	return nil
+}
+
+// Close stops the timer and commits what is left, retrying until ctx ends.
+func (j *Journal) Close(ctx context.Context) error {
+	close(j.stop)
+	<-j.stopped
+	for {
+		err := j.Flush(ctx)
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package actors
+
+import (
+	"time"
+
+	shlyuz "github.com/shlyuz/shlyuz"
+)
+
+// Kinds of the cluster's virtual actors.
+const (
+	KindKey     = "apikey"
+	KindAccount = "account"
+)
+
+// keyCheck asks a key actor for its state; answered with keyState.
+type keyCheck struct{ Now time.Time }
+
+type keyState struct {
+	Key      shlyuz.Key
+	Spent    shlyuz.Credits // settled in the current period
+	Reserved shlyuz.Credits
+	Err      *shlyuz.Error
+	ResetsAt time.Time
+}
+
+// keyReserve reserves a request's worst case against the key's ceiling.
+type keyReserve struct {
+	GenID     string
+	Prompt    int64 // reserve estimate of prompt tokens
+	MaxTokens int64 // what the client asked for; 0: absent
+	MaxOut    int64 // the model's output ceiling
+	Price     shlyuz.Price
+	Now       time.Time
+}
+
+type keyReserved struct {
+	KeyID     string
+	AccountID string
+	Tokens    int64 // completion tokens the key affords (≤ MaxOut)
+	Amount    shlyuz.Credits
+	Err       *shlyuz.Error
+}
+
+// keyAdjust lowers a reservation to what the account could afford.
+type keyAdjust struct {
+	GenID  string
+	Amount shlyuz.Credits
+}
+
+// keySettle turns a reservation into spend (Amount may be 0: a release).
+type keySettle struct {
+	GenID  string
+	Amount shlyuz.Credits
+	Now    time.Time
+}
+
+// keyRevoke tells a live key actor its key was revoked.
+type keyRevoke struct{ At time.Time }
+
+// acctReserve reserves a request's worst case against the balance.
+type acctReserve struct {
+	GenID     string
+	Prompt    int64
+	MaxTokens int64 // the client's; 0: absent
+	KeyTokens int64 // what the key affords (absent max_tokens)
+	Price     shlyuz.Price
+	Now       time.Time
+}
+
+type acctReserved struct {
+	Tokens int64
+	Amount shlyuz.Credits
+	Err    *shlyuz.Error
+}
+
+// acctSettle debits Amount for a finished request (0: a release only) and
+// journals the generation record.
+type acctSettle struct {
+	GenID      string
+	KeyID      string
+	Amount     shlyuz.Credits
+	Generation *shlyuz.Generation
+	Now        time.Time
+}
+
+type acctSettled struct{}
+
+var settled = &acctSettled{}
+
+// acctBalance asks for the balance; answered with acctBalanceReply.
+type acctBalance struct{ Now time.Time }
+
+type acctBalanceReply struct {
+	Balance  shlyuz.Balance
+	Reserved shlyuz.Credits
+	Err      *shlyuz.Error
+}
+
+// acctApply writes an operator's entry (a top-up, a plan) durably, then applies it.
+type acctApply struct {
+	Entry shlyuz.LedgerEntry
+	Plan  *shlyuz.Plan // a plan purchase: the entry is built from it
+	Now   time.Time
+}
+
+type acctApplied struct {
+	Balance   shlyuz.Balance
+	Duplicate bool
+	Err       *shlyuz.Error
+}

@@ -1,0 +1,343 @@
+package http
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"net/mail"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	shlyuz "github.com/shlyuz/shlyuz"
+)
+
+// adminAuth lets through only the operator's token.
+func (s *Server) adminAuth(c *fiber.Ctx) error {
+	h := c.Get(fiber.HeaderAuthorization)
+	tok := strings.TrimSpace(strings.TrimPrefix(h, "Bearer "))
+	if tok == "" || subtle.ConstantTimeCompare([]byte(tok), []byte(s.opts.AdminToken)) != 1 {
+		return shlyuz.ErrUnauthorizedAdmin()
+	}
+	return c.Next()
+}
+
+func (s *Server) adminRoutes(r fiber.Router) {
+	r.Post("/accounts", s.adminCreateAccount)
+	r.Get("/accounts/:id", s.adminAccount)
+	r.Post("/accounts/:id/topups", s.adminTopUp)
+	r.Post("/accounts/:id/plans", s.adminGrantPlan)
+	r.Post("/accounts/:id/keys", s.adminCreateKey)
+	r.Delete("/keys/:id", s.adminRevokeKey)
+	r.Post("/keys/:id/revoke", s.adminRevokeKey)
+	r.Get("/pricing", s.publicPricing)
+	r.Put("/pricing", s.adminSetPricing)
+	r.Put("/plans/:id", s.adminSavePlan)
+	r.Delete("/plans/:id", s.adminDeletePlan)
+	r.Post("/models", s.adminSaveModel)
+	r.Get("/reconcile", s.adminReconcile)
+}
+
+// decodeStrict reads a JSON object body into v, refusing unknown fields.
+func decodeStrict(c *fiber.Ctx, v any) *shlyuz.Error {
+	dec := json.NewDecoder(strings.NewReader(string(c.Body())))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return shlyuz.ErrInvalidJSON(err.Error())
+	}
+	return nil
+}
+
+type createAccountReq struct {
+	Email string `json:"email"`
+}
+
+func (s *Server) adminCreateAccount(c *fiber.Ctx) error {
+	var req createAccountReq
+	if err := decodeStrict(c, &req); err != nil {
+		return err
+	}
+	if req.Email == "" {
+		return shlyuz.ErrMissingField("email")
+	}
+	if _, err := mail.ParseAddress(req.Email); err != nil {
+		return shlyuz.ErrInvalidValue("email", "The email %q is not a valid address.", req.Email)
+	}
+	a := shlyuz.Account{ID: newID("acc-"), Email: strings.ToLower(req.Email), CreatedAt: time.Now().UTC()}
+	if err := s.gw.Store().CreateAccount(c.UserContext(), a); err != nil {
+		if errors.Is(err, shlyuz.ErrDuplicate) {
+			return shlyuz.ErrConflict("account_exists", "An account with the email %q exists already.", req.Email)
+		}
+		return shlyuz.ErrInternal(err)
+	}
+	return c.Status(fiber.StatusCreated).JSON(fiber.Map{"id": a.ID, "email": a.Email, "created_at": a.CreatedAt})
+}
+
+func (s *Server) account(c *fiber.Ctx) (shlyuz.Account, *shlyuz.Error) {
+	a, err := s.gw.Store().Account(c.UserContext(), c.Params("id"))
+	if errors.Is(err, shlyuz.ErrNoRows) {
+		return a, shlyuz.ErrNotFound("Account " + c.Params("id"))
+	}
+	if err != nil {
+		return a, shlyuz.ErrInternal(err)
+	}
+	return a, nil
+}
+
+func (s *Server) adminAccount(c *fiber.Ctx) error {
+	a, err := s.account(c)
+	if err != nil {
+		return err
+	}
+	b, err := s.gw.Balance(a.ID)
+	if err != nil {
+		return err
+	}
+	keys, kerr := s.gw.Store().KeysOf(c.UserContext(), a.ID)
+	if kerr != nil {
+		return shlyuz.ErrInternal(kerr)
+	}
+	if keys == nil {
+		keys = []shlyuz.Key{}
+	}
+	return c.JSON(fiber.Map{"id": a.ID, "email": a.Email, "created_at": a.CreatedAt,
+		"balance": balanceView(b.Balance, b.Reserved, time.Now()), "keys": keys})
+}
+
+type topUpReq struct {
+	Rubles         *json.Number `json:"rubles"`
+	Credits        *json.Number `json:"credits"`
+	IdempotencyKey string       `json:"idempotency_key"`
+}
+
+func (s *Server) adminTopUp(c *fiber.Ctx) error {
+	var req topUpReq
+	if err := decodeStrict(c, &req); err != nil {
+		return err
+	}
+	if req.IdempotencyKey == "" {
+		return shlyuz.ErrMissingField("idempotency_key")
+	}
+	var credits shlyuz.Credits
+	switch {
+	case req.Rubles != nil && req.Credits != nil:
+		return shlyuz.ErrInvalidValue("rubles", "Send rubles or credits, not both.")
+	case req.Rubles != nil:
+		v, err := shlyuz.RublesToCredits(req.Rubles.String())
+		if err != nil {
+			return shlyuz.ErrInvalidValue("rubles", "rubles: %s", err.Error())
+		}
+		credits = v
+	case req.Credits != nil:
+		v, err := req.Credits.Int64()
+		if err != nil {
+			return shlyuz.ErrInvalidValue("credits", "credits must be a whole number.")
+		}
+		credits = v
+	default:
+		return shlyuz.ErrMissingField("rubles")
+	}
+	if credits <= 0 {
+		return shlyuz.ErrInvalidValue("credits", "A top-up must be positive.")
+	}
+	a, err := s.account(c)
+	if err != nil {
+		return err
+	}
+	b, dup, err := s.gw.TopUp(a.ID, credits, req.IdempotencyKey)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"data": balanceView(*b, 0, time.Now()), "duplicate": dup})
+}
+
+type grantPlanReq struct {
+	PlanID         string `json:"plan_id"`
+	IdempotencyKey string `json:"idempotency_key"`
+}
+
+func (s *Server) adminGrantPlan(c *fiber.Ctx) error {
+	var req grantPlanReq
+	if err := decodeStrict(c, &req); err != nil {
+		return err
+	}
+	if req.PlanID == "" {
+		return shlyuz.ErrMissingField("plan_id")
+	}
+	if req.IdempotencyKey == "" {
+		return shlyuz.ErrMissingField("idempotency_key")
+	}
+	a, err := s.account(c)
+	if err != nil {
+		return err
+	}
+	plans, perr := s.gw.Store().Plans(c.UserContext())
+	if perr != nil {
+		return shlyuz.ErrInternal(perr)
+	}
+	for _, p := range plans {
+		if p.ID == req.PlanID {
+			b, dup, err := s.gw.GrantPlan(a.ID, p, req.IdempotencyKey)
+			if err != nil {
+				return err
+			}
+			return c.JSON(fiber.Map{"data": balanceView(*b, 0, time.Now()), "duplicate": dup})
+		}
+	}
+	return shlyuz.ErrNotFound("Plan " + req.PlanID)
+}
+
+type createKeyReq struct {
+	Name       string       `json:"name"`
+	Limit      *json.Number `json:"limit"`
+	LimitReset string       `json:"limit_reset"`
+	ExpiresAt  *time.Time   `json:"expires_at"`
+}
+
+func (s *Server) adminCreateKey(c *fiber.Ctx) error {
+	var req createKeyReq
+	if err := decodeStrict(c, &req); err != nil {
+		return err
+	}
+	a, err := s.account(c)
+	if err != nil {
+		return err
+	}
+	reset, rerr := shlyuz.ParseLimitReset(req.LimitReset)
+	if rerr != nil {
+		return shlyuz.ErrInvalidValue("limit_reset", "%s", rerr.Error())
+	}
+	var limit *shlyuz.Credits
+	if req.Limit != nil {
+		v, err := req.Limit.Int64()
+		if err != nil || v < 0 {
+			return shlyuz.ErrInvalidValue("limit", "limit is a whole number of credits, 0 or more.")
+		}
+		limit = &v
+	}
+	if req.ExpiresAt != nil && !req.ExpiresAt.After(time.Now()) {
+		return shlyuz.ErrInvalidValue("expires_at", "expires_at must be in the future.")
+	}
+	plain, hash := shlyuz.NewKeySecret()
+	k := shlyuz.Key{ID: newID("key-"), AccountID: a.ID, Name: req.Name, Hash: hash, Label: shlyuz.MaskKey(plain),
+		Limit: limit, LimitReset: reset, ExpiresAt: req.ExpiresAt, CreatedAt: time.Now().UTC()}
+	if err := s.gw.Store().CreateKey(c.UserContext(), k); err != nil {
+		return shlyuz.ErrInternal(err)
+	}
+	return c.Status(fiber.StatusCreated).JSON(fiber.Map{"key": plain, "data": k})
+}
+
+func (s *Server) adminRevokeKey(c *fiber.Ctx) error {
+	if err := s.gw.RevokeKey(c.UserContext(), c.Params("id")); err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"id": c.Params("id"), "revoked": true})
+}
+
+type pricingReq struct {
+	Rate *shlyuz.Decimal `json:"rate"`
+	K    *shlyuz.Decimal `json:"K"`
+}
+
+func (s *Server) adminSetPricing(c *fiber.Ctx) error {
+	var req pricingReq
+	if err := decodeStrict(c, &req); err != nil {
+		return err
+	}
+	cur := s.gw.Catalog().Pricing
+	if req.Rate != nil {
+		cur.Rate = *req.Rate
+	}
+	if req.K != nil {
+		cur.K = *req.K
+	}
+	if cur.Rate.Sign() <= 0 {
+		return shlyuz.ErrInvalidValue("rate", "rate must be positive.")
+	}
+	if cur.K.Sign() <= 0 {
+		return shlyuz.ErrInvalidValue("K", "K must be positive.")
+	}
+	st := shlyuz.Settings{Pricing: cur, UpdatedAt: time.Now().UTC()}
+	if err := s.gw.Store().SaveSettings(c.UserContext(), st); err != nil {
+		return shlyuz.ErrInternal(err)
+	}
+	if err := s.gw.ReloadCatalog(c.UserContext()); err != nil {
+		return shlyuz.ErrInternal(err)
+	}
+	return c.JSON(fiber.Map{"rate": cur.Rate, "K": cur.K, "credits_per_ruble": shlyuz.CreditsPerRuble, "currency": "RUB", "updated_at": st.UpdatedAt})
+}
+
+func (s *Server) adminSavePlan(c *fiber.Ctx) error {
+	var p shlyuz.Plan
+	if err := decodeStrict(c, &p); err != nil {
+		return err
+	}
+	p.ID = c.Params("id")
+	if p.Name == "" {
+		return shlyuz.ErrMissingField("name")
+	}
+	if p.PackageCredits <= 0 {
+		return shlyuz.ErrInvalidValue("package_credits", "package_credits must be positive.")
+	}
+	if p.PriceRubles.Sign() < 0 {
+		return shlyuz.ErrInvalidValue("price_rubles", "price_rubles must not be negative.")
+	}
+	period, err := shlyuz.ParseLimitReset(string(p.Period))
+	if err != nil || period == shlyuz.ResetNever {
+		return shlyuz.ErrInvalidValue("period", "period must be day, week or month.")
+	}
+	p.Period = period
+	if err := s.gw.Store().SavePlan(c.UserContext(), p); err != nil {
+		return shlyuz.ErrInternal(err)
+	}
+	return c.JSON(fiber.Map{"data": p})
+}
+
+func (s *Server) adminDeletePlan(c *fiber.Ctx) error {
+	err := s.gw.Store().DeletePlan(c.UserContext(), c.Params("id"))
+	if errors.Is(err, shlyuz.ErrNoRows) {
+		return shlyuz.ErrNotFound("Plan " + c.Params("id"))
+	}
+	if err != nil {
+		return shlyuz.ErrInternal(err)
+	}
+	return c.JSON(fiber.Map{"id": c.Params("id"), "deleted": true})
+}
+
+func (s *Server) adminSaveModel(c *fiber.Ctx) error {
+	var m shlyuz.Model
+	if err := decodeStrict(c, &m); err != nil {
+		return err
+	}
+	if i := strings.IndexByte(m.ID, '/'); i <= 0 || i == len(m.ID)-1 {
+		return shlyuz.ErrInvalidValue("id", "A model id looks like <provider>/<model_name>.")
+	}
+	if m.USD.PromptPerMTok.Sign() < 0 || m.USD.CompletionPerMTok.Sign() < 0 {
+		return shlyuz.ErrInvalidValue("usd", "Prices must not be negative.")
+	}
+	if len(m.InputModalities) == 0 {
+		m.InputModalities = []string{"text"}
+	}
+	if len(m.OutputModalities) == 0 {
+		m.OutputModalities = []string{"text"}
+	}
+	if err := s.gw.Store().SaveModelOverride(c.UserContext(), m); err != nil {
+		return shlyuz.ErrInternal(err)
+	}
+	if err := s.gw.ReloadCatalog(c.UserContext()); err != nil {
+		return shlyuz.ErrInternal(err)
+	}
+	return c.JSON(fiber.Map{"data": m})
+}
+
+func (s *Server) adminReconcile(c *fiber.Ctx) error {
+	bad, err := s.gw.Store().Reconcile(c.UserContext())
+	if err != nil {
+		return shlyuz.ErrInternal(err)
+	}
+	if bad == nil {
+		bad = []string{}
+	}
+	return c.JSON(fiber.Map{"mismatched_accounts": bad, "ok": len(bad) == 0})
+}

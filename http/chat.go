@@ -1,0 +1,191 @@
+package http
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"io"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/actors"
+)
+
+type usageOut struct {
+	PromptTokens            int64          `json:"prompt_tokens"`
+	CompletionTokens        int64          `json:"completion_tokens"`
+	TotalTokens             int64          `json:"total_tokens"`
+	PromptTokensDetails     *cachedDetails `json:"prompt_tokens_details,omitempty"`
+	CompletionTokensDetails *reasonDetails `json:"completion_tokens_details,omitempty"`
+	Credits                 shlyuz.Credits `json:"credits"`
+}
+
+type cachedDetails struct {
+	CachedTokens int64 `json:"cached_tokens"`
+}
+
+type reasonDetails struct {
+	ReasoningTokens int64 `json:"reasoning_tokens"`
+}
+
+func newUsage(r *actors.Receipt) *usageOut {
+	u := &usageOut{PromptTokens: r.Usage.PromptTokens, CompletionTokens: r.Usage.CompletionTokens,
+		TotalTokens: r.Usage.TotalTokens, Credits: r.Credits}
+	if r.Usage.CachedTokens > 0 {
+		u.PromptTokensDetails = &cachedDetails{CachedTokens: r.Usage.CachedTokens}
+	}
+	if r.Usage.ReasoningTokens > 0 {
+		u.CompletionTokensDetails = &reasonDetails{ReasoningTokens: r.Usage.ReasoningTokens}
+	}
+	return u
+}
+
+type completion struct {
+	ID                string          `json:"id"`
+	Object            string          `json:"object"`
+	Created           int64           `json:"created"`
+	Model             string          `json:"model"`
+	Choices           json.RawMessage `json:"choices"`
+	Usage             *usageOut       `json:"usage"`
+	SystemFingerprint string          `json:"system_fingerprint,omitempty"`
+}
+
+type usageChunk struct {
+	ID      string     `json:"id"`
+	Object  string     `json:"object"`
+	Created int64      `json:"created"`
+	Model   string     `json:"model"`
+	Choices []struct{} `json:"choices"`
+	Usage   *usageOut  `json:"usage"`
+}
+
+type errorChunk struct {
+	ID      string        `json:"id"`
+	Object  string        `json:"object"`
+	Created int64         `json:"created"`
+	Model   string        `json:"model"`
+	Error   *shlyuz.Error `json:"error"`
+	Choices []errorChoice `json:"choices"`
+}
+
+type errorChoice struct {
+	Index        int      `json:"index"`
+	Delta        struct{} `json:"delta"`
+	FinishReason string   `json:"finish_reason"`
+}
+
+// chatCompletions is POST /api/v1/chat/completions.
+func (s *Server) chatCompletions(c *fiber.Ctx) error {
+	call, perr := parseChat(c.Body())
+	if perr != nil {
+		return perr
+	}
+	call.KeyHash = c.Locals(localKeyHash).(string)
+	call.GenerationID = newID("gen-")
+	c.Set("X-Generation-Id", call.GenerationID)
+	if call.Stream {
+		return s.streamChat(c, call)
+	}
+	resp, receipt, err := s.gw.Complete(c.UserContext(), call)
+	if err != nil {
+		return err
+	}
+	return c.JSON(&completion{
+		ID: call.GenerationID, Object: "chat.completion", Created: resp.Created, Model: receipt.Model,
+		Choices: resp.Choices, Usage: newUsage(receipt), SystemFingerprint: resp.SystemFingerprint,
+	})
+}
+
+type streamStep struct {
+	ev  shlyuz.StreamEvent
+	err error
+}
+
+func (s *Server) streamChat(c *fiber.Ctx, call *actors.ChatCall) error {
+	st, err := s.gw.OpenStream(c.UserContext(), call)
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderContentType, "text/event-stream")
+	c.Set(fiber.HeaderCacheControl, "no-cache")
+	c.Set("X-Accel-Buffering", "no")
+	id, model, heartbeat := call.GenerationID, st.Model(), s.opts.Heartbeat
+	s.streams.Add(1)
+	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
+		defer s.streams.Done()
+		steps := make(chan streamStep, 64)
+		stop := make(chan struct{})
+		go func() {
+			for {
+				ev, err := st.Next()
+				select {
+				case steps <- streamStep{ev, err}:
+				case <-stop:
+					return
+				}
+				if err != nil {
+					return
+				}
+			}
+		}()
+		outcome := pump(w, steps, heartbeat)
+		close(stop)
+		receipt := st.Finish(outcome)
+		switch {
+		case outcome == nil:
+			writeEvent(w, &usageChunk{ID: id, Object: "chat.completion.chunk", Created: time.Now().Unix(),
+				Model: model, Choices: []struct{}{}, Usage: newUsage(receipt)})
+			_, _ = w.WriteString("data: [DONE]\n\n")
+		case !errors.Is(outcome, actors.ErrClientGone):
+			writeEvent(w, &errorChunk{ID: id, Object: "chat.completion.chunk", Created: time.Now().Unix(), Model: model,
+				Error: shlyuz.AsError(outcome), Choices: []errorChoice{{FinishReason: "error"}}})
+		}
+		_ = w.Flush()
+	})
+	return nil
+}
+
+// pump writes the upstream's events until the end, a failure or a gone client,
+// with a comment heartbeat whenever the stream is idle.
+func pump(w *bufio.Writer, steps <-chan streamStep, heartbeat time.Duration) error {
+	idle := time.NewTimer(heartbeat)
+	defer idle.Stop()
+	for {
+		select {
+		case st := <-steps:
+			if st.err != nil {
+				if errors.Is(st.err, io.EOF) {
+					return nil
+				}
+				return st.err
+			}
+			if st.ev.Data == nil {
+				continue
+			}
+			_, _ = w.WriteString("data: ")
+			_, _ = w.Write(st.ev.Data)
+			_, _ = w.WriteString("\n\n")
+			if len(steps) > 0 {
+				continue // more is waiting: flush once for the lot
+			}
+			if err := w.Flush(); err != nil {
+				return actors.ErrClientGone
+			}
+			idle.Reset(heartbeat)
+		case <-idle.C:
+			_, _ = w.WriteString(": keep-alive\n\n")
+			if err := w.Flush(); err != nil {
+				return actors.ErrClientGone
+			}
+			idle.Reset(heartbeat)
+		}
+	}
+}
+
+func writeEvent(w *bufio.Writer, v any) {
+	b, _ := json.Marshal(v)
+	_, _ = w.WriteString("data: ")
+	_, _ = w.Write(b)
+	_, _ = w.WriteString("\n\n")
+}

@@ -1,0 +1,102 @@
+package http
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/actors"
+)
+
+type providerPrefs struct {
+	Order          []string `json:"order"`
+	AllowFallbacks *bool    `json:"allow_fallbacks"`
+}
+
+// parseChat reads an OpenAI chat request: one decode of the top level (kept
+// raw for the upstream), then only the fields the gateway acts on.
+func parseChat(body []byte) (*actors.ChatCall, *shlyuz.Error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		return nil, shlyuz.ErrInvalidJSON(err.Error())
+	}
+	if fields == nil {
+		return nil, shlyuz.ErrInvalidJSON("the body must be a JSON object")
+	}
+	call := &actors.ChatCall{Fields: fields, AllowFallbacks: true, Started: time.Now()}
+
+	var model string
+	if err := field(fields, "model", &model); err != nil {
+		return nil, err
+	}
+	if model == "" {
+		return nil, shlyuz.ErrMissingField("model")
+	}
+	call.Models = []string{model}
+	var models []string
+	if err := field(fields, "models", &models); err != nil {
+		return nil, err
+	}
+	for _, m := range models {
+		if m != model && m != "" {
+			call.Models = append(call.Models, m)
+		}
+	}
+
+	msgs, ok := fields["messages"]
+	if !ok || isNull(msgs) {
+		return nil, shlyuz.ErrMissingField("messages")
+	}
+	est, err := shlyuz.EstimatePrompt(msgs)
+	if err != nil {
+		return nil, shlyuz.ErrInvalidValue("messages", "messages must be an array of {role, content} objects: %s", err.Error())
+	}
+	if est.Reserve <= 16 && strings.TrimSpace(string(msgs)) == "[]" {
+		return nil, shlyuz.ErrInvalidValue("messages", "messages must not be empty.")
+	}
+	call.Prompt = est
+
+	if err := field(fields, "stream", &call.Stream); err != nil {
+		return nil, err
+	}
+	for _, name := range []string{"max_completion_tokens", "max_tokens"} {
+		var n *int64
+		if err := field(fields, name, &n); err != nil {
+			return nil, err
+		}
+		if n == nil {
+			continue
+		}
+		if *n < 1 {
+			return nil, shlyuz.ErrInvalidValue(name, "%s must be at least 1.", name)
+		}
+		call.MaxTokens = *n
+		break
+	}
+	var prefs *providerPrefs
+	if err := field(fields, "provider", &prefs); err != nil {
+		return nil, err
+	}
+	if prefs != nil {
+		call.Order = prefs.Order
+		if prefs.AllowFallbacks != nil {
+			call.AllowFallbacks = *prefs.AllowFallbacks
+		}
+	}
+	return call, nil
+}
+
+// field decodes one top-level field if present; a wrong type is a 400 naming it.
+func field(fields map[string]json.RawMessage, name string, into any) *shlyuz.Error {
+	raw, ok := fields[name]
+	if !ok || isNull(raw) {
+		return nil
+	}
+	if err := json.Unmarshal(raw, into); err != nil {
+		return shlyuz.ErrInvalidValue(name, "The field %q has the wrong type: %s", name, err.Error())
+	}
+	return nil
+}
+
+func isNull(raw json.RawMessage) bool { return len(raw) == 4 && string(raw) == "null" }

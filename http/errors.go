@@ -1,0 +1,50 @@
+package http
+
+import (
+	"errors"
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+	shlyuz "github.com/shlyuz/shlyuz"
+)
+
+type errorBody struct {
+	Error *shlyuz.Error `json:"error"`
+}
+
+// writeError sends the one error body with the error's status and Retry-After.
+func writeError(c *fiber.Ctx, e *shlyuz.Error) error {
+	if e.RetryAfter > 0 {
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int(max(1, e.RetryAfter.Seconds()))))
+	}
+	return c.Status(e.Status).JSON(errorBody{Error: e})
+}
+
+// errorHandler maps everything a handler returns, and Fiber's own failures
+// (unknown route, body too large, bad method), to the one error body.
+func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
+	var e *shlyuz.Error
+	if errors.As(err, &e) {
+		if e.Status >= 500 && e.Cause != nil {
+			s.log.Error("request failed", "path", c.Path(), "code", e.Code, "err", e.Cause)
+		}
+		return writeError(c, e)
+	}
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		switch fe.Code {
+		case fiber.StatusNotFound:
+			return writeError(c, shlyuz.ErrNotFound("The route "+c.Method()+" "+c.Path()))
+		case fiber.StatusRequestEntityTooLarge:
+			return writeError(c, shlyuz.ErrTooLarge(s.opts.BodyLimit))
+		case fiber.StatusMethodNotAllowed:
+			return writeError(c, &shlyuz.Error{Status: 405, Type: shlyuz.TypeInvalidRequest, Code: "method_not_allowed",
+				Message: "The method " + c.Method() + " is not allowed on " + c.Path() + "."})
+		}
+		if fe.Code < 500 {
+			return writeError(c, &shlyuz.Error{Status: fe.Code, Type: shlyuz.TypeInvalidRequest, Code: "invalid_request", Message: fe.Message})
+		}
+	}
+	s.log.Error("unexpected error", "path", c.Path(), "err", err)
+	return writeError(c, shlyuz.ErrInternal(err))
+}

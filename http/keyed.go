@@ -1,0 +1,109 @@
+package http
+
+import (
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	shlyuz "github.com/shlyuz/shlyuz"
+)
+
+type v1Model struct {
+	ID            string       `json:"id"`
+	Object        string       `json:"object"`
+	Created       int64        `json:"created"`
+	OwnedBy       string       `json:"owned_by"`
+	Name          string       `json:"name"`
+	ContextLength int64        `json:"context_length"`
+	Architecture  architecture `json:"architecture"`
+	Pricing       v1Pricing    `json:"pricing"`
+	TopProvider   topProvider  `json:"top_provider"`
+}
+
+type architecture struct {
+	InputModalities  []string `json:"input_modalities"`
+	OutputModalities []string `json:"output_modalities"`
+}
+
+type v1Pricing struct {
+	CreditsPer1KPrompt     shlyuz.Decimal `json:"credits_per_1k_prompt"`
+	CreditsPer1KCompletion shlyuz.Decimal `json:"credits_per_1k_completion"`
+}
+
+type topProvider struct {
+	ContextLength       int64 `json:"context_length"`
+	MaxCompletionTokens int64 `json:"max_completion_tokens"`
+}
+
+// listModels is GET /api/v1/models in OpenAI's list shape; output_modalities
+// filters (text by default; image, audio, all).
+func (s *Server) listModels(c *fiber.Ctx) error {
+	want := c.Query("output_modalities", "text")
+	out := make([]v1Model, 0, 512)
+	for _, m := range s.gw.Catalog().List() {
+		if want != "all" && !m.Outputs(want) {
+			continue
+		}
+		out = append(out, v1Model{
+			ID: m.ID, Object: "model", Created: m.Created, OwnedBy: m.Provider(), Name: m.Name,
+			ContextLength: m.ContextLength,
+			Architecture:  architecture{InputModalities: m.InputModalities, OutputModalities: m.OutputModalities},
+			Pricing:       v1Pricing{CreditsPer1KPrompt: m.Price.CreditsPer1KPrompt(), CreditsPer1KCompletion: m.Price.CreditsPer1KCompletion()},
+			TopProvider:   topProvider{ContextLength: m.ContextLength, MaxCompletionTokens: m.MaxOutput()},
+		})
+	}
+	return c.JSON(fiber.Map{"object": "list", "data": out})
+}
+
+// keyInfo is GET /api/v1/key.
+func (s *Server) keyInfo(c *fiber.Ctx) error {
+	st := keyStatus(c)
+	k := st.Key
+	var remaining *shlyuz.Credits
+	if k.Limit != nil {
+		r := max(0, *k.Limit-st.Spent-st.Reserved)
+		remaining = &r
+	}
+	reset := any(nil)
+	if k.LimitReset != shlyuz.ResetNever {
+		reset = k.LimitReset
+	}
+	return c.JSON(fiber.Map{"data": fiber.Map{
+		"label": k.Label, "name": k.Name, "limit": k.Limit, "limit_reset": reset, "limit_remaining": remaining,
+		"usage": st.Spent, "expires_at": k.ExpiresAt,
+	}})
+}
+
+// credits is GET /api/v1/credits.
+func (s *Server) credits(c *fiber.Ctx) error {
+	b, err := s.gw.Balance(keyStatus(c).Key.AccountID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"data": balanceView(b.Balance, b.Reserved, time.Now())})
+}
+
+func balanceView(b shlyuz.Balance, reserved shlyuz.Credits, now time.Time) fiber.Map {
+	pkg := shlyuz.Credits(0)
+	var expires any
+	if b.PackageLive(now) {
+		pkg, expires = b.PackageCredits, b.PackageExpiresAt
+	}
+	total := pkg + b.BoughtCredits
+	return fiber.Map{
+		"package_credits": pkg, "package_expires_at": expires, "bought_credits": b.BoughtCredits,
+		"total_credits": total, "reserved_credits": reserved, "rubles": shlyuz.FormatRubles(total),
+	}
+}
+
+// generation is GET /api/v1/generation?id=.
+func (s *Server) generation(c *fiber.Ctx) error {
+	id := c.Query("id")
+	if id == "" {
+		return shlyuz.ErrMissingField("id")
+	}
+	g, err := s.gw.Generation(c.UserContext(), keyStatus(c).Key.AccountID, id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"data": g})
+}

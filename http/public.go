@@ -1,0 +1,54 @@
+package http
+
+import (
+	"github.com/gofiber/fiber/v2"
+	shlyuz "github.com/shlyuz/shlyuz"
+)
+
+type publicModel struct {
+	ID                     string         `json:"id"`
+	Name                   string         `json:"name"`
+	ContextLength          int64          `json:"context_length"`
+	MaxOutputTokens        int64          `json:"max_output_tokens"`
+	InputModalities        []string       `json:"input_modalities"`
+	OutputModalities       []string       `json:"output_modalities"`
+	CreditsPer1KPrompt     shlyuz.Decimal `json:"credits_per_1k_prompt"`
+	CreditsPer1KCompletion shlyuz.Decimal `json:"credits_per_1k_completion"`
+}
+
+// publicModels is GET /api/models: every model with its price in credits.
+func (s *Server) publicModels(c *fiber.Ctx) error {
+	list := s.gw.Catalog().List()
+	out := make([]publicModel, len(list))
+	for i, m := range list {
+		out[i] = publicModel{
+			ID: m.ID, Name: m.Name, ContextLength: m.ContextLength, MaxOutputTokens: m.MaxOutput(),
+			InputModalities: m.InputModalities, OutputModalities: m.OutputModalities,
+			CreditsPer1KPrompt: m.Price.CreditsPer1KPrompt(), CreditsPer1KCompletion: m.Price.CreditsPer1KCompletion(),
+		}
+	}
+	return c.JSON(fiber.Map{"data": out})
+}
+
+// publicPricing is GET /api/pricing.
+func (s *Server) publicPricing(c *fiber.Ctx) error {
+	st, _, err := s.gw.Store().Settings(c.UserContext())
+	if err != nil {
+		return shlyuz.ErrInternal(err)
+	}
+	p := s.gw.Catalog().Pricing
+	return c.JSON(fiber.Map{"rate": p.Rate, "K": p.K, "credits_per_ruble": shlyuz.CreditsPerRuble,
+		"currency": "RUB", "updated_at": st.UpdatedAt})
+}
+
+// publicPlans is GET /api/plans.
+func (s *Server) publicPlans(c *fiber.Ctx) error {
+	plans, err := s.gw.Store().Plans(c.UserContext())
+	if err != nil {
+		return shlyuz.ErrInternal(err)
+	}
+	if plans == nil {
+		plans = []shlyuz.Plan{}
+	}
+	return c.JSON(fiber.Map{"data": plans})
+}
