@@ -7,8 +7,8 @@ const MicroPerCredit int64 = 1_000_000
 
 // USDPrice is a model's price at its upstream, in US dollars per million tokens.
 type USDPrice struct {
-	PromptPerMTok     Decimal `json:"prompt_usd_per_mtok"`
-	CompletionPerMTok Decimal `json:"completion_usd_per_mtok"`
+	PromptPerMTok     Decimal `json:"prompt_usd_per_mtok" yaml:"prompt_usd_per_mtok"`
+	CompletionPerMTok Decimal `json:"completion_usd_per_mtok" yaml:"completion_usd_per_mtok"`
 }
 
 // Pricing is what GET /api/pricing returns: the exchange rate in rubles per US

@@ -106,8 +106,8 @@ func (s *Server) adminAccount(c *fiber.Ctx) error {
 }
 
 type topUpReq struct {
-	Rubles         *json.Number `json:"rubles"`
-	Credits        *json.Number `json:"credits"`
+	Rubles         json.RawMessage `json:"rubles"` // a number or a string holding one
+	Credits        *json.Number    `json:"credits"`
 	IdempotencyKey string       `json:"idempotency_key"`
 }
 
@@ -124,7 +124,7 @@ func (s *Server) adminTopUp(c *fiber.Ctx) error {
 	case req.Rubles != nil && req.Credits != nil:
 		return shlyuz.ErrInvalidValue("rubles", "Send rubles or credits, not both.")
 	case req.Rubles != nil:
-		v, err := shlyuz.RublesToCredits(req.Rubles.String())
+		v, err := shlyuz.RublesToCredits(strings.Trim(string(req.Rubles), `"`))
 		if err != nil {
 			return shlyuz.ErrInvalidValue("rubles", "rubles: %s", err.Error())
 		}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"time"
+
+	shlyuz "github.com/shlyuz/shlyuz"
+	"gopkg.in/yaml.v3"
+)
+
+// Config is the YAML file given with --config. ${VAR} references are expanded
+// from the environment before parsing; credentials should only come that way.
+type Config struct {
+	Listen   string `yaml:"listen"`
+	DB       string `yaml:"db"`
+	Timezone string `yaml:"timezone"` // key periods and plan periods; default Europe/Moscow
+	// JournalInterval is the group-commit period of ledger entries (≤ 50ms).
+	JournalInterval time.Duration `yaml:"journal_interval"`
+	Heartbeat       time.Duration `yaml:"heartbeat"`  // SSE keep-alive while a stream is idle
+	BodyLimit       int           `yaml:"body_limit"` // bytes
+	// Pricing applies until the operator sets one through the admin API.
+	Pricing *struct {
+		Rate shlyuz.Decimal `yaml:"rate"`
+		K    shlyuz.Decimal `yaml:"K"`
+	} `yaml:"pricing"`
+	Plans     []shlyuz.Plan           `yaml:"plans"`  // upserted at start
+	Models    []shlyuz.Model          `yaml:"models"` // override or add catalog models
+	Upstreams []shlyuz.UpstreamConfig `yaml:"upstreams"`
+	Routes    []shlyuz.Route          `yaml:"routes"`
+	Cluster   struct {
+		Host     string   `yaml:"host"`
+		Port     int      `yaml:"port"`
+		Peers    []string `yaml:"peers"`
+		AutoPort int      `yaml:"auto_port"`
+	} `yaml:"cluster"`
+}
+
+func loadConfig(path string) (*Config, error) {
+	cfg := &Config{}
+	if path != "" {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		dec := yaml.NewDecoder(bytes.NewReader([]byte(os.ExpandEnv(string(raw)))))
+		dec.KnownFields(true)
+		if err := dec.Decode(cfg); err != nil {
+			return nil, fmt.Errorf("config %s: %w", path, err)
+		}
+	}
+	for i := range cfg.Upstreams {
+		u := &cfg.Upstreams[i]
+		if u.Name == "" || u.BaseURL == "" {
+			return nil, fmt.Errorf("config: upstream %d needs a name and a base_url", i+1)
+		}
+		if u.APIKeyEnv != "" {
+			u.APIKey = os.Getenv(u.APIKeyEnv)
+		}
+	}
+	return cfg, nil
+}

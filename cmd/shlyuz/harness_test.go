@@ -1,0 +1,316 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/providers/fake"
+)
+
+// The end-to-end tests run one gateway in this process (several protoactor
+// cluster members in one process race under -race), against the fake
+// upstream over loopback. Tests that restart or kill a gateway run it as a
+// child process: this test binary re-executed as `shlyuz serve`.
+
+const adminToken = "test-admin-token"
+
+// Test prices: 1 USD per Mtok at rate 100 and K 1 is 10 credits a token.
+const (
+	promptCredits     = 10 // credits per prompt token of test/model
+	completionCredits = 20 // credits per completion token of test/model
+)
+
+var (
+	h       *harness
+	counter atomic.Int64
+)
+
+type harness struct {
+	base    string // http://127.0.0.1:port
+	fake    *fake.Server
+	fakeURL string // base URL of the fake upstream, with /v1
+	in      *instance
+	dir     string
+	config  string
+}
+
+func TestMain(m *testing.M) {
+	if args := os.Getenv("SHLYUZ_TEST_EXEC"); args != "" { // a child gateway
+		os.Args = append([]string{"shlyuz"}, strings.Fields(args)...)
+		main()
+		os.Exit(0)
+	}
+	code, err := runTests(m)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "harness:", err)
+		os.Exit(1)
+	}
+	os.Exit(code)
+}
+
+func runTests(m *testing.M) (int, error) {
+	dir, err := os.MkdirTemp("", "shlyuz-e2e-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	f := fake.New(fake.Options{ReplyTokens: 8})
+	fln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	fsrv := &http.Server{Handler: f}
+	go func() { _ = fsrv.Serve(fln) }()
+	defer fsrv.Close()
+	defer f.Close()
+
+	h = &harness{fake: f, fakeURL: "http://" + fln.Addr().String() + "/v1", dir: dir}
+	h.config = filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(h.config, []byte(testConfig(h.fakeURL)), 0o600); err != nil {
+		return 0, err
+	}
+	cfg, err := loadConfig(h.config)
+	if err != nil {
+		return 0, err
+	}
+	os.Setenv("SHLYUZ_ADMIN_TOKEN", adminToken)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if os.Getenv("SHLYUZ_TEST_LOG") != "" {
+		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	in, err := start(context.Background(), cfg, ln, "sqlite://"+filepath.Join(dir, "gw.db"), log)
+	if err != nil {
+		return 0, err
+	}
+	h.in, h.base = in, "http://"+ln.Addr().String()
+	code := m.Run()
+	if err := in.shutdown(); err != nil {
+		return 0, err
+	}
+	return code, nil
+}
+
+// testConfig routes every model to the fake; the breaker/ and short/ prefixes
+// go to upstreams with a touchy breaker and short time-outs.
+func testConfig(fakeURL string) string {
+	var models strings.Builder
+	for _, id := range []string{"test/model", "test/other", "breaker/ok", "breaker/fault-500", "short/fault-hang", "tiny/model",
+		"test/fault-500", "test/fault-429", "test/fault-quota", "test/fault-cut", "test/fault-malformed",
+		"test/fault-nousage", "test/fault-midstream-error", "test/fault-401", "fallback/model"} {
+		fmt.Fprintf(&models, "  - {id: %q, name: %q, context_length: 100000, max_output_tokens: 4096, input_modalities: [text, image], output_modalities: [text], usd: {prompt_usd_per_mtok: \"1\", completion_usd_per_mtok: \"2\"}}\n", id, id)
+	}
+	return fmt.Sprintf(`journal_interval: 20ms
+heartbeat: 100ms
+body_limit: 1048576
+pricing: {rate: "100", K: "1"}
+plans:
+  - {id: basic, name: Basic, price_rubles: "990", package_credits: 50000000, period: month}
+models:
+%supstreams:
+  - {name: fake, base_url: %q, max_concurrent: 1024}
+  - {name: dead, base_url: "http://127.0.0.1:1/v1"}
+  - name: flaky
+    base_url: %q
+    breaker: {consecutive_failures: 3, open_for: 300ms}
+  - {name: short, base_url: %q, timeout: 300ms, first_byte_timeout: 300ms}
+  - {name: tiny, base_url: %q, max_concurrent: 1}
+routes:
+  - {match: "*", upstreams: [fake]}
+  - {match: "breaker/", upstreams: [flaky]}
+  - {match: "short/", upstreams: [short]}
+  - {match: "tiny/", upstreams: [tiny]}
+  - {match: "fallback/", upstreams: [dead, fake]}
+`, models.String(), fakeURL, fakeURL, fakeURL, fakeURL)
+}
+
+// call sends a JSON request and decodes a JSON answer into out (if not nil).
+func call(t testing.TB, base, method, path, token string, body any, out any) int {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, base+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != nil {
+		if err := json.Unmarshal(raw, out); err != nil {
+			t.Fatalf("%s %s: %d %s: %v", method, path, resp.StatusCode, raw, err)
+		}
+	}
+	return resp.StatusCode
+}
+
+// apiError is the one error body.
+type apiError struct {
+	Error struct {
+		Message string  `json:"message"`
+		Type    string  `json:"type"`
+		Code    string  `json:"code"`
+		Param   *string `json:"param"`
+	} `json:"error"`
+}
+
+// account makes an account with credits bought and a key; it returns both.
+func account(t testing.TB, base string, credits int64, keyBody map[string]any) (accountID, key string) {
+	t.Helper()
+	n := counter.Add(1)
+	var acc struct{ ID string }
+	if st := call(t, base, "POST", "/api/admin/accounts", adminToken, map[string]any{"email": fmt.Sprintf("user%d-%d@example.com", n, time.Now().UnixNano())}, &acc); st != 201 {
+		t.Fatalf("create account: %d", st)
+	}
+	if credits > 0 {
+		if st := call(t, base, "POST", "/api/admin/accounts/"+acc.ID+"/topups", adminToken,
+			map[string]any{"credits": credits, "idempotency_key": fmt.Sprintf("seed-%d", n)}, nil); st != 200 {
+			t.Fatalf("top up: %d", st)
+		}
+	}
+	if keyBody == nil {
+		keyBody = map[string]any{"name": "test"}
+	}
+	var k struct{ Key string }
+	if st := call(t, base, "POST", "/api/admin/accounts/"+acc.ID+"/keys", adminToken, keyBody, &k); st != 201 {
+		t.Fatalf("create key: %d", st)
+	}
+	return acc.ID, k.Key
+}
+
+type creditsView struct {
+	Data struct {
+		PackageCredits int64 `json:"package_credits"`
+		BoughtCredits  int64 `json:"bought_credits"`
+		TotalCredits   int64 `json:"total_credits"`
+		Reserved       int64 `json:"reserved_credits"`
+		Rubles         string
+	} `json:"data"`
+}
+
+func balance(t testing.TB, base, key string) creditsView {
+	t.Helper()
+	var v creditsView
+	if st := call(t, base, "GET", "/api/v1/credits", key, nil, &v); st != 200 {
+		t.Fatalf("credits: %d", st)
+	}
+	return v
+}
+
+type keyView struct {
+	Data struct {
+		Limit          *int64  `json:"limit"`
+		LimitRemaining *int64  `json:"limit_remaining"`
+		Usage          int64   `json:"usage"`
+		LimitReset     *string `json:"limit_reset"`
+	} `json:"data"`
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		<-tick.C
+	}
+}
+
+// child is a gateway running in a child process.
+type child struct {
+	cmd  *exec.Cmd
+	base string
+	log  *bytes.Buffer
+}
+
+// startChild runs `shlyuz serve` in a child process on a free port and waits until it answers.
+func startChild(t *testing.T, db string) *child {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "SHLYUZ_TEST_EXEC=serve --listen "+addr+" --db "+db+" --config "+h.config)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := &child{cmd: cmd, base: "http://" + addr, log: &out}
+	t.Cleanup(func() {
+		if c.cmd.ProcessState == nil {
+			_ = c.cmd.Process.Kill()
+			_ = c.cmd.Wait()
+		}
+	})
+	waitFor(t, 60*time.Second, "the child gateway to answer", func() bool {
+		resp, err := http.Get(c.base + "/api/pricing")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	})
+	return c
+}
+
+// stop sends sig and waits for the child to exit.
+func (c *child) stop(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	if err := c.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	err := c.cmd.Wait()
+	if sig == syscall.SIGTERM && err != nil {
+		t.Fatalf("child exited with %v after SIGTERM:\n%s", err, c.log.String())
+	}
+}
+
+var _ = shlyuz.CreditsPerRuble

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/actors"
+	"github.com/shlyuz/shlyuz/cluster"
+	shzhttp "github.com/shlyuz/shlyuz/http"
+	"github.com/shlyuz/shlyuz/persistence/cockroach"
+	"github.com/shlyuz/shlyuz/persistence/sqlite"
+	"github.com/shlyuz/shlyuz/providers/openai"
+	_ "time/tzdata" // key periods in Europe/Moscow on machines without zone files
+)
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func serve(args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	listen := fs.String("listen", envOr("SHLYUZ_LISTEN", ""), "address to listen on (default 127.0.0.1:8080)")
+	db := fs.String("db", envOr("SHLYUZ_DB", ""), "sqlite://PATH or postgres://… (default sqlite://./shlyuz.db)")
+	configPath := fs.String("config", envOr("SHLYUZ_CONFIG", ""), "YAML config file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := loadConfig(*configPath)
+	if err != nil {
+		return err
+	}
+	if *listen == "" {
+		*listen = cfg.Listen
+	}
+	if *listen == "" {
+		*listen = "127.0.0.1:8080"
+	}
+	if *db == "" {
+		*db = cfg.DB
+	}
+	if *db == "" {
+		*db = "sqlite://./shlyuz.db"
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return err
+	}
+	in, err := start(ctx, cfg, ln, *db, log)
+	if err != nil {
+		return err
+	}
+	log.Info("shlyuz is serving", "listen", ln.Addr().String(), "db", redactDSN(*db), "models", len(in.gw.Catalog().List()))
+	select {
+	case err := <-in.served:
+		in.shutdown()
+		return err
+	case <-ctx.Done():
+	}
+	return in.shutdown()
+}
+
+// instance is a running gateway.
+type instance struct {
+	log     *slog.Logger
+	store   shlyuz.Store
+	journal *actors.Journal
+	gw      *actors.Gateway
+	dir     *cluster.Directory
+	srv     *shzhttp.Server
+	served  chan error
+	cleanup []func()
+}
+
+// start opens the store, starts the actors, joins the cluster and serves on ln.
+func start(ctx context.Context, cfg *Config, ln net.Listener, db string, log *slog.Logger) (in *instance, err error) {
+	in = &instance{log: log, served: make(chan error, 1)}
+	defer func() {
+		if err != nil {
+			in.runCleanup()
+		}
+	}()
+	store, err := openStore(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	in.store = store
+	in.cleanup = append(in.cleanup, func() { _ = store.Close() })
+	if err := seed(ctx, store, cfg); err != nil {
+		return nil, err
+	}
+	loc, err := time.LoadLocation(envOr("SHLYUZ_TIMEZONE", orDefault(cfg.Timezone, "Europe/Moscow")))
+	if err != nil {
+		return nil, fmt.Errorf("timezone: %w", err)
+	}
+	models, err := shlyuz.EmbeddedModels()
+	if err != nil {
+		return nil, err
+	}
+	models = shlyuz.MergeModels(models, cfg.Models)
+
+	upCfgs, routes := cfg.Upstreams, cfg.Routes
+	if len(upCfgs) == 0 {
+		up, route, stopDemo, err := startDemo()
+		if err != nil {
+			return nil, err
+		}
+		in.cleanup = append(in.cleanup, stopDemo)
+		upCfgs, routes = []shlyuz.UpstreamConfig{up}, []shlyuz.Route{route}
+		log.Info("no upstream configured: the built-in demo upstream serves the demo/ models")
+	}
+	ups := make([]*actors.Upstream, 0, len(upCfgs))
+	for _, u := range upCfgs {
+		u = u.WithDefaults()
+		p, err := newProvider(u)
+		if err != nil {
+			return nil, err
+		}
+		ups = append(ups, &actors.Upstream{Config: u, Provider: p})
+	}
+
+	quiet := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return quiet }))
+	in.journal = actors.NewJournal(store, cfg.JournalInterval, log, actors.JournalMetrics{})
+	in.gw, err = actors.New(actors.Options{System: sys, Store: store, Journal: in.journal, Location: loc,
+		Upstreams: ups, Routes: routes, Models: models, Log: log})
+	if err != nil {
+		return nil, err
+	}
+	in.dir, err = cluster.Start(sys, cluster.Config{Host: cfg.Cluster.Host, Port: cfg.Cluster.Port,
+		Peers: cfg.Cluster.Peers, AutoPort: cfg.Cluster.AutoPort}, in.gw.Kinds())
+	if err != nil {
+		return nil, err
+	}
+	if err := in.gw.Attach(ctx, in.dir); err != nil {
+		return nil, err
+	}
+	in.srv = shzhttp.New(in.gw, shzhttp.Options{BodyLimit: cfg.BodyLimit, Heartbeat: cfg.Heartbeat,
+		AdminToken: os.Getenv("SHLYUZ_ADMIN_TOKEN"), Log: log})
+	go func() { in.served <- in.srv.App.Listener(ln) }()
+	return in, nil
+}
+
+// shutdown drains requests and streams, stops the actors and commits the journal.
+func (in *instance) shutdown() error {
+	defer in.runCleanup()
+	in.log.Info("shutting down: draining requests")
+	_ = in.srv.App.ShutdownWithTimeout(30 * time.Second)
+	if !in.srv.WaitStreams(10 * time.Second) {
+		in.log.Error("some streams did not settle before the deadline")
+	}
+	in.gw.Stop()
+	in.dir.Stop()
+	fctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := in.journal.Close(fctx); err != nil {
+		return fmt.Errorf("final journal commit: %w", err)
+	}
+	in.log.Info("stopped; every charge is committed")
+	return nil
+}
+
+func (in *instance) runCleanup() {
+	for i := len(in.cleanup) - 1; i >= 0; i-- {
+		in.cleanup[i]()
+	}
+	in.cleanup = nil
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+func openStore(ctx context.Context, dsn string) (shlyuz.Store, error) {
+	switch {
+	case strings.HasPrefix(dsn, "sqlite://"):
+		return sqlite.Open(ctx, strings.TrimPrefix(dsn, "sqlite://"))
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		return cockroach.Open(ctx, dsn)
+	}
+	return nil, fmt.Errorf("--db must start with sqlite://, postgres:// or postgresql://")
+}
+
+// redactDSN hides a password in a DSN before it is logged.
+func redactDSN(dsn string) string {
+	at := strings.LastIndexByte(dsn, '@')
+	scheme := strings.Index(dsn, "://")
+	if at < 0 || scheme < 0 {
+		return dsn
+	}
+	if colon := strings.IndexByte(dsn[scheme+3:at], ':'); colon >= 0 {
+		return dsn[:scheme+3+colon] + ":***" + dsn[at:]
+	}
+	return dsn
+}
+
+func newProvider(u shlyuz.UpstreamConfig) (shlyuz.Provider, error) {
+	switch u.Protocol {
+	case "openai":
+		return openai.New(u), nil
+	}
+	return nil, fmt.Errorf("upstream %s: protocol %q is not supported (supported: openai)", u.Name, u.Protocol)
+}
+
+// seed applies the config's pricing (when none is stored) and plans.
+func seed(ctx context.Context, store shlyuz.Store, cfg *Config) error {
+	if cfg.Pricing != nil {
+		_, ok, err := store.Settings(ctx)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			if err := store.SaveSettings(ctx, shlyuz.Settings{Pricing: shlyuz.Pricing{Rate: cfg.Pricing.Rate, K: cfg.Pricing.K}, UpdatedAt: time.Now().UTC()}); err != nil {
+				return err
+			}
+		}
+	}
+	for _, p := range cfg.Plans {
+		if p.ID == "" || p.PackageCredits <= 0 {
+			return errors.New("config: every plan needs an id and package_credits")
+		}
+		if err := store.SavePlan(ctx, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
