@@ -327,3 +327,12 @@ func TestConcurrentRequestsNeverOverspendTheBalance(t *testing.T) {
 		})
 	}
 }
+
+// tryChat sends one small chat request and returns the transport error instead of failing.
+func tryChat(base, key string) (*http.Response, error) {
+	raw, _ := json.Marshal(chatBody("test/model", false, 0))
+	req, _ := http.NewRequest("POST", base+"/api/v1/chat/completions", strings.NewReader(string(raw)))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	return http.DefaultClient.Do(req)
+}

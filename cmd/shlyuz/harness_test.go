@@ -114,8 +114,8 @@ func runTests(m *testing.M) (int, error) {
 func testConfig(fakeURL string) string {
 	var models strings.Builder
 	for _, id := range []string{"test/model", "test/other", "breaker/ok", "breaker/fault-500", "short/fault-hang", "tiny/model",
-		"test/fault-500", "test/fault-429", "test/fault-quota", "test/fault-cut", "test/fault-malformed",
-		"test/fault-nousage", "test/fault-midstream-error", "test/fault-401", "fallback/model"} {
+		"faulty/fault-500", "faulty/fault-429", "faulty/fault-quota", "faulty/fault-cut", "faulty/fault-malformed",
+		"faulty/fault-nousage", "faulty/fault-midstream-error", "faulty/fault-401", "fallback/model", "tiny/fault-stall", "faulty/fault-stall", "faulty/fault-slow"} {
 		fmt.Fprintf(&models, "  - {id: %q, name: %q, context_length: 100000, max_output_tokens: 4096, input_modalities: [text, image], output_modalities: [text], usd: {prompt_usd_per_mtok: \"1\", completion_usd_per_mtok: \"2\"}}\n", id, id)
 	}
 	return fmt.Sprintf(`journal_interval: 20ms
@@ -128,18 +128,20 @@ models:
 %supstreams:
   - {name: fake, base_url: %q, max_concurrent: 1024}
   - {name: dead, base_url: "http://127.0.0.1:1/v1"}
+  - {name: faulty, base_url: %q, breaker: {consecutive_failures: 1000000}}
   - name: flaky
     base_url: %q
     breaker: {consecutive_failures: 3, open_for: 300ms}
-  - {name: short, base_url: %q, timeout: 300ms, first_byte_timeout: 300ms}
+  - {name: short, base_url: %q, timeout: 300ms, first_byte_timeout: 300ms, breaker: {consecutive_failures: 1000000}}
   - {name: tiny, base_url: %q, max_concurrent: 1}
 routes:
   - {match: "*", upstreams: [fake]}
   - {match: "breaker/", upstreams: [flaky]}
+  - {match: "faulty/", upstreams: [faulty]}
   - {match: "short/", upstreams: [short]}
   - {match: "tiny/", upstreams: [tiny]}
   - {match: "fallback/", upstreams: [dead, fake]}
-`, models.String(), fakeURL, fakeURL, fakeURL, fakeURL)
+`, models.String(), fakeURL, fakeURL, fakeURL, fakeURL, fakeURL)
 }
 
 // call sends a JSON request and decodes a JSON answer into out (if not nil).

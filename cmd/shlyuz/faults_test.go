@@ -1,0 +1,263 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Every injected upstream fault reaches the client as a clear error and costs nothing.
+func TestUpstreamFaultsCostNothing(t *testing.T) {
+	_, key := account(t, h.base, 1_000_000, nil)
+	for _, tc := range []struct {
+		model      string
+		status     int
+		code       string
+		retryAfter bool
+	}{
+		{"faulty/fault-500", 502, "upstream_error", false},
+		{"faulty/fault-429", 429, "rate_limited", true},
+		{"faulty/fault-quota", 502, "upstream_error", false},
+		{"faulty/fault-malformed", 502, "upstream_error", false},
+		{"faulty/fault-401", 502, "upstream_error", false},
+		{"faulty/fault-cut", 502, "upstream_error", false},
+		{"short/fault-hang", 504, "upstream_timeout", false},
+	} {
+		t.Run(tc.model, func(t *testing.T) {
+			before := balance(t, h.base, key).Data
+			resp := postChat(t, h.base, key, chatBody(tc.model, false, 0))
+			var e apiError
+			_ = jsonDecode(resp.Body, &e)
+			resp.Body.Close()
+			if resp.StatusCode != tc.status || e.Error.Code != tc.code || e.Error.Message == "" ||
+				(resp.Header.Get("Retry-After") != "") != tc.retryAfter {
+				t.Fatalf("%d %+v Retry-After=%q", resp.StatusCode, e.Error, resp.Header.Get("Retry-After"))
+			}
+			if strings.Contains(e.Error.Message, h.fakeURL) {
+				t.Fatalf("the upstream URL leaked: %s", e.Error.Message)
+			}
+			after := balance(t, h.base, key).Data
+			if after.TotalCredits != before.TotalCredits || after.Reserved != 0 {
+				t.Fatalf("charged %d, reserved %d", before.TotalCredits-after.TotalCredits, after.Reserved)
+			}
+			var g generationView
+			if st := call(t, h.base, "GET", "/api/v1/generation?id="+resp.Header.Get("X-Generation-Id"), key, nil, &g); st != 200 || g.Data.Status != "failed" || g.Data.Credits != 0 {
+				t.Fatalf("generation %d %+v", st, g.Data)
+			}
+		})
+	}
+}
+
+// After the first byte, an upstream failure is one in-band error event with finish_reason "error".
+func TestStreamFaultsAfterFirstByte(t *testing.T) {
+	_, key := account(t, h.base, 1_000_000, nil)
+	for _, model := range []string{"faulty/fault-cut", "faulty/fault-midstream-error", "faulty/fault-malformed"} {
+		t.Run(model, func(t *testing.T) {
+			before := balance(t, h.base, key).Data.TotalCredits
+			resp := postChat(t, h.base, key, chatBody(model, true, 0))
+			events := sseEvents(t, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 || len(events) < 2 {
+				t.Fatalf("%d %q", resp.StatusCode, events)
+			}
+			var last struct {
+				Error *struct {
+					Code    string `json:"code"`
+					Message string `json:"message"`
+				} `json:"error"`
+				Choices []struct {
+					FinishReason string `json:"finish_reason"`
+				} `json:"choices"`
+			}
+			if err := json.Unmarshal([]byte(events[len(events)-1]), &last); err != nil {
+				t.Fatal(err)
+			}
+			if last.Error == nil || last.Error.Code != "upstream_error" || len(last.Choices) != 1 || last.Choices[0].FinishReason != "error" {
+				t.Fatalf("last event %s", events[len(events)-1])
+			}
+			if after := balance(t, h.base, key).Data.TotalCredits; after != before {
+				t.Fatalf("a failed stream cost %d", before-after)
+			}
+		})
+	}
+}
+
+// A stream without usage from the upstream is billed by what the gateway saw.
+func TestStreamWithoutUpstreamUsageIsBilled(t *testing.T) {
+	_, key := account(t, h.base, 1_000_000, nil)
+	before := balance(t, h.base, key).Data.TotalCredits
+	resp := postChat(t, h.base, key, chatBody("faulty/fault-nousage", true, 0))
+	events := sseEvents(t, resp.Body)
+	resp.Body.Close()
+	var last struct {
+		Usage struct {
+			CompletionTokens int64 `json:"completion_tokens"`
+			Credits          int64 `json:"credits"`
+		} `json:"usage"`
+	}
+	if len(events) < 2 || json.Unmarshal([]byte(events[len(events)-2]), &last) != nil {
+		t.Fatalf("events %q", events)
+	}
+	if last.Usage.CompletionTokens != 8 || last.Usage.Credits <= 0 || before-balance(t, h.base, key).Data.TotalCredits != last.Usage.Credits {
+		t.Fatalf("usage %+v", last.Usage)
+	}
+}
+
+// A client that goes away mid-stream stops the upstream call and pays for what was generated.
+func TestStreamCutByClientIsBilledForWhatWasGenerated(t *testing.T) {
+	_, key := account(t, h.base, 1_000_000, nil)
+	before := balance(t, h.base, key).Data.TotalCredits
+	inflight := h.fake.InFlight()
+	resp := postChat(t, h.base, key, chatBody("faulty/fault-stall", true, 0))
+	id := resp.Header.Get("X-Generation-Id")
+	rd := bufio.NewReader(resp.Body)
+	chunks := 0
+	for chunks < 2 { // the stall fault sends a few chunks, then nothing
+		line, err := rd.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(line, "data: ") {
+			chunks++
+		}
+	}
+	resp.Body.Close()
+	var g generationView
+	waitFor(t, 10*time.Second, "the cut stream to settle", func() bool {
+		return call(t, h.base, "GET", "/api/v1/generation?id="+id, key, nil, &g) == 200
+	})
+	if g.Data.Status != "cancelled" || g.Data.Credits <= 0 || g.Data.TokensCompletion < 1 {
+		t.Fatalf("generation %+v", g.Data)
+	}
+	if want := promptCredits*g.Data.TokensPrompt + completionCredits*g.Data.TokensCompletion; g.Data.Credits != want {
+		t.Fatalf("credits %d, want %d", g.Data.Credits, want)
+	}
+	if b := balance(t, h.base, key).Data; before-b.TotalCredits != g.Data.Credits || b.Reserved != 0 {
+		t.Fatalf("debited %d, recorded %d, reserved %d", before-b.TotalCredits, g.Data.Credits, b.Reserved)
+	}
+	waitFor(t, 10*time.Second, "the upstream call to be cancelled", func() bool { return h.fake.InFlight() <= inflight })
+}
+
+func TestBreakerOpensAndRecovers(t *testing.T) {
+	_, key := account(t, h.base, 1_000_000, nil)
+	for i := 0; i < 3; i++ {
+		resp := postChat(t, h.base, key, chatBody("breaker/fault-500", false, 0))
+		resp.Body.Close()
+		if resp.StatusCode != 502 {
+			t.Fatalf("failure %d: %d", i, resp.StatusCode)
+		}
+	}
+	seen := h.fake.Requests()
+	resp := postChat(t, h.base, key, chatBody("breaker/ok", false, 0))
+	var e apiError
+	_ = jsonDecode(resp.Body, &e)
+	resp.Body.Close()
+	if resp.StatusCode != 503 || e.Error.Code != "provider_unavailable" || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("open breaker: %d %+v", resp.StatusCode, e.Error)
+	}
+	if h.fake.Requests() != seen {
+		t.Fatalf("an open breaker let a request through")
+	}
+	waitFor(t, 5*time.Second, "the breaker to close again", func() bool {
+		resp := postChat(t, h.base, key, chatBody("breaker/ok", false, 0))
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	})
+}
+
+func TestConcurrencyCapAnswersAtOnce(t *testing.T) {
+	_, key := account(t, h.base, 1_000_000, nil)
+	hold := postChat(t, h.base, key, chatBody("tiny/fault-stall", true, 0)) // takes tiny's only slot
+	rd := bufio.NewReader(hold.Body)
+	if _, err := rd.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	resp := postChat(t, h.base, key, chatBody("tiny/model", false, 0))
+	var e apiError
+	_ = jsonDecode(resp.Body, &e)
+	resp.Body.Close()
+	if resp.StatusCode != 503 || e.Error.Code != "overloaded" || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("%d %+v", resp.StatusCode, e.Error)
+	}
+	hold.Body.Close()
+	waitFor(t, 10*time.Second, "the slot to come back", func() bool {
+		resp := postChat(t, h.base, key, chatBody("tiny/model", false, 0))
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	})
+}
+
+func TestFallbacks(t *testing.T) {
+	_, key := account(t, h.base, 1_000_000, nil)
+	for _, tc := range []struct {
+		name     string
+		body     map[string]any
+		status   int
+		model    string
+		attempts int
+	}{
+		{"route falls back past a dead upstream", chatBody("fallback/model", false, 0), 200, "fallback/model", 2},
+		{"provider order without fallbacks", withFields(chatBody("fallback/model", false, 0), "provider", map[string]any{"order": []string{"fake"}, "allow_fallbacks": false}), 200, "fallback/model", 1},
+		{"only the dead upstream", withFields(chatBody("fallback/model", false, 0), "provider", map[string]any{"order": []string{"dead"}, "allow_fallbacks": false}), 502, "", 1},
+		{"client models list", withFields(chatBody("faulty/fault-500", false, 0), "models", []string{"faulty/fault-500", "test/other"}), 200, "test/other", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := balance(t, h.base, key).Data.TotalCredits
+			resp := postChat(t, h.base, key, tc.body)
+			var r chatReply
+			_ = jsonDecode(resp.Body, &r)
+			resp.Body.Close()
+			if resp.StatusCode != tc.status {
+				t.Fatalf("status %d", resp.StatusCode)
+			}
+			var g generationView
+			call(t, h.base, "GET", "/api/v1/generation?id="+resp.Header.Get("X-Generation-Id"), key, nil, &g)
+			if len(g.Data.Attempts) != tc.attempts {
+				t.Fatalf("attempts %+v", g.Data.Attempts)
+			}
+			if tc.status == 200 {
+				if r.Model != tc.model || g.Data.Model != tc.model || before-balance(t, h.base, key).Data.TotalCredits != r.Usage.Credits {
+					t.Fatalf("served by %s (%s), credits %d", r.Model, g.Data.Model, r.Usage.Credits)
+				}
+			}
+		})
+	}
+}
+
+func withFields(b map[string]any, kv ...any) map[string]any {
+	for i := 0; i+1 < len(kv); i += 2 {
+		b[kv[i].(string)] = kv[i+1]
+	}
+	return b
+}
+
+// Fields the gateway does not know reach the upstream untouched; gateway-only fields do not.
+func TestUnknownFieldsPassThrough(t *testing.T) {
+	_, key := account(t, h.base, 1_000_000, nil)
+	resp := postChat(t, h.base, key, withFields(chatBody("test/model", false, 5), "temperature", 0.25, "x_custom", map[string]any{"a": []int{1, 2}}))
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("%d", resp.StatusCode)
+	}
+	var sent map[string]json.RawMessage
+	if err := json.Unmarshal(h.fake.LastRequest(), &sent); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{"temperature": "0.25", "x_custom": `{"a":[1,2]}`, "max_tokens": "5", "model": `"test/model"`} {
+		if got := string(sent[k]); got != want {
+			t.Errorf("%s: sent %s, want %s", k, got, want)
+		}
+	}
+	for _, k := range []string{"usage", "models", "provider"} {
+		if _, ok := sent[k]; ok {
+			t.Errorf("gateway-only field %q reached the upstream", k)
+		}
+	}
+}
+
+var _ = fmt.Sprint
+var _ = http.StatusOK

@@ -1,0 +1,163 @@
+package cockroach
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/persistence/internal/sqlutil"
+)
+
+// CreateAccount stores a new account and its empty balance (epoch 0).
+// A taken email (or id) is shlyuz.ErrDuplicate.
+func (s *Store) CreateAccount(ctx context.Context, a shlyuz.Account) error {
+	if a.ID == "" || a.Email == "" {
+		return errors.New("cockroach: create account: id and email are required")
+	}
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx,
+			`INSERT INTO accounts (id, email, created_at) VALUES ($1, $2, $3)`,
+			a.ID, a.Email, sqlutil.Micros(a.CreatedAt))
+		if isUniqueViolation(err) {
+			return fmt.Errorf("cockroach: create account %s <%s>: %w", a.ID, a.Email, shlyuz.ErrDuplicate)
+		}
+		if err != nil {
+			return fmt.Errorf("cockroach: create account %s: %w", a.ID, err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO balances (account_id) VALUES ($1)`, a.ID); err != nil {
+			return fmt.Errorf("cockroach: create balance of %s: %w", a.ID, err)
+		}
+		return nil
+	})
+}
+
+// Account returns the account with the id, or shlyuz.ErrNoRows.
+func (s *Store) Account(ctx context.Context, id string) (shlyuz.Account, error) {
+	var a shlyuz.Account
+	var created int64
+	err := s.read(ctx, func(ctx context.Context) error {
+		return s.pool.QueryRow(ctx, `SELECT id, email, created_at FROM accounts WHERE id = $1`, id).
+			Scan(&a.ID, &a.Email, &created)
+	})
+	if err != nil {
+		return shlyuz.Account{}, notFound(err, "account "+id)
+	}
+	a.CreatedAt = sqlutil.Time(created)
+	return a, nil
+}
+
+const keyColumns = `id, account_id, name, hash, label, spend_limit, limit_reset, expires_at, revoked_at, created_at`
+
+func scanKey(row pgx.Row) (shlyuz.Key, error) {
+	var k shlyuz.Key
+	var reset string
+	var expires, revoked *int64
+	var created int64
+	if err := row.Scan(&k.ID, &k.AccountID, &k.Name, &k.Hash, &k.Label, &k.Limit, &reset, &expires, &revoked, &created); err != nil {
+		return shlyuz.Key{}, err
+	}
+	k.LimitReset = shlyuz.LimitReset(reset)
+	k.ExpiresAt = sqlutil.TimePtr(expires)
+	k.RevokedAt = sqlutil.TimePtr(revoked)
+	k.CreatedAt = sqlutil.Time(created)
+	return k, nil
+}
+
+// oneKey reads the key a single-row query selects.
+func (s *Store) oneKey(ctx context.Context, what, query string, arg string) (shlyuz.Key, error) {
+	var k shlyuz.Key
+	err := s.read(ctx, func(ctx context.Context) error {
+		var err error
+		k, err = scanKey(s.pool.QueryRow(ctx, query, arg))
+		return err
+	})
+	if err != nil {
+		return shlyuz.Key{}, notFound(err, what)
+	}
+	return k, nil
+}
+
+// CreateKey stores a key record (its hash, never the plain key). A taken id or
+// hash is shlyuz.ErrDuplicate; an unknown account is shlyuz.ErrNoRows.
+func (s *Store) CreateKey(ctx context.Context, k shlyuz.Key) error {
+	if k.ID == "" || k.Hash == "" {
+		return errors.New("cockroach: create key: id and hash are required")
+	}
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO api_keys (`+keyColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+			k.ID, k.AccountID, k.Name, k.Hash, k.Label, k.Limit, string(k.LimitReset),
+			sqlutil.MicrosPtr(k.ExpiresAt), sqlutil.MicrosPtr(k.RevokedAt), sqlutil.Micros(k.CreatedAt))
+		switch {
+		case isUniqueViolation(err):
+			return fmt.Errorf("cockroach: create key %s: %w", k.ID, shlyuz.ErrDuplicate)
+		case isForeignKeyViolation(err):
+			return fmt.Errorf("cockroach: create key %s: account %s: %w", k.ID, k.AccountID, shlyuz.ErrNoRows)
+		case err != nil:
+			return fmt.Errorf("cockroach: create key %s: %w", k.ID, err)
+		}
+		return nil
+	})
+}
+
+// KeyByHash returns the key whose secret hashes to hash, or shlyuz.ErrNoRows.
+func (s *Store) KeyByHash(ctx context.Context, hash string) (shlyuz.Key, error) {
+	return s.oneKey(ctx, "key by hash", `SELECT `+keyColumns+` FROM api_keys WHERE hash = $1`, hash)
+}
+
+// Key returns the key with the id, or shlyuz.ErrNoRows.
+func (s *Store) Key(ctx context.Context, id string) (shlyuz.Key, error) {
+	return s.oneKey(ctx, "key "+id, `SELECT `+keyColumns+` FROM api_keys WHERE id = $1`, id)
+}
+
+// KeysOf lists the account's keys, oldest first.
+func (s *Store) KeysOf(ctx context.Context, accountID string) ([]shlyuz.Key, error) {
+	var keys []shlyuz.Key
+	err := s.read(ctx, func(ctx context.Context) error {
+		rows, err := s.pool.Query(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE account_id = $1`, accountID)
+		if err != nil {
+			return err
+		}
+		keys, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (shlyuz.Key, error) { return scanKey(row) })
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cockroach: keys of %s: %w", accountID, err)
+	}
+	sqlutil.SortKeys(keys)
+	return keys, nil
+}
+
+// RevokeKey marks the key revoked at the instant; revoking it again keeps the
+// first instant. An unknown id is shlyuz.ErrNoRows.
+func (s *Store) RevokeKey(ctx context.Context, id string, at time.Time) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2`,
+			sqlutil.Micros(at), id)
+		if err != nil {
+			return fmt.Errorf("cockroach: revoke key %s: %w", id, err)
+		}
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("cockroach: revoke key %s: %w", id, shlyuz.ErrNoRows)
+		}
+		return nil
+	})
+}
+
+// KeySpend is what the key's charges add up to since the instant, inclusive.
+func (s *Store) KeySpend(ctx context.Context, keyID string, since time.Time) (shlyuz.Credits, error) {
+	var sum int64
+	err := s.read(ctx, func(ctx context.Context) error {
+		return s.pool.QueryRow(ctx,
+			`SELECT CAST(COALESCE(SUM(package_delta + bought_delta), 0) AS BIGINT) FROM ledger_entries
+			 WHERE key_id = $1 AND kind = $2 AND created_at >= $3`,
+			keyID, string(shlyuz.EntryCharge), sqlutil.Since(since)).Scan(&sum)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("cockroach: spend of key %s: %w", keyID, err)
+	}
+	return -sum, nil
+}

@@ -1,0 +1,279 @@
+package cockroach
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/persistence/internal/sqlutil"
+)
+
+const balanceColumns = `account_id, package_credits, package_expires_at, bought_credits, epoch`
+
+func scanBalance(row pgx.Row) (shlyuz.Balance, error) {
+	var b shlyuz.Balance
+	var expires int64
+	if err := row.Scan(&b.AccountID, &b.PackageCredits, &expires, &b.BoughtCredits, &b.Epoch); err != nil {
+		return shlyuz.Balance{}, err
+	}
+	b.PackageExpiresAt = sqlutil.Time(expires)
+	return b, nil
+}
+
+// ClaimBalance raises the account's epoch by one and returns the balance with
+// the new epoch; entries written at an older epoch are fenced from then on.
+func (s *Store) ClaimBalance(ctx context.Context, accountID string) (shlyuz.Balance, error) {
+	unlock, err := s.lockAccounts(ctx, []string{accountID})
+	if err != nil {
+		return shlyuz.Balance{}, fmt.Errorf("cockroach: claim balance of %s: %w", accountID, err)
+	}
+	defer unlock()
+	var b shlyuz.Balance
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		b, err = scanBalance(tx.QueryRow(ctx,
+			`UPDATE balances SET epoch = epoch + 1 WHERE account_id = $1 RETURNING `+balanceColumns, accountID))
+		if err != nil {
+			return notFound(err, "claim balance of "+accountID)
+		}
+		return nil
+	})
+	if err != nil {
+		return shlyuz.Balance{}, err
+	}
+	return b, nil
+}
+
+// Balance returns the account's balance, or shlyuz.ErrNoRows.
+func (s *Store) Balance(ctx context.Context, accountID string) (shlyuz.Balance, error) {
+	var b shlyuz.Balance
+	err := s.read(ctx, func(ctx context.Context) error {
+		var err error
+		b, err = scanBalance(s.pool.QueryRow(ctx, `SELECT `+balanceColumns+` FROM balances WHERE account_id = $1`, accountID))
+		return err
+	})
+	if err != nil {
+		return shlyuz.Balance{}, notFound(err, "balance of "+accountID)
+	}
+	return b, nil
+}
+
+// Commit writes the batch in one transaction: each entry is applied (inserted
+// and added to its balance), a duplicate (its id exists) or fenced (its epoch
+// is older than its account's); generations are inserted or replaced. An entry
+// of an unknown account fails the whole batch.
+func (s *Store) Commit(ctx context.Context, b shlyuz.Batch) (shlyuz.CommitResult, error) {
+	if err := sqlutil.CheckBatch(b); err != nil {
+		return shlyuz.CommitResult{}, fmt.Errorf("cockroach: %w", err)
+	}
+	if len(b.Entries) == 0 && len(b.Generations) == 0 {
+		return shlyuz.CommitResult{}, nil
+	}
+	accounts := sqlutil.AccountsOf(b.Entries)
+	unlock, err := s.lockAccounts(ctx, accounts)
+	if err != nil {
+		return shlyuz.CommitResult{}, fmt.Errorf("cockroach: commit: %w", err)
+	}
+	defer unlock()
+	var res shlyuz.CommitResult
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		res, err = commit(ctx, tx, b, accounts)
+		return err
+	})
+	if err != nil {
+		return shlyuz.CommitResult{}, err
+	}
+	return res, nil
+}
+
+const insertEntry = `INSERT INTO ledger_entries
+	(id, account_id, key_id, kind, package_delta, bought_delta, package_expires_at, epoch, created_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`
+
+const applyDelta = `UPDATE balances SET
+	package_credits = package_credits + $1,
+	bought_credits = bought_credits + $2,
+	package_expires_at = CASE WHEN CAST($3 AS BIGINT) <> 0 THEN CAST($3 AS BIGINT) ELSE package_expires_at END
+	WHERE account_id = $4`
+
+// commit is one try of Commit's transaction. It keeps no state across tries.
+func commit(ctx context.Context, tx pgx.Tx, b shlyuz.Batch, accounts []string) (shlyuz.CommitResult, error) {
+	epochs := map[string]int64{}
+	if len(accounts) > 0 {
+		// Lock the balance rows in a fixed order, and learn their epochs.
+		rows, err := tx.Query(ctx,
+			`SELECT account_id, epoch FROM balances WHERE account_id = ANY($1) ORDER BY account_id FOR UPDATE`, accounts)
+		if err != nil {
+			return shlyuz.CommitResult{}, fmt.Errorf("cockroach: commit: read epochs: %w", err)
+		}
+		var id string
+		var epoch int64
+		_, err = pgx.ForEachRow(rows, []any{&id, &epoch}, func() error { epochs[id] = epoch; return nil })
+		if err != nil {
+			return shlyuz.CommitResult{}, fmt.Errorf("cockroach: commit: read epochs: %w", err)
+		}
+	}
+	outcomes, err := sqlutil.Judge(b.Entries, epochs)
+	if err != nil {
+		return shlyuz.CommitResult{}, fmt.Errorf("cockroach: %w", err)
+	}
+
+	// A fenced entry whose id exists is a replay: report it as a duplicate.
+	existing := map[string]bool{}
+	if fenced := sqlutil.IDsWith(b.Entries, outcomes, sqlutil.Fenced); len(fenced) > 0 {
+		rows, err := tx.Query(ctx, `SELECT id FROM ledger_entries WHERE id = ANY($1)`, fenced)
+		if err != nil {
+			return shlyuz.CommitResult{}, fmt.Errorf("cockroach: commit: look up fenced entries: %w", err)
+		}
+		var id string
+		if _, err := pgx.ForEachRow(rows, []any{&id}, func() error { existing[id] = true; return nil }); err != nil {
+			return shlyuz.CommitResult{}, fmt.Errorf("cockroach: commit: look up fenced entries: %w", err)
+		}
+	}
+
+	// Insert the entries and upsert the generations in one round trip.
+	batch := &pgx.Batch{}
+	var queued []int // entries, by index, whose insert is in the batch
+	for i := range b.Entries {
+		e := &b.Entries[i]
+		if outcomes[i] == sqlutil.Fenced {
+			if existing[e.ID] {
+				outcomes[i] = sqlutil.Duplicate
+			}
+			continue
+		}
+		batch.Queue(insertEntry, e.ID, e.AccountID, e.KeyID, string(e.Kind), e.PackageDelta, e.BoughtDelta,
+			sqlutil.Micros(e.PackageExpiresAt), e.Epoch, sqlutil.Micros(e.CreatedAt))
+		queued = append(queued, i)
+	}
+	for i := range b.Generations {
+		g := &b.Generations[i]
+		attempts, err := sqlutil.EncodeAttempts(g.Attempts)
+		if err != nil {
+			return shlyuz.CommitResult{}, fmt.Errorf("cockroach: commit: generation %s: %w", g.ID, err)
+		}
+		batch.Queue(upsertGeneration, g.ID, g.AccountID, g.KeyID, g.Model, g.Upstream, attempts, g.Streamed,
+			g.PromptTokens, g.CompletionTokens, g.Credits, g.LatencyMS, g.Status, g.FinishReason, sqlutil.Micros(g.CreatedAt))
+	}
+	if err := sendBatch(ctx, tx, batch, func(i int, n int64) {
+		if i < len(queued) {
+			if n == 1 {
+				outcomes[queued[i]] = sqlutil.Applied
+			} else {
+				outcomes[queued[i]] = sqlutil.Duplicate
+			}
+		}
+	}); err != nil {
+		return shlyuz.CommitResult{}, fmt.Errorf("cockroach: commit: %w", err)
+	}
+
+	result, deltas := sqlutil.Result(b.Entries, outcomes)
+	batch = &pgx.Batch{}
+	for _, d := range deltas {
+		batch.Queue(applyDelta, d.Package, d.Bought, d.ExpiresAt, d.AccountID)
+	}
+	var missed error // a balance row that was locked above cannot vanish; say so if it does
+	if err := sendBatch(ctx, tx, batch, func(i int, n int64) {
+		if n != 1 && missed == nil {
+			missed = fmt.Errorf("balance of %s: %d rows updated", deltas[i].AccountID, n)
+		}
+	}); err != nil {
+		return shlyuz.CommitResult{}, fmt.Errorf("cockroach: commit: apply: %w", err)
+	}
+	if missed != nil {
+		return shlyuz.CommitResult{}, fmt.Errorf("cockroach: commit: apply: %w", missed)
+	}
+	return result, nil
+}
+
+// sendBatch runs the queued statements and hands each one's rows affected to
+// seen, in order.
+func sendBatch(ctx context.Context, tx pgx.Tx, batch *pgx.Batch, seen func(i int, rowsAffected int64)) error {
+	if batch.Len() == 0 {
+		return nil
+	}
+	br := tx.SendBatch(ctx, batch)
+	for i := 0; i < batch.Len(); i++ {
+		tag, err := br.Exec()
+		if err != nil {
+			_ = br.Close()
+			return err
+		}
+		seen(i, tag.RowsAffected())
+	}
+	return br.Close()
+}
+
+const entryColumns = `id, account_id, key_id, kind, package_delta, bought_delta, package_expires_at, epoch, created_at`
+
+// Entry returns the ledger entry with the id, or shlyuz.ErrNoRows.
+func (s *Store) Entry(ctx context.Context, id string) (shlyuz.LedgerEntry, error) {
+	var e shlyuz.LedgerEntry
+	var kind string
+	var expires, created int64
+	err := s.read(ctx, func(ctx context.Context) error {
+		return s.pool.QueryRow(ctx, `SELECT `+entryColumns+` FROM ledger_entries WHERE id = $1`, id).
+			Scan(&e.ID, &e.AccountID, &e.KeyID, &kind, &e.PackageDelta, &e.BoughtDelta, &expires, &e.Epoch, &created)
+	})
+	if err != nil {
+		return shlyuz.LedgerEntry{}, notFound(err, "ledger entry "+id)
+	}
+	e.Kind = shlyuz.EntryKind(kind)
+	e.PackageExpiresAt = sqlutil.Time(expires)
+	e.CreatedAt = sqlutil.Time(created)
+	return e, nil
+}
+
+// Reconcile lists, sorted, the accounts whose balance differs from the sums of their entries.
+func (s *Store) Reconcile(ctx context.Context) ([]string, error) {
+	var ids []string
+	err := s.read(ctx, func(ctx context.Context) error {
+		rows, err := s.pool.Query(ctx, sqlutil.ReconcileQuery)
+		if err != nil {
+			return err
+		}
+		ids, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cockroach: reconcile: %w", err)
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+const generationColumns = `id, account_id, key_id, model, upstream, attempts, streamed,
+	prompt_tokens, completion_tokens, credits, latency_ms, status, finish_reason, created_at`
+
+const upsertGeneration = `INSERT INTO generations (` + generationColumns + `)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+	ON CONFLICT (id) DO UPDATE SET
+		account_id = excluded.account_id, key_id = excluded.key_id, model = excluded.model,
+		upstream = excluded.upstream, attempts = excluded.attempts, streamed = excluded.streamed,
+		prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens,
+		credits = excluded.credits, latency_ms = excluded.latency_ms, status = excluded.status,
+		finish_reason = excluded.finish_reason, created_at = excluded.created_at`
+
+// Generation returns the generation record with the id, or shlyuz.ErrNoRows.
+func (s *Store) Generation(ctx context.Context, id string) (shlyuz.Generation, error) {
+	var g shlyuz.Generation
+	var attempts string
+	var created int64
+	err := s.read(ctx, func(ctx context.Context) error {
+		return s.pool.QueryRow(ctx, `SELECT `+generationColumns+` FROM generations WHERE id = $1`, id).
+			Scan(&g.ID, &g.AccountID, &g.KeyID, &g.Model, &g.Upstream, &attempts, &g.Streamed,
+				&g.PromptTokens, &g.CompletionTokens, &g.Credits, &g.LatencyMS, &g.Status, &g.FinishReason, &created)
+	})
+	if err != nil {
+		return shlyuz.Generation{}, notFound(err, "generation "+id)
+	}
+	if g.Attempts, err = sqlutil.DecodeAttempts(attempts); err != nil {
+		return shlyuz.Generation{}, fmt.Errorf("cockroach: generation %s: %w", id, err)
+	}
+	g.CreatedAt = sqlutil.Time(created)
+	return g, nil
+}

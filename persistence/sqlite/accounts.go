@@ -1,0 +1,158 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/persistence/internal/sqlutil"
+)
+
+// CreateAccount stores a new account and its empty balance (epoch 0).
+// A taken email (or id) is shlyuz.ErrDuplicate.
+func (s *Store) CreateAccount(ctx context.Context, a shlyuz.Account) error {
+	if a.ID == "" || a.Email == "" {
+		return errors.New("sqlite: create account: id and email are required")
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx,
+			`INSERT INTO accounts (id, email, created_at) VALUES (?, ?, ?)`,
+			a.ID, a.Email, sqlutil.Micros(a.CreatedAt))
+		if isUniqueViolation(err) {
+			return fmt.Errorf("sqlite: create account %s <%s>: %w", a.ID, a.Email, shlyuz.ErrDuplicate)
+		}
+		if err != nil {
+			return fmt.Errorf("sqlite: create account %s: %w", a.ID, err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO balances (account_id) VALUES (?)`, a.ID); err != nil {
+			return fmt.Errorf("sqlite: create balance of %s: %w", a.ID, err)
+		}
+		return nil
+	})
+}
+
+// Account returns the account with the id, or shlyuz.ErrNoRows.
+func (s *Store) Account(ctx context.Context, id string) (shlyuz.Account, error) {
+	var a shlyuz.Account
+	var created int64
+	err := s.db.QueryRowContext(ctx, `SELECT id, email, created_at FROM accounts WHERE id = ?`, id).
+		Scan(&a.ID, &a.Email, &created)
+	if err != nil {
+		return shlyuz.Account{}, notFound(err, "account "+id)
+	}
+	a.CreatedAt = sqlutil.Time(created)
+	return a, nil
+}
+
+const keyColumns = `id, account_id, name, hash, label, spend_limit, limit_reset, expires_at, revoked_at, created_at`
+
+func scanKey(row scanner) (shlyuz.Key, error) {
+	var k shlyuz.Key
+	var reset string
+	var expires, revoked *int64
+	var created int64
+	if err := row.Scan(&k.ID, &k.AccountID, &k.Name, &k.Hash, &k.Label, &k.Limit, &reset, &expires, &revoked, &created); err != nil {
+		return shlyuz.Key{}, err
+	}
+	k.LimitReset = shlyuz.LimitReset(reset)
+	k.ExpiresAt = sqlutil.TimePtr(expires)
+	k.RevokedAt = sqlutil.TimePtr(revoked)
+	k.CreatedAt = sqlutil.Time(created)
+	return k, nil
+}
+
+// CreateKey stores a key record (its hash, never the plain key). A taken id or
+// hash is shlyuz.ErrDuplicate; an unknown account is shlyuz.ErrNoRows.
+func (s *Store) CreateKey(ctx context.Context, k shlyuz.Key) error {
+	if k.ID == "" || k.Hash == "" {
+		return errors.New("sqlite: create key: id and hash are required")
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (`+keyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			k.ID, k.AccountID, k.Name, k.Hash, k.Label, k.Limit, string(k.LimitReset),
+			sqlutil.MicrosPtr(k.ExpiresAt), sqlutil.MicrosPtr(k.RevokedAt), sqlutil.Micros(k.CreatedAt))
+		switch {
+		case isUniqueViolation(err):
+			return fmt.Errorf("sqlite: create key %s: %w", k.ID, shlyuz.ErrDuplicate)
+		case isForeignKeyViolation(err):
+			return fmt.Errorf("sqlite: create key %s: account %s: %w", k.ID, k.AccountID, shlyuz.ErrNoRows)
+		case err != nil:
+			return fmt.Errorf("sqlite: create key %s: %w", k.ID, err)
+		}
+		return nil
+	})
+}
+
+// KeyByHash returns the key whose secret hashes to hash, or shlyuz.ErrNoRows.
+func (s *Store) KeyByHash(ctx context.Context, hash string) (shlyuz.Key, error) {
+	k, err := scanKey(s.db.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE hash = ?`, hash))
+	if err != nil {
+		return shlyuz.Key{}, notFound(err, "key by hash")
+	}
+	return k, nil
+}
+
+// Key returns the key with the id, or shlyuz.ErrNoRows.
+func (s *Store) Key(ctx context.Context, id string) (shlyuz.Key, error) {
+	k, err := scanKey(s.db.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE id = ?`, id))
+	if err != nil {
+		return shlyuz.Key{}, notFound(err, "key "+id)
+	}
+	return k, nil
+}
+
+// KeysOf lists the account's keys, oldest first.
+func (s *Store) KeysOf(ctx context.Context, accountID string) ([]shlyuz.Key, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE account_id = ?`, accountID)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: keys of %s: %w", accountID, err)
+	}
+	defer rows.Close()
+	var keys []shlyuz.Key
+	for rows.Next() {
+		k, err := scanKey(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: keys of %s: %w", accountID, err)
+		}
+		keys = append(keys, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: keys of %s: %w", accountID, err)
+	}
+	sqlutil.SortKeys(keys)
+	return keys, nil
+}
+
+// RevokeKey marks the key revoked at the instant; revoking it again keeps the
+// first instant. An unknown id is shlyuz.ErrNoRows.
+func (s *Store) RevokeKey(ctx context.Context, id string, at time.Time) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`,
+			sqlutil.Micros(at), id)
+		if err != nil {
+			return fmt.Errorf("sqlite: revoke key %s: %w", id, err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return fmt.Errorf("sqlite: revoke key %s: %w", id, err)
+		} else if n == 0 {
+			return fmt.Errorf("sqlite: revoke key %s: %w", id, shlyuz.ErrNoRows)
+		}
+		return nil
+	})
+}
+
+// KeySpend is what the key's charges add up to since the instant, inclusive.
+func (s *Store) KeySpend(ctx context.Context, keyID string, since time.Time) (shlyuz.Credits, error) {
+	var sum int64
+	err := s.db.QueryRowContext(ctx,
+		`SELECT CAST(COALESCE(SUM(package_delta + bought_delta), 0) AS BIGINT) FROM ledger_entries
+		 WHERE key_id = ? AND kind = ? AND created_at >= ?`,
+		keyID, string(shlyuz.EntryCharge), sqlutil.Since(since)).Scan(&sum)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: spend of key %s: %w", keyID, err)
+	}
+	return -sum, nil
+}

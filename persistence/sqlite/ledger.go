@@ -1,0 +1,268 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+
+	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/persistence/internal/sqlutil"
+)
+
+const balanceColumns = `account_id, package_credits, package_expires_at, bought_credits, epoch`
+
+func scanBalance(row scanner) (shlyuz.Balance, error) {
+	var b shlyuz.Balance
+	var expires int64
+	if err := row.Scan(&b.AccountID, &b.PackageCredits, &expires, &b.BoughtCredits, &b.Epoch); err != nil {
+		return shlyuz.Balance{}, err
+	}
+	b.PackageExpiresAt = sqlutil.Time(expires)
+	return b, nil
+}
+
+// ClaimBalance raises the account's epoch by one and returns the balance with
+// the new epoch; entries written at an older epoch are fenced from then on.
+func (s *Store) ClaimBalance(ctx context.Context, accountID string) (shlyuz.Balance, error) {
+	var b shlyuz.Balance
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		b, err = scanBalance(tx.QueryRowContext(ctx,
+			`UPDATE balances SET epoch = epoch + 1 WHERE account_id = ? RETURNING `+balanceColumns, accountID))
+		if err != nil {
+			return notFound(err, "claim balance of "+accountID)
+		}
+		return nil
+	})
+	return b, err
+}
+
+// Balance returns the account's balance, or shlyuz.ErrNoRows.
+func (s *Store) Balance(ctx context.Context, accountID string) (shlyuz.Balance, error) {
+	b, err := scanBalance(s.db.QueryRowContext(ctx, `SELECT `+balanceColumns+` FROM balances WHERE account_id = ?`, accountID))
+	if err != nil {
+		return shlyuz.Balance{}, notFound(err, "balance of "+accountID)
+	}
+	return b, nil
+}
+
+// chunk bounds the values bound in one IN (...) list.
+const chunk = 500
+
+// inChunks calls fn with successive slices of at most chunk ids.
+func inChunks(ids []string, fn func([]string) error) error {
+	for len(ids) > 0 {
+		n := min(len(ids), chunk)
+		if err := fn(ids[:n]); err != nil {
+			return err
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
+// Commit writes the batch in one transaction: each entry is applied (inserted
+// and added to its balance), a duplicate (its id exists) or fenced (its epoch
+// is older than its account's); generations are inserted or replaced. An entry
+// of an unknown account fails the whole batch.
+func (s *Store) Commit(ctx context.Context, b shlyuz.Batch) (shlyuz.CommitResult, error) {
+	if err := sqlutil.CheckBatch(b); err != nil {
+		return shlyuz.CommitResult{}, fmt.Errorf("sqlite: %w", err)
+	}
+	if len(b.Entries) == 0 && len(b.Generations) == 0 {
+		return shlyuz.CommitResult{}, nil
+	}
+	var res shlyuz.CommitResult
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		res, err = commit(ctx, tx, b)
+		return err
+	})
+	if err != nil {
+		return shlyuz.CommitResult{}, err
+	}
+	return res, nil
+}
+
+func commit(ctx context.Context, tx *sql.Tx, b shlyuz.Batch) (shlyuz.CommitResult, error) {
+	epochs := map[string]int64{}
+	err := inChunks(sqlutil.AccountsOf(b.Entries), func(ids []string) error {
+		rows, err := tx.QueryContext(ctx,
+			`SELECT account_id, epoch FROM balances WHERE account_id IN (`+placeholders(len(ids))+`)`, anys(ids)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			var epoch int64
+			if err := rows.Scan(&id, &epoch); err != nil {
+				return err
+			}
+			epochs[id] = epoch
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return shlyuz.CommitResult{}, fmt.Errorf("sqlite: commit: read epochs: %w", err)
+	}
+	outcomes, err := sqlutil.Judge(b.Entries, epochs)
+	if err != nil {
+		return shlyuz.CommitResult{}, fmt.Errorf("sqlite: %w", err)
+	}
+
+	// A fenced entry whose id exists is a replay: report it as a duplicate.
+	existing := map[string]bool{}
+	err = inChunks(sqlutil.IDsWith(b.Entries, outcomes, sqlutil.Fenced), func(ids []string) error {
+		rows, err := tx.QueryContext(ctx, `SELECT id FROM ledger_entries WHERE id IN (`+placeholders(len(ids))+`)`, anys(ids)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			existing[id] = true
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return shlyuz.CommitResult{}, fmt.Errorf("sqlite: commit: look up fenced entries: %w", err)
+	}
+
+	for i := range b.Entries {
+		e := &b.Entries[i]
+		if outcomes[i] == sqlutil.Fenced {
+			if existing[e.ID] {
+				outcomes[i] = sqlutil.Duplicate
+			}
+			continue
+		}
+		res, err := tx.ExecContext(ctx, insertEntry,
+			e.ID, e.AccountID, e.KeyID, string(e.Kind), e.PackageDelta, e.BoughtDelta,
+			sqlutil.Micros(e.PackageExpiresAt), e.Epoch, sqlutil.Micros(e.CreatedAt))
+		if err != nil {
+			return shlyuz.CommitResult{}, fmt.Errorf("sqlite: commit: insert entry %s: %w", e.ID, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return shlyuz.CommitResult{}, fmt.Errorf("sqlite: commit: insert entry %s: %w", e.ID, err)
+		}
+		if n == 1 {
+			outcomes[i] = sqlutil.Applied
+		} else {
+			outcomes[i] = sqlutil.Duplicate
+		}
+	}
+
+	result, deltas := sqlutil.Result(b.Entries, outcomes)
+	for _, d := range deltas {
+		if _, err := tx.ExecContext(ctx, applyDelta, d.Package, d.Bought, d.ExpiresAt, d.ExpiresAt, d.AccountID); err != nil {
+			return shlyuz.CommitResult{}, fmt.Errorf("sqlite: commit: balance of %s: %w", d.AccountID, err)
+		}
+	}
+
+	for i := range b.Generations {
+		if err := upsertGeneration(ctx, tx, &b.Generations[i]); err != nil {
+			return shlyuz.CommitResult{}, err
+		}
+	}
+	return result, nil
+}
+
+const insertEntry = `INSERT INTO ledger_entries
+	(id, account_id, key_id, kind, package_delta, bought_delta, package_expires_at, epoch, created_at)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`
+
+const applyDelta = `UPDATE balances SET
+	package_credits = package_credits + ?,
+	bought_credits = bought_credits + ?,
+	package_expires_at = CASE WHEN ? <> 0 THEN ? ELSE package_expires_at END
+	WHERE account_id = ?`
+
+const entryColumns = `id, account_id, key_id, kind, package_delta, bought_delta, package_expires_at, epoch, created_at`
+
+// Entry returns the ledger entry with the id, or shlyuz.ErrNoRows.
+func (s *Store) Entry(ctx context.Context, id string) (shlyuz.LedgerEntry, error) {
+	var e shlyuz.LedgerEntry
+	var kind string
+	var expires, created int64
+	err := s.db.QueryRowContext(ctx, `SELECT `+entryColumns+` FROM ledger_entries WHERE id = ?`, id).
+		Scan(&e.ID, &e.AccountID, &e.KeyID, &kind, &e.PackageDelta, &e.BoughtDelta, &expires, &e.Epoch, &created)
+	if err != nil {
+		return shlyuz.LedgerEntry{}, notFound(err, "ledger entry "+id)
+	}
+	e.Kind = shlyuz.EntryKind(kind)
+	e.PackageExpiresAt = sqlutil.Time(expires)
+	e.CreatedAt = sqlutil.Time(created)
+	return e, nil
+}
+
+// Reconcile lists, sorted, the accounts whose balance differs from the sums of their entries.
+func (s *Store) Reconcile(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, sqlutil.ReconcileQuery)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: reconcile: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("sqlite: reconcile: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: reconcile: %w", err)
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+const generationColumns = `id, account_id, key_id, model, upstream, attempts, streamed,
+	prompt_tokens, completion_tokens, credits, latency_ms, status, finish_reason, created_at`
+
+const upsertGenerationSQL = `INSERT INTO generations (` + generationColumns + `)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (id) DO UPDATE SET
+		account_id = excluded.account_id, key_id = excluded.key_id, model = excluded.model,
+		upstream = excluded.upstream, attempts = excluded.attempts, streamed = excluded.streamed,
+		prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens,
+		credits = excluded.credits, latency_ms = excluded.latency_ms, status = excluded.status,
+		finish_reason = excluded.finish_reason, created_at = excluded.created_at`
+
+func upsertGeneration(ctx context.Context, tx *sql.Tx, g *shlyuz.Generation) error {
+	attempts, err := sqlutil.EncodeAttempts(g.Attempts)
+	if err != nil {
+		return fmt.Errorf("sqlite: commit: generation %s: %w", g.ID, err)
+	}
+	_, err = tx.ExecContext(ctx, upsertGenerationSQL,
+		g.ID, g.AccountID, g.KeyID, g.Model, g.Upstream, attempts, g.Streamed,
+		g.PromptTokens, g.CompletionTokens, g.Credits, g.LatencyMS, g.Status, g.FinishReason, sqlutil.Micros(g.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("sqlite: commit: generation %s: %w", g.ID, err)
+	}
+	return nil
+}
+
+// Generation returns the generation record with the id, or shlyuz.ErrNoRows.
+func (s *Store) Generation(ctx context.Context, id string) (shlyuz.Generation, error) {
+	var g shlyuz.Generation
+	var attempts string
+	var created int64
+	err := s.db.QueryRowContext(ctx, `SELECT `+generationColumns+` FROM generations WHERE id = ?`, id).
+		Scan(&g.ID, &g.AccountID, &g.KeyID, &g.Model, &g.Upstream, &attempts, &g.Streamed,
+			&g.PromptTokens, &g.CompletionTokens, &g.Credits, &g.LatencyMS, &g.Status, &g.FinishReason, &created)
+	if err != nil {
+		return shlyuz.Generation{}, notFound(err, "generation "+id)
+	}
+	if g.Attempts, err = sqlutil.DecodeAttempts(attempts); err != nil {
+		return shlyuz.Generation{}, fmt.Errorf("sqlite: generation %s: %w", id, err)
+	}
+	g.CreatedAt = sqlutil.Time(created)
+	return g, nil
+}

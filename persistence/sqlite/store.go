@@ -1,0 +1,166 @@
+// Package sqlite is the embedded Store: the whole state of a single gateway in
+// one SQLite file, through modernc.org/sqlite (pure Go, no cgo).
+//
+// The database runs in WAL mode, so reads proceed while one transaction
+// writes. Every transaction begins IMMEDIATE (it takes the write lock at once,
+// which is what keeps concurrent writers from failing with SQLITE_BUSY), and
+// the writers of one process queue in Go before they begin. A writer from
+// another process (an admin command) waits up to busy_timeout.
+//
+// The schema and its migrations are those of package persistence; Open applies
+// the missing ones.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/persistence"
+)
+
+// Store is a shlyuz.Store in one SQLite file. It is safe for concurrent use.
+type Store struct {
+	db        *sql.DB
+	writer    chan struct{} // a token: the one writer of this process holds it
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ shlyuz.Store = (*Store)(nil)
+
+// pragmas are applied to every connection the pool opens.
+const pragmas = "_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+
+// maxConns bounds the pool: many readers, one writer at a time.
+const maxConns = 8
+
+// uriPath escapes the characters a file: URI gives a meaning to.
+var uriPath = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
+
+// Open opens (creating when absent) the database file at path and brings its
+// schema up to date.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("sqlite: empty database path")
+	}
+	db, err := sql.Open("sqlite", "file:"+uriPath.Replace(path)+"?"+pragmas)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(maxConns)
+	db.SetMaxIdleConns(maxConns)
+	s := &Store{db: db, writer: make(chan struct{}, 1)}
+	if err := db.PingContext(ctx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	if err := s.migrate(ctx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("sqlite: %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Close closes the database. Closing twice is harmless.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() { s.closeErr = s.db.Close() })
+	return s.closeErr
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	migrations, err := persistence.Migrations(persistence.DialectSQLite)
+	if err != nil {
+		return err
+	}
+	return persistence.Migrate(ctx, func(ctx context.Context, fn func(persistence.MigrationTx) error) error {
+		return s.write(ctx, func(tx *sql.Tx) error { return fn(migrationTx{tx}) })
+	}, migrations)
+}
+
+type migrationTx struct{ tx *sql.Tx }
+
+func (m migrationTx) Exec(ctx context.Context, stmt string) error {
+	_, err := m.tx.ExecContext(ctx, stmt)
+	return err
+}
+
+func (m migrationTx) QueryInt(ctx context.Context, query string) (int64, error) {
+	var n int64
+	err := m.tx.QueryRowContext(ctx, query).Scan(&n)
+	return n, err
+}
+
+// write runs fn in one immediate transaction and commits it when fn returns
+// nil. Writers of this process take turns on s.writer first, so they queue in
+// Go instead of polling SQLite's busy handler.
+func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {
+	select {
+	case s.writer <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-s.writer }()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: commit: %w", err)
+	}
+	return nil
+}
+
+// scanner is a *sql.Row or *sql.Rows.
+type scanner interface{ Scan(dest ...any) error }
+
+// notFound turns sql.ErrNoRows into shlyuz.ErrNoRows, naming what was missing.
+func notFound(err error, what string) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("sqlite: %s: %w", what, shlyuz.ErrNoRows)
+	}
+	return fmt.Errorf("sqlite: %s: %w", what, err)
+}
+
+// sqliteCode is the extended result code of a SQLite error, or 0.
+func sqliteCode(err error) int {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		return se.Code()
+	}
+	return 0
+}
+
+func isUniqueViolation(err error) bool {
+	c := sqliteCode(err)
+	return c == sqlite3.SQLITE_CONSTRAINT_UNIQUE || c == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+}
+
+func isForeignKeyViolation(err error) bool {
+	return sqliteCode(err) == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY
+}
+
+// placeholders is "?, ?, ?" for n values.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+// anys converts strings to query arguments.
+func anys(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}

@@ -1,0 +1,644 @@
+// Package fake is a fake upstream that speaks OpenAI's chat completions wire
+// format exactly: the SSE order of role chunk, content chunks, finish chunk,
+// optional usage chunk and [DONE]; non-streamed bodies with usage; errors in
+// {"error":{"message","type","param","code"}}. Tests, demos and benchmarks of
+// the gateway run against it over real HTTP.
+//
+// The reply is deterministic: the words "tok0 tok1 …", one per chunk,
+// Options.ReplyTokens of them (capped by the request's max_tokens or
+// max_completion_tokens, which then ends with finish_reason "length"). Prompt
+// tokens are the characters of the messages' text divided by four (at least
+// one) plus 85 per image part.
+//
+// A request picks a fault with the X-Fake-Fault header or with "fault-<name>"
+// in its model name (for example "fake/fault-500"); see the Fault constants.
+package fake
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+)
+
+// FaultHeader is the request header that picks a fault.
+const FaultHeader = "X-Fake-Fault"
+
+// ReplyTokensHeader, when set to a number, overrides Options.ReplyTokens for one request.
+const ReplyTokensHeader = "X-Fake-Reply-Tokens"
+
+// The faults. Besides these, any HTTP status from 400 to 599 ("401", "503")
+// answers with that status and an OpenAI error body.
+const (
+	Fault500            = "500"             // 500 server_error
+	Fault429            = "429"             // 429 rate_limit_exceeded with Retry-After: 2
+	FaultQuota          = "quota"           // 429 insufficient_quota
+	FaultHang           = "hang"            // never answers, until the client goes away or Close
+	FaultSlow           = "slow"            // the first byte comes 1s late (on top of Options.Latency)
+	FaultCut            = "cut"             // the connection is dropped half way through the reply
+	FaultMalformed      = "malformed"       // invalid JSON body, or an invalid chunk in a stream
+	FaultNoUsage        = "nousage"         // no usage: no usage chunk in a stream even if asked, no usage in a body
+	FaultMidstreamError = "midstream-error" // some chunks, then data: {"error":{…}} and the end
+	FaultStall          = "stall"           // some chunks, then silence until the client goes away or Close
+)
+
+// SlowDelay is how late FaultSlow's first byte comes.
+const SlowDelay = time.Second
+
+// Options tune the fake.
+type Options struct {
+	Latency      time.Duration // before the first byte of every reply
+	TokensPerSec int           // stream pacing; 0: as fast as possible
+	ReplyTokens  int           // tokens in a reply; 0: 16
+	APIKey       string        // if set, requests must carry Authorization: Bearer <APIKey>
+	// OnRequest, if set, is called for each chat request once its body was
+	// read, before any latency or fault (tests use it to know a request arrived).
+	OnRequest func(r *http.Request, body []byte)
+}
+
+// Server is the fake upstream, an http.Handler answering
+// POST …/chat/completions and GET …/models under any prefix.
+type Server struct {
+	opts       Options
+	requests   atomic.Int64
+	inFlight   atomic.Int64
+	seq        atomic.Uint64
+	last       atomic.Pointer[[]byte]
+	lastHeader atomic.Pointer[http.Header]
+	done       chan struct{}
+	closeOnce  sync.Once
+}
+
+// New makes a fake upstream.
+func New(opts Options) *Server {
+	if opts.ReplyTokens <= 0 {
+		opts.ReplyTokens = 16
+	}
+	return &Server{opts: opts, done: make(chan struct{})}
+}
+
+// Requests is how many requests the fake received.
+func (s *Server) Requests() int64 { return s.requests.Load() }
+
+// InFlight is how many requests the fake is answering now.
+func (s *Server) InFlight() int64 { return s.inFlight.Load() }
+
+// LastRequest is the body of the last chat request, or nil.
+func (s *Server) LastRequest() []byte {
+	if b := s.last.Load(); b != nil {
+		return *b
+	}
+	return nil
+}
+
+// LastHeader is the header of the last chat request, or nil.
+func (s *Server) LastHeader() http.Header {
+	if h := s.lastHeader.Load(); h != nil {
+		return *h
+	}
+	return nil
+}
+
+// Close releases the requests held by FaultHang and FaultStall (their
+// connections are dropped) and cuts latency waits short, so that an
+// httptest.Server or http.Server can shut down. The fake keeps serving.
+func (s *Server) Close() { s.closeOnce.Do(func() { close(s.done) }) }
+
+// ServeHTTP answers one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.requests.Add(1)
+	s.inFlight.Add(1)
+	defer s.inFlight.Add(-1)
+
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/chat/completions"):
+		if r.Method != http.MethodPost {
+			writeError(w, http.StatusMethodNotAllowed, "invalid_request_error", "", "", "Only POST is allowed here.")
+			return
+		}
+		if !s.authorized(w, r) {
+			return
+		}
+		s.chat(w, r)
+	case strings.HasSuffix(r.URL.Path, "/models"):
+		if !s.authorized(w, r) {
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(modelsBody)))
+		_, _ = w.Write(modelsBody)
+	default:
+		writeError(w, http.StatusNotFound, "invalid_request_error", "", "unknown_url", "Unknown request URL: "+r.Method+" "+r.URL.Path+".")
+	}
+}
+
+func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
+	if s.opts.APIKey == "" {
+		return true
+	}
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if ok && got == s.opts.APIKey {
+		return true
+	}
+	if !ok {
+		writeError(w, http.StatusUnauthorized, "invalid_request_error", "", "",
+			"You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth.")
+		return false
+	}
+	// Like OpenAI, quote part of the key that was sent: the gateway must not pass it on.
+	writeError(w, http.StatusUnauthorized, "invalid_request_error", "", "invalid_api_key",
+		"Incorrect API key provided: "+maskKey(got)+". You can find your API key at https://platform.openai.com/account/api-keys.")
+	return false
+}
+
+func maskKey(k string) string {
+	if len(k) <= 8 {
+		return "****"
+	}
+	return k[:3] + strings.Repeat("*", 8) + k[len(k)-4:]
+}
+
+// chatRequest is what the fake reads from a request.
+type chatRequest struct {
+	Model    string `json:"model"`
+	Messages []struct {
+		Content json.RawMessage `json:"content"`
+	} `json:"messages"`
+	Stream        bool `json:"stream"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	MaxTokens           *int64 `json:"max_tokens"`
+	MaxCompletionTokens *int64 `json:"max_completion_tokens"`
+}
+
+const maxBody = 64 << 20
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	if err != nil {
+		return // the client went away
+	}
+	s.last.Store(&body)
+	h := r.Header.Clone()
+	s.lastHeader.Store(&h)
+	if s.opts.OnRequest != nil {
+		s.opts.OnRequest(r, body)
+	}
+
+	var req chatRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "", "",
+			"We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)")
+		return
+	}
+	if req.Model == "" {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "model", "", "you must provide a model parameter")
+		return
+	}
+	if len(req.Messages) == 0 {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "messages", "", "Missing required parameter: 'messages'.")
+		return
+	}
+	if req.StreamOptions != nil && !req.Stream {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "stream_options", "invalid_value",
+			"The 'stream_options' parameter is only allowed when 'stream' is enabled.")
+		return
+	}
+
+	fault := r.Header.Get(FaultHeader)
+	if fault == "" {
+		fault = faultFromModel(req.Model)
+	}
+	ctx := r.Context()
+
+	if fault == FaultHang {
+		s.hold(ctx)
+		return
+	}
+	delay := s.opts.Latency
+	if fault == FaultSlow {
+		delay += SlowDelay
+	}
+	if !s.wait(ctx, delay) {
+		return
+	}
+
+	switch fault {
+	case Fault429:
+		w.Header().Set("Retry-After", "2")
+		writeError(w, http.StatusTooManyRequests, "requests", "", "rate_limit_exceeded",
+			"Rate limit reached for requests. Please try again in 2s.")
+		return
+	case FaultQuota:
+		writeError(w, http.StatusTooManyRequests, "insufficient_quota", "", "insufficient_quota",
+			"You exceeded your current quota, please check your plan and billing details.")
+		return
+	}
+	if status, err := strconv.Atoi(fault); err == nil && status >= 400 && status <= 599 {
+		writeStatusFault(w, status)
+		return
+	}
+
+	rep := s.plan(r, &req, fault)
+	if req.Stream {
+		s.stream(w, r, rep)
+	} else {
+		s.reply(w, rep)
+	}
+}
+
+// faultFromModel finds "fault-<name>" in a model name; the name ends at a '/' or ':'.
+func faultFromModel(model string) string {
+	i := strings.Index(model, "fault-")
+	if i < 0 {
+		return ""
+	}
+	name := model[i+len("fault-"):]
+	if j := strings.IndexAny(name, "/:"); j >= 0 {
+		name = name[:j]
+	}
+	return name
+}
+
+// hold keeps the request until the client goes away; when the fake is closed
+// first, it drops the connection, as a server that died would.
+func (s *Server) hold(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+	case <-s.done:
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// wait holds the request for d; false when the client went away. When the
+// fake is closed meanwhile, it drops the connection.
+func (s *Server) wait(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-s.done:
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// replyPlan is what one reply will say.
+type replyPlan struct {
+	fault        string
+	prefix       []byte // `{"id":"…","object":"chat.completion.chunk","created":…,"model":"…","system_fingerprint":"fp_fake","choices":`
+	id           string
+	created      int64
+	model        []byte // JSON string
+	tokens       int
+	finish       string
+	promptTokens int
+	includeUsage bool
+}
+
+func (s *Server) plan(r *http.Request, req *chatRequest, fault string) *replyPlan {
+	n := s.opts.ReplyTokens
+	if v := r.Header.Get(ReplyTokensHeader); v != "" {
+		if k, err := strconv.Atoi(v); err == nil && k >= 0 {
+			n = k
+		}
+	}
+	finish := "stop"
+	limit := req.MaxCompletionTokens
+	if limit == nil {
+		limit = req.MaxTokens
+	}
+	if limit != nil && *limit >= 0 && *limit < int64(n) {
+		n = int(*limit)
+		finish = "length"
+	}
+	p := &replyPlan{
+		fault:        fault,
+		id:           "chatcmpl-fake-" + strconv.FormatUint(s.seq.Add(1), 10),
+		created:      time.Now().Unix(),
+		model:        appendJSONString(nil, req.Model),
+		tokens:       n,
+		finish:       finish,
+		promptTokens: promptTokens(req),
+		includeUsage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage && fault != FaultNoUsage,
+	}
+	b := make([]byte, 0, 160+len(p.model))
+	b = append(b, `{"id":"`...)
+	b = append(b, p.id...)
+	b = append(b, `","object":"chat.completion.chunk","created":`...)
+	b = strconv.AppendInt(b, p.created, 10)
+	b = append(b, `,"model":`...)
+	b = append(b, p.model...)
+	b = append(b, `,"system_fingerprint":"fp_fake","choices":`...)
+	p.prefix = b
+	return p
+}
+
+// promptTokens is the fake's deterministic prompt count: text characters / 4
+// (at least 1) plus 85 per image part.
+func promptTokens(req *chatRequest) int {
+	chars, images := 0, 0
+	for _, m := range req.Messages {
+		c := m.Content
+		if len(c) == 0 {
+			continue
+		}
+		switch c[0] {
+		case '"':
+			var s string
+			if json.Unmarshal(c, &s) == nil {
+				chars += utf8.RuneCountInString(s)
+			}
+		case '[':
+			var parts []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			}
+			if json.Unmarshal(c, &parts) == nil {
+				for _, p := range parts {
+					switch p.Type {
+					case "text":
+						chars += utf8.RuneCountInString(p.Text)
+					case "image_url":
+						images++
+					}
+				}
+			}
+		}
+	}
+	n := chars / 4
+	if n < 1 {
+		n = 1
+	}
+	return n + 85*images
+}
+
+// appendToken appends the text of token i: "tok0", " tok1", " tok2", …
+func appendToken(b []byte, i int) []byte {
+	if i > 0 {
+		b = append(b, ' ')
+	}
+	b = append(b, "tok"...)
+	return strconv.AppendInt(b, int64(i), 10)
+}
+
+func appendUsage(b []byte, prompt, completion int) []byte {
+	b = append(b, `{"prompt_tokens":`...)
+	b = strconv.AppendInt(b, int64(prompt), 10)
+	b = append(b, `,"completion_tokens":`...)
+	b = strconv.AppendInt(b, int64(completion), 10)
+	b = append(b, `,"total_tokens":`...)
+	b = strconv.AppendInt(b, int64(prompt+completion), 10)
+	return append(b, `,"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}`...)
+}
+
+// reply writes a non-streamed chat.completion.
+func (s *Server) reply(w http.ResponseWriter, p *replyPlan) {
+	b := make([]byte, 0, 512+p.tokens*8)
+	b = append(b, `{"id":"`...)
+	b = append(b, p.id...)
+	b = append(b, `","object":"chat.completion","created":`...)
+	b = strconv.AppendInt(b, p.created, 10)
+	b = append(b, `,"model":`...)
+	b = append(b, p.model...)
+	b = append(b, `,"choices":[{"index":0,"message":{"role":"assistant","content":"`...)
+	for i := 0; i < p.tokens; i++ {
+		b = appendToken(b, i)
+	}
+	b = append(b, `","refusal":null,"annotations":[]},"logprobs":null,"finish_reason":"`...)
+	b = append(b, p.finish...)
+	b = append(b, `"}]`...)
+	if p.fault != FaultNoUsage {
+		b = append(b, `,"usage":`...)
+		b = appendUsage(b, p.promptTokens, p.tokens)
+	}
+	b = append(b, `,"service_tier":"default","system_fingerprint":"fp_fake"}`...)
+
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Request-Id", "req_"+p.id)
+	switch p.fault {
+	case FaultMalformed:
+		b = b[:len(b)/2]
+	case FaultCut:
+		h.Set("Content-Length", strconv.Itoa(len(b)))
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(b[:len(b)/2])
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		panic(http.ErrAbortHandler) // drop the connection
+	case FaultMidstreamError:
+		writeError(w, http.StatusInternalServerError, "server_error", "", "",
+			"The server had an error while processing your request. Sorry about that!")
+		return
+	}
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
+}
+
+// sse writes one stream's events.
+type sse struct {
+	w       http.ResponseWriter
+	flusher http.Flusher
+	p       *replyPlan
+	buf     []byte
+}
+
+func (c *sse) send(b []byte) bool {
+	if _, err := c.w.Write(b); err != nil {
+		return false
+	}
+	if c.flusher != nil {
+		c.flusher.Flush()
+	}
+	return true
+}
+
+// start begins a chunk, up to its first choice's delta.
+func (c *sse) start() []byte {
+	b := append(c.buf[:0], "data: "...)
+	b = append(b, c.p.prefix...)
+	return append(b, `[{"index":0,"delta":`...)
+}
+
+// end closes a chunk begun by start with the finish_reason (a JSON value).
+func (c *sse) end(b []byte, finish string) []byte {
+	b = append(b, `,"logprobs":null,"finish_reason":`...)
+	b = append(b, finish...)
+	b = append(b, "}]"...)
+	if c.p.includeUsage {
+		b = append(b, `,"usage":null`...)
+	}
+	b = append(b, "}\n\n"...)
+	c.buf = b
+	return b
+}
+
+// stream writes a chat.completion.chunk stream.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, p *replyPlan) {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Request-Id", "req_"+p.id)
+	w.WriteHeader(http.StatusOK)
+	c := &sse{w: w, p: p, buf: make([]byte, 0, len(p.prefix)+256)}
+	c.flusher, _ = w.(http.Flusher)
+	ctx := r.Context()
+
+	b := c.start()
+	b = append(b, `{"role":"assistant","content":""}`...)
+	if !c.send(c.end(b, "null")) {
+		return
+	}
+
+	// Where a fault interrupts the stream: half way, after at least one token.
+	stop := p.tokens
+	switch p.fault {
+	case FaultCut, FaultMalformed, FaultMidstreamError, FaultStall:
+		stop = min(p.tokens, max(1, p.tokens/2))
+	}
+
+	var pace *time.Ticker
+	if s.opts.TokensPerSec > 0 {
+		pace = time.NewTicker(time.Second / time.Duration(s.opts.TokensPerSec))
+		defer pace.Stop()
+	}
+	for i := 0; i < stop; i++ {
+		if pace != nil {
+			select {
+			case <-pace.C:
+			case <-ctx.Done():
+				return
+			case <-s.done:
+				panic(http.ErrAbortHandler) // no half stream that ends as if it were complete
+			}
+		}
+		b := c.start()
+		b = append(b, `{"content":"`...)
+		b = appendToken(b, i)
+		b = append(b, `"}`...)
+		if !c.send(c.end(b, "null")) {
+			return
+		}
+	}
+
+	switch p.fault {
+	case FaultCut:
+		panic(http.ErrAbortHandler) // drop the connection: no finish, no [DONE]
+	case FaultStall:
+		s.hold(ctx)
+		return
+	case FaultMalformed:
+		c.send([]byte("data: {\"id\":\"" + p.id + "\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"tok\n\n"))
+		c.send(doneEvent)
+		return
+	case FaultMidstreamError:
+		c.send(midstreamErrorEvent)
+		return
+	}
+
+	b = c.start()
+	b = append(b, "{}"...)
+	if !c.send(c.end(b, `"`+p.finish+`"`)) {
+		return
+	}
+	if p.includeUsage {
+		b := append(c.buf[:0], "data: "...)
+		b = append(b, p.prefix...)
+		b = append(b, `[],"usage":`...)
+		b = appendUsage(b, p.promptTokens, p.tokens)
+		b = append(b, "}\n\n"...)
+		c.buf = b
+		if !c.send(b) {
+			return
+		}
+	}
+	c.send(doneEvent)
+}
+
+var (
+	doneEvent           = []byte("data: [DONE]\n\n")
+	midstreamErrorEvent = []byte(`data: {"error":{"message":"The server had an error while processing your request. Sorry about that!","type":"server_error","param":null,"code":null}}` + "\n\n")
+	modelsBody          = func() []byte {
+		ids := []string{"fake/model", "fake/fault-" + Fault500, "fake/fault-" + Fault429, "fake/fault-" + FaultQuota,
+			"fake/fault-" + FaultCut, "fake/fault-" + FaultMidstreamError, "fake/fault-" + FaultNoUsage}
+		b := []byte(`{"object":"list","data":[`)
+		for i, id := range ids {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"id":`...)
+			b = appendJSONString(b, id)
+			b = append(b, `,"object":"model","created":1760000000,"owned_by":"shlyuz-fake"}`...)
+		}
+		return append(b, "]}"...)
+	}()
+)
+
+// writeStatusFault answers a numeric fault.
+func writeStatusFault(w http.ResponseWriter, status int) {
+	typ, code, msg := "invalid_request_error", "", http.StatusText(status)
+	switch {
+	case status == http.StatusUnauthorized:
+		code, msg = "invalid_api_key", "Incorrect API key provided: sk-fake********cret."
+	case status == http.StatusForbidden:
+		typ, code, msg = "request_forbidden", "unsupported_country_region_territory", "Country, region, or territory not supported"
+	case status == http.StatusTooManyRequests:
+		w.Header().Set("Retry-After", "2")
+		typ, code, msg = "requests", "rate_limit_exceeded", "Rate limit reached for requests. Please try again in 2s."
+	case status >= 500:
+		typ, msg = "server_error", "The server had an error while processing your request. Sorry about that!"
+	case status == http.StatusBadRequest:
+		code, msg = "context_length_exceeded", "This model's maximum context length is 128000 tokens."
+		writeError(w, status, typ, "messages", code, msg)
+		return
+	}
+	writeError(w, status, typ, "", code, msg)
+}
+
+// writeError writes OpenAI's error body.
+func writeError(w http.ResponseWriter, status int, typ, param, code, msg string) {
+	b := make([]byte, 0, 128+len(msg))
+	b = append(b, `{"error":{"message":`...)
+	b = appendJSONString(b, msg)
+	b = append(b, `,"type":`...)
+	b = appendJSONString(b, typ)
+	b = append(b, `,"param":`...)
+	if param == "" {
+		b = append(b, "null"...)
+	} else {
+		b = appendJSONString(b, param)
+	}
+	b = append(b, `,"code":`...)
+	if code == "" {
+		b = append(b, "null"...)
+	} else {
+		b = appendJSONString(b, code)
+	}
+	b = append(b, "}}\n"...)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// appendJSONString appends s as a JSON string literal.
+func appendJSONString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(b, q...)
+}
