@@ -108,7 +108,7 @@ func (s *Server) adminAccount(c *fiber.Ctx) error {
 type topUpReq struct {
 	Rubles         json.RawMessage `json:"rubles"` // a number or a string holding one
 	Credits        *json.Number    `json:"credits"`
-	IdempotencyKey string       `json:"idempotency_key"`
+	IdempotencyKey string          `json:"idempotency_key"`
 }
 
 func (s *Server) adminTopUp(c *fiber.Ctx) error {
