@@ -37,7 +37,7 @@ type Store struct {
 var _ shlyuz.Store = (*Store)(nil)
 
 // pragmas are applied to every connection the pool opens.
-const pragmas = "_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+const pragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
 
 // maxConns bounds the pool: many readers, one writer at a time.
 const maxConns = 8
