@@ -116,8 +116,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.inFlight.Add(1)
 	defer s.inFlight.Add(-1)
 
-	switch {
-	case strings.HasSuffix(r.URL.Path, "/chat/completions"):
+	switch p := r.URL.Path; {
+	case strings.HasPrefix(p, "/gigachat/"): // GigaChat's own API, under a prefix of its own
+		s.gigachat(w, r)
+	case strings.HasSuffix(p, "/messages"): // Anthropic Messages
+		s.anthropic(w, r)
+	case strings.Contains(p, "/v1beta/models/"): // Gemini generateContent / streamGenerateContent
+		s.gemini(w, r)
+	case strings.Contains(p, "/foundationModels/v1/completion"): // YandexGPT native
+		s.yandex(w, r)
+	case strings.HasSuffix(p, "/chat/completions"):
 		if r.Method != http.MethodPost {
 			writeError(w, http.StatusMethodNotAllowed, "invalid_request_error", "", "", "Only POST is allowed here.")
 			return

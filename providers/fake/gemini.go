@@ -1,0 +1,8 @@
+package fake
+
+import "net/http"
+
+// gemini answers the provider's native API. (Stub: the protocol is not served yet.)
+func (s *Server) gemini(w http.ResponseWriter, r *http.Request) {
+	writeError(w, http.StatusNotImplemented, "invalid_request_error", "", "", "The fake does not speak this protocol yet.")
+}
