@@ -50,6 +50,7 @@ type call struct {
 	slot      uint64    // the slot held at slotUp; 0: none
 	slotUp    *Upstream
 	settled   bool
+	upTime    time.Duration // spent in the serving upstream's call (to the first event for streams)
 }
 
 // Complete runs a non-streamed chat: reserve, call upstreams in order until one
@@ -244,7 +245,9 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 				last = err
 				continue
 			}
+			began := time.Now()
 			err := attempt(ctx, u, req)
+			cl.upTime = time.Since(began)
 			if err == nil {
 				cl.note(u, nil)
 				cl.upstream = u
@@ -339,6 +342,10 @@ func (cl *call) reserve(m *shlyuz.PricedModel) error {
 	if ar.Amount < kr.Amount {
 		g.dir.Send(cl.c.KeyHash, KindKey, &keyAdjust{GenID: cl.c.GenerationID, Amount: ar.Amount})
 	}
+	if cl.model == nil {
+		g.inFlight.Add(1)
+	}
+	g.reserved.Add(ar.Amount - cl.held)
 	cl.keyID, cl.accountID, cl.model = kr.KeyID, kr.AccountID, m
 	cl.held, cl.maxTokens = ar.Amount, ar.Tokens
 	return nil
@@ -404,15 +411,23 @@ func (cl *call) settleAccount(m *acctSettle) {
 	}
 }
 
+// record makes the call's generation record, tells the observer, and ends
+// the call's share of the in-flight gauges.
 func (cl *call) record(now time.Time, status, finish string, u shlyuz.Usage, credits shlyuz.Credits) *shlyuz.Generation {
 	upstream := ""
 	if cl.upstream != nil {
 		upstream = cl.upstream.Config.Name
 	}
-	return &shlyuz.Generation{
+	cl.g.inFlight.Add(-1)
+	cl.g.reserved.Add(-cl.held)
+	gen := &shlyuz.Generation{
 		ID: cl.c.GenerationID, AccountID: cl.accountID, KeyID: cl.keyID, Model: cl.model.ID,
 		Upstream: upstream, Attempts: cl.attempts, Streamed: cl.c.Stream,
 		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Credits: credits,
 		LatencyMS: now.Sub(cl.c.Started).Milliseconds(), Status: status, FinishReason: finish, CreatedAt: now,
 	}
+	if cl.g.observe != nil {
+		cl.g.observe(gen, now.Sub(cl.c.Started), cl.upTime)
+	}
+	return gen
 }

@@ -40,6 +40,9 @@ type Options struct {
 	Log       *slog.Logger
 	// OnBreaker is told every breaker state change (for metrics).
 	OnBreaker func(upstream string, state gobreaker.State)
+	// Observe is told every finished model call: its record, its whole
+	// duration and the time spent upstream (for metrics).
+	Observe func(g *shlyuz.Generation, total, upstream time.Duration)
 }
 
 type deps struct {
@@ -60,7 +63,16 @@ type Gateway struct {
 	upstreams map[string]*Upstream
 	routes    []shlyuz.Route
 	timeout   time.Duration
+	observe   func(g *shlyuz.Generation, total, upstream time.Duration)
+	inFlight  atomic.Int64 // model calls between reservation and settlement
+	reserved  atomic.Int64 // credits they hold
 }
+
+// InFlight is the number of model calls between reservation and settlement.
+func (g *Gateway) InFlight() int64 { return g.inFlight.Load() }
+
+// ReservedCredits is what the calls in flight hold.
+func (g *Gateway) ReservedCredits() int64 { return g.reserved.Load() }
 
 // New makes a gateway and spawns its provider actors. Call Kinds to register the
 // cluster kinds, then Attach the directory before serving.
@@ -86,6 +98,7 @@ func New(o Options) (*Gateway, error) {
 		upstreams: make(map[string]*Upstream, len(o.Upstreams)),
 		routes:    o.Routes,
 		timeout:   10 * time.Second,
+		observe:   o.Observe,
 	}
 	strategy := actor.NewOneForOneStrategy(10, time.Second, actor.DefaultDecider)
 	for _, u := range o.Upstreams {

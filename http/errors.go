@@ -48,3 +48,16 @@ func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 	s.log.Error("unexpected error", "path", c.Path(), "err", err)
 	return writeError(c, shlyuz.ErrInternal(err))
 }
+
+// statusOf is the status an error will be answered with.
+func statusOf(err error) int {
+	var e *shlyuz.Error
+	if errors.As(err, &e) {
+		return e.Status
+	}
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		return fe.Code
+	}
+	return 500
+}

@@ -9,7 +9,10 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
+	"github.com/gofiber/fiber/v2/middleware/pprof"
 	"github.com/shlyuz/shlyuz/actors"
+	"github.com/shlyuz/shlyuz/metrics"
 )
 
 // Options tune the HTTP layer.
@@ -18,8 +21,8 @@ type Options struct {
 	Heartbeat  time.Duration // SSE comment while a stream is idle; default 1s
 	AdminToken string        // empty: the operator API is off
 	Log        *slog.Logger
-	// Extra registers more routes (metrics, pprof) before the catch-all.
-	Extra func(app *fiber.App)
+	// Metrics, when set, records every request and serves GET /metrics.
+	Metrics *metrics.Metrics
 }
 
 // Server is the Fiber app and what it needs.
@@ -52,6 +55,10 @@ func New(gw *actors.Gateway, o Options) *Server {
 		IdleTimeout: 2 * time.Minute,
 	})
 	s.App.Use(requestID)
+	if o.Metrics != nil {
+		s.App.Use(s.measure)
+		s.App.Get("/metrics", adaptor.HTTPHandler(o.Metrics.Handler()))
+	}
 
 	pub := s.App.Group("/api")
 	pub.Get("/models", s.publicModels)
@@ -67,9 +74,7 @@ func New(gw *actors.Gateway, o Options) *Server {
 
 	if o.AdminToken != "" {
 		s.adminRoutes(s.App.Group("/api/admin", s.adminAuth))
-	}
-	if o.Extra != nil {
-		o.Extra(s.App)
+		s.App.Use("/debug/pprof", s.adminAuth, pprof.New())
 	}
 	s.App.Use(func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 	return s
@@ -94,6 +99,18 @@ func newID(prefix string) string {
 	var b [15]byte
 	_, _ = rand.Read(b[:])
 	return prefix + strconv.FormatInt(time.Now().Unix(), 10) + "-" + idEncoding.EncodeToString(b[:])
+}
+
+// measure records the route, status and duration of every request.
+func (s *Server) measure(c *fiber.Ctx) error {
+	start := time.Now()
+	err := c.Next()
+	status := c.Response().StatusCode()
+	if err != nil {
+		status = statusOf(err)
+	}
+	s.opts.Metrics.HTTP(c.Route().Path, status, time.Since(start))
+	return err
 }
 
 func requestID(c *fiber.Ctx) error {

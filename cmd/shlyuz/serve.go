@@ -18,6 +18,7 @@ import (
 	"github.com/shlyuz/shlyuz/actors"
 	"github.com/shlyuz/shlyuz/cluster"
 	shzhttp "github.com/shlyuz/shlyuz/http"
+	"github.com/shlyuz/shlyuz/metrics"
 	"github.com/shlyuz/shlyuz/persistence/cockroach"
 	"github.com/shlyuz/shlyuz/persistence/sqlite"
 	"github.com/shlyuz/shlyuz/providers/openai"
@@ -137,12 +138,15 @@ func start(ctx context.Context, cfg *Config, ln net.Listener, db string, log *sl
 
 	quiet := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return quiet }))
-	in.journal = actors.NewJournal(store, cfg.JournalInterval, log, actors.JournalMetrics{})
+	m := metrics.New()
+	in.journal = actors.NewJournal(store, cfg.JournalInterval, log,
+		actors.JournalMetrics{BatchSize: m.JournalBatch, Lag: m.JournalLag, Failed: m.JournalFailed})
 	in.gw, err = actors.New(actors.Options{System: sys, Store: store, Journal: in.journal, Location: loc,
-		Upstreams: ups, Routes: routes, Models: models, Log: log})
+		Upstreams: ups, Routes: routes, Models: models, Log: log, OnBreaker: m.Breaker, Observe: m.Generation})
 	if err != nil {
 		return nil, err
 	}
+	m.Gauges(func() float64 { return float64(in.gw.InFlight()) }, func() float64 { return float64(in.gw.ReservedCredits()) })
 	in.dir, err = cluster.Start(sys, cluster.Config{Host: cfg.Cluster.Host, Port: cfg.Cluster.Port,
 		Peers: cfg.Cluster.Peers, AutoPort: cfg.Cluster.AutoPort}, in.gw.Kinds())
 	if err != nil {
@@ -152,7 +156,7 @@ func start(ctx context.Context, cfg *Config, ln net.Listener, db string, log *sl
 		return nil, err
 	}
 	in.srv = shzhttp.New(in.gw, shzhttp.Options{BodyLimit: cfg.BodyLimit, Heartbeat: cfg.Heartbeat,
-		AdminToken: os.Getenv("SHLYUZ_ADMIN_TOKEN"), Log: log})
+		AdminToken: os.Getenv("SHLYUZ_ADMIN_TOKEN"), Log: log, Metrics: m})
 	go func() { in.served <- in.srv.App.Listener(ln) }()
 	return in, nil
 }
