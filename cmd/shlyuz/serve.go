@@ -117,7 +117,8 @@ func start(ctx context.Context, cfg *Config, ln net.Listener, db string, log *sl
 	models = shlyuz.MergeModels(models, cfg.Models)
 
 	upCfgs, routes := cfg.Upstreams, cfg.Routes
-	if len(upCfgs) == 0 {
+	demo := len(upCfgs) == 0
+	if demo {
 		up, route, stopDemo, err := startDemo()
 		if err != nil {
 			return nil, err
@@ -154,6 +155,11 @@ func start(ctx context.Context, cfg *Config, ln net.Listener, db string, log *sl
 	}
 	if err := in.gw.Attach(ctx, in.dir); err != nil {
 		return nil, err
+	}
+	if demo {
+		if err := bootstrapDemo(ctx, store, in.gw, log); err != nil {
+			return nil, fmt.Errorf("demo bootstrap: %w", err)
+		}
 	}
 	in.srv = shzhttp.New(in.gw, shzhttp.Options{BodyLimit: cfg.BodyLimit, Heartbeat: cfg.Heartbeat,
 		AdminToken: os.Getenv("SHLYUZ_ADMIN_TOKEN"), Log: log, Metrics: m})
