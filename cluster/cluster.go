@@ -6,8 +6,10 @@
 package cluster
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -32,11 +34,16 @@ type Config struct {
 	Timeout  time.Duration // one request to a virtual actor; default 10s
 }
 
-// Directory is a running cluster member.
+// Directory is a running cluster member. It remembers the PID of every
+// activation it reached, so that a request costs one actor round trip; a
+// PID that died (a passivated or restarted activation) is looked up again.
 type Directory struct {
 	c       *pcluster.Cluster
 	timeout time.Duration
+	pids    sync.Map // pidKey → *actor.PID
 }
+
+type pidKey struct{ kind, identity string }
 
 // Start starts this node as a member of the cluster with the given kinds.
 func Start(sys *actor.ActorSystem, cfg Config, kinds map[string]actor.Producer) (*Directory, error) {
@@ -72,24 +79,47 @@ func Start(sys *actor.ActorSystem, cfg Config, kinds map[string]actor.Producer) 
 
 // Request asks the virtual actor (identity, kind) and waits for its answer.
 func (d *Directory) Request(identity, kind string, msg any, timeout time.Duration) (any, error) {
-	res, err := d.c.Request(identity, kind, msg, pcluster.WithTimeout(timeout))
+	key := pidKey{kind, identity}
+	if pid, ok := d.pids.Load(key); ok {
+		res, err := d.c.ActorSystem.Root.RequestFuture(pid.(*actor.PID), msg, timeout).Result()
+		if err == nil {
+			return res, nil
+		}
+		d.pids.Delete(key)
+		if !errors.Is(err, actor.ErrDeadLetter) {
+			return nil, err // a time-out is not retried: the message may have been handled
+		}
+	}
+	pid, err := d.pid(key)
 	if err != nil {
 		return nil, err
 	}
-	if res == nil {
-		return nil, fmt.Errorf("cluster: no answer from %s/%s", kind, identity)
-	}
-	return res, nil
+	return d.c.ActorSystem.Root.RequestFuture(pid, msg, timeout).Result()
 }
 
 // Send tells the virtual actor (identity, kind) without waiting.
 func (d *Directory) Send(identity, kind string, msg any) {
-	pid := d.c.Get(identity, kind)
-	if pid == nil {
-		slog.Error("cluster: no activation for a message", "kind", kind)
+	key := pidKey{kind, identity}
+	if pid, ok := d.pids.Load(key); ok {
+		d.c.ActorSystem.Root.Send(pid.(*actor.PID), msg)
+		return
+	}
+	pid, err := d.pid(key)
+	if err != nil {
+		slog.Error("cluster: no activation for a message", "kind", kind, "err", err)
 		return
 	}
 	d.c.ActorSystem.Root.Send(pid, msg)
+}
+
+// pid activates (or finds) the identity and remembers its PID.
+func (d *Directory) pid(key pidKey) (*actor.PID, error) {
+	pid := d.c.Get(key.identity, key.kind)
+	if pid == nil {
+		return nil, fmt.Errorf("cluster: no activation of %s", key.kind)
+	}
+	d.pids.Store(key, pid)
+	return pid, nil
 }
 
 // Stop leaves the cluster, stopping this node's activations.

@@ -133,6 +133,12 @@ func commit(ctx context.Context, tx *sql.Tx, b shlyuz.Batch) (shlyuz.CommitResul
 		return shlyuz.CommitResult{}, fmt.Errorf("sqlite: commit: look up fenced entries: %w", err)
 	}
 
+	// Statements prepared once per batch: parsing SQL per row was most of a commit's cost.
+	insert, err := tx.PrepareContext(ctx, insertEntry)
+	if err != nil {
+		return shlyuz.CommitResult{}, fmt.Errorf("sqlite: commit: %w", err)
+	}
+	defer insert.Close()
 	for i := range b.Entries {
 		e := &b.Entries[i]
 		if outcomes[i] == sqlutil.Fenced {
@@ -141,7 +147,7 @@ func commit(ctx context.Context, tx *sql.Tx, b shlyuz.Batch) (shlyuz.CommitResul
 			}
 			continue
 		}
-		res, err := tx.ExecContext(ctx, insertEntry,
+		res, err := insert.ExecContext(ctx,
 			e.ID, e.AccountID, e.KeyID, string(e.Kind), e.PackageDelta, e.BoughtDelta,
 			sqlutil.Micros(e.PackageExpiresAt), e.Epoch, sqlutil.Micros(e.CreatedAt))
 		if err != nil {
@@ -165,9 +171,16 @@ func commit(ctx context.Context, tx *sql.Tx, b shlyuz.Batch) (shlyuz.CommitResul
 		}
 	}
 
-	for i := range b.Generations {
-		if err := upsertGeneration(ctx, tx, &b.Generations[i]); err != nil {
-			return shlyuz.CommitResult{}, err
+	if len(b.Generations) > 0 {
+		upsert, err := tx.PrepareContext(ctx, upsertGenerationSQL)
+		if err != nil {
+			return shlyuz.CommitResult{}, fmt.Errorf("sqlite: commit: %w", err)
+		}
+		defer upsert.Close()
+		for i := range b.Generations {
+			if err := upsertGeneration(ctx, upsert, &b.Generations[i]); err != nil {
+				return shlyuz.CommitResult{}, err
+			}
 		}
 	}
 	return result, nil
@@ -235,12 +248,12 @@ const upsertGenerationSQL = `INSERT INTO generations (` + generationColumns + `)
 		credits = excluded.credits, latency_ms = excluded.latency_ms, status = excluded.status,
 		finish_reason = excluded.finish_reason, created_at = excluded.created_at`
 
-func upsertGeneration(ctx context.Context, tx *sql.Tx, g *shlyuz.Generation) error {
+func upsertGeneration(ctx context.Context, upsert *sql.Stmt, g *shlyuz.Generation) error {
 	attempts, err := sqlutil.EncodeAttempts(g.Attempts)
 	if err != nil {
 		return fmt.Errorf("sqlite: commit: generation %s: %w", g.ID, err)
 	}
-	_, err = tx.ExecContext(ctx, upsertGenerationSQL,
+	_, err = upsert.ExecContext(ctx,
 		g.ID, g.AccountID, g.KeyID, g.Model, g.Upstream, attempts, g.Streamed,
 		g.PromptTokens, g.CompletionTokens, g.Credits, g.LatencyMS, g.Status, g.FinishReason, sqlutil.Micros(g.CreatedAt))
 	if err != nil {
