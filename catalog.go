@@ -20,7 +20,7 @@ type Catalog struct {
 func NewCatalog(models []Model, p Pricing) *Catalog {
 	c := &Catalog{byID: make(map[string]*PricedModel, len(models)), Pricing: p}
 	for _, m := range models {
-		c.byID[m.ID] = &PricedModel{Model: m, Price: DerivePrice(m.USD, p)}
+		c.byID[m.ID] = &PricedModel{Model: m, Price: m.PriceUnder(p)}
 	}
 	c.list = make([]*PricedModel, 0, len(c.byID))
 	for _, m := range c.byID {

@@ -41,7 +41,7 @@ func TestEmbeddedModelsShape(t *testing.T) {
 		if m.USD.PromptPerMTok.Sign() < 0 || m.USD.CompletionPerMTok.Sign() < 0 {
 			t.Errorf("%s: negative price", m.ID)
 		}
-		if m.USD.PromptPerMTok.Sign() == 0 && m.USD.CompletionPerMTok.Sign() == 0 {
+		if price := m.PriceUnder(Pricing{Rate: MustDecimal("90"), K: MustDecimal("1")}); price.PromptMicro == 0 && price.CompletionMicro == 0 {
 			t.Errorf("%s: free model in the catalog", m.ID)
 		}
 		if len(m.InputModalities) == 0 || len(m.OutputModalities) == 0 {
@@ -164,5 +164,32 @@ func TestEmbeddedModelsCatalog(t *testing.T) {
 	m, ok := c.Get("demo/image")
 	if !ok || !m.Outputs("image") || m.Price.PromptMicro <= 0 || m.Price.CompletionMicro <= 0 {
 		t.Errorf("demo/image = %+v, %v; want a priced image model", m, ok)
+	}
+}
+
+// The Russian families are priced in rubles: the exchange rate does not touch them.
+func TestRubleModelsIgnoreTheRate(t *testing.T) {
+	models, err := EmbeddedModels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		id          string
+		per1KCredit string // credits per 1k tokens at K = 1.5: rub_per_1k × K × 100,000
+	}{
+		{"sber/gigachat-2-lite", "30000"},  // 0.2 ₽ per 1k × 1.5 × 100,000
+		{"sber/gigachat-2-max", "292500"},  // 1.95 ₽
+		{"yandex/yandexgpt-pro", "180000"}, // 1.2 ₽
+	} {
+		c := NewCatalog(models, Pricing{Rate: MustDecimal("90"), K: MustDecimal("1.5")})
+		m, ok := c.Get(tc.id)
+		if !ok {
+			t.Fatalf("%s is not in the catalog", tc.id)
+		}
+		c2 := NewCatalog(models, Pricing{Rate: MustDecimal("120"), K: MustDecimal("1.5")})
+		m2, _ := c2.Get(tc.id)
+		if got := m.Price.CreditsPer1KPrompt().String(); got != tc.per1KCredit || m2.Price != m.Price {
+			t.Errorf("%s: %s credits per 1k (rate 120: %s), want %s", tc.id, got, m2.Price.CreditsPer1KPrompt(), tc.per1KCredit)
+		}
 	}
 }

@@ -2,14 +2,15 @@ package shlyuz
 
 // Model is one entry of the catalog: a model clients may name as "<provider>/<model_name>".
 type Model struct {
-	ID               string   `json:"id" yaml:"id"`
-	Name             string   `json:"name" yaml:"name"`
-	ContextLength    int64    `json:"context_length" yaml:"context_length"`
-	MaxOutputTokens  int64    `json:"max_output_tokens" yaml:"max_output_tokens"` // 0: unknown, use DefaultMaxOutput
-	InputModalities  []string `json:"input_modalities" yaml:"input_modalities"`
-	OutputModalities []string `json:"output_modalities" yaml:"output_modalities"`
-	USD              USDPrice `json:"usd" yaml:"usd"`
-	Created          int64    `json:"created" yaml:"created"`
+	ID               string    `json:"id" yaml:"id"`
+	Name             string    `json:"name" yaml:"name"`
+	ContextLength    int64     `json:"context_length" yaml:"context_length"`
+	MaxOutputTokens  int64     `json:"max_output_tokens" yaml:"max_output_tokens"` // 0: unknown, use DefaultMaxOutput
+	InputModalities  []string  `json:"input_modalities" yaml:"input_modalities"`
+	OutputModalities []string  `json:"output_modalities" yaml:"output_modalities"`
+	USD              USDPrice  `json:"usd" yaml:"usd"`
+	RUB              *RUBPrice `json:"rub,omitempty" yaml:"rub"` // set: the model is priced in rubles, USD is ignored
+	Created          int64     `json:"created" yaml:"created"`
 }
 
 // DefaultMaxOutput bounds a reservation when the catalog does not know a model's output limit.
@@ -24,6 +25,15 @@ func (m *Model) MaxOutput() int64 {
 		return m.ContextLength
 	}
 	return DefaultMaxOutput
+}
+
+// PriceUnder is the model's price in credits under the pricing: from its
+// ruble price when it has one, else from its dollar price.
+func (m *Model) PriceUnder(p Pricing) Price {
+	if m.RUB != nil {
+		return DeriveRUBPrice(*m.RUB, p)
+	}
+	return DerivePrice(m.USD, p)
 }
 
 // Provider is the part of the id before the slash ("openai" in "openai/gpt-4o").

@@ -11,6 +11,13 @@ type USDPrice struct {
 	CompletionPerMTok Decimal `json:"completion_usd_per_mtok" yaml:"completion_usd_per_mtok"`
 }
 
+// RUBPrice is a model's price at an upstream that bills in rubles (GigaChat,
+// YandexGPT), in rubles per million tokens. No exchange rate applies to it.
+type RUBPrice struct {
+	PromptPerMTok     Decimal `json:"prompt_rub_per_mtok" yaml:"prompt_rub_per_mtok"`
+	CompletionPerMTok Decimal `json:"completion_rub_per_mtok" yaml:"completion_rub_per_mtok"`
+}
+
 // Pricing is what GET /api/pricing returns: the exchange rate in rubles per US
 // dollar and the coefficient K applied on top of upstream prices.
 type Pricing struct {
@@ -33,6 +40,14 @@ func DerivePrice(usd USDPrice, p Pricing) Price {
 		return perMTok.Mul(p.Rate).Mul(p.K).MulInt(CreditsPerRuble).MulInt(MicroPerCredit).Quo(1_000_000).Ceil()
 	}
 	return Price{PromptMicro: perToken(usd.PromptPerMTok), CompletionMicro: perToken(usd.CompletionPerMTok)}
+}
+
+// DeriveRUBPrice is DerivePrice for a price in rubles: credits_per_1k = rub_per_1k × K × 100,000.
+func DeriveRUBPrice(rub RUBPrice, p Pricing) Price {
+	perToken := func(perMTok Decimal) int64 {
+		return perMTok.Mul(p.K).MulInt(CreditsPerRuble).MulInt(MicroPerCredit).Quo(1_000_000).Ceil()
+	}
+	return Price{PromptMicro: perToken(rub.PromptPerMTok), CompletionMicro: perToken(rub.CompletionPerMTok)}
 }
 
 // CreditsPer1KPrompt is the published price of 1,000 prompt tokens in credits.

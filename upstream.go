@@ -7,20 +7,20 @@ import (
 
 // UpstreamConfig is one upstream provider endpoint as the operator configured it.
 type UpstreamConfig struct {
-	Name          string            `yaml:"name"`
-	Protocol      string            `yaml:"protocol"` // openai (default), anthropic, gemini, gigachat, yandex
-	BaseURL       string            `yaml:"base_url"` // e.g. https://api.openai.com/v1
-	APIKeyEnv     string            `yaml:"api_key_env"`
-	APIKey        string            `yaml:"-"` // resolved from APIKeyEnv; never logged
-	Headers       map[string]string `yaml:"headers"`
+	Name      string            `yaml:"name"`
+	Protocol  string            `yaml:"protocol"` // openai (default), anthropic, gemini, gigachat, yandex
+	BaseURL   string            `yaml:"base_url"` // e.g. https://api.openai.com/v1
+	APIKeyEnv string            `yaml:"api_key_env"`
+	APIKey    string            `yaml:"-"` // resolved from APIKeyEnv; never logged
+	Headers   map[string]string `yaml:"headers"`
 	// Provider-specific settings.
-	AuthURL    string `yaml:"auth_url"`    // gigachat: the OAuth token endpoint
-	Scope      string `yaml:"scope"`       // gigachat: GIGACHAT_API_PERS, _B2B or _CORP
-	CAFile     string `yaml:"ca_file"`     // PEM roots trusted besides the system's (the Russian Trusted Root CA)
-	FolderID   string `yaml:"folder_id"`   // yandex: the cloud folder that owns the model
-	AuthScheme string `yaml:"auth_scheme"` // yandex: "Api-Key" (default) or "Bearer" for an IAM token
-	APIVersion string `yaml:"api_version"` // anthropic: the anthropic-version header
-	MaxConcurrent int               `yaml:"max_concurrent"` // 0: 256
+	AuthURL       string `yaml:"auth_url"`       // gigachat: the OAuth token endpoint
+	Scope         string `yaml:"scope"`          // gigachat: GIGACHAT_API_PERS, _B2B or _CORP
+	CAFile        string `yaml:"ca_file"`        // PEM roots trusted besides the system's (the Russian Trusted Root CA)
+	FolderID      string `yaml:"folder_id"`      // yandex: the cloud folder that owns the model
+	AuthScheme    string `yaml:"auth_scheme"`    // yandex: "Api-Key" (default) or "Bearer" for an IAM token
+	APIVersion    string `yaml:"api_version"`    // anthropic: the anthropic-version header
+	MaxConcurrent int    `yaml:"max_concurrent"` // 0: 256
 	// Timeout bounds a whole non-streamed call; FirstByteTimeout the wait for the
 	// first byte of a stream; IdleTimeout the gap between two stream chunks.
 	Timeout          time.Duration `yaml:"timeout"`

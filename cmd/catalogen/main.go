@@ -55,6 +55,7 @@ func main() {
 	}
 	models, stats := build(prices, dev)
 	models = append(models, demoModels()...)
+	models = append(models, russianModels()...)
 	sort.Slice(models, func(i, j int) bool { return models[i].ID < models[j].ID })
 
 	out, err := encode(models)
@@ -80,14 +81,20 @@ func main() {
 // catalogModel is shlyuz.Model as written to catalog.json, with the USD
 // prices held as the literal text of the source numbers.
 type catalogModel struct {
-	ID               string     `json:"id"`
-	Name             string     `json:"name"`
-	ContextLength    int64      `json:"context_length"`
-	MaxOutputTokens  int64      `json:"max_output_tokens"`
-	InputModalities  []string   `json:"input_modalities"`
-	OutputModalities []string   `json:"output_modalities"`
-	USD              literalUSD `json:"usd"`
-	Created          int64      `json:"created"`
+	ID               string      `json:"id"`
+	Name             string      `json:"name"`
+	ContextLength    int64       `json:"context_length"`
+	MaxOutputTokens  int64       `json:"max_output_tokens"`
+	InputModalities  []string    `json:"input_modalities"`
+	OutputModalities []string    `json:"output_modalities"`
+	USD              literalUSD  `json:"usd"`
+	RUB              *literalRUB `json:"rub,omitempty"`
+	Created          int64       `json:"created"`
+}
+
+type literalRUB struct {
+	Prompt     json.Number `json:"prompt_rub_per_mtok"`
+	Completion json.Number `json:"completion_rub_per_mtok"`
 }
 
 type literalUSD struct {
@@ -463,6 +470,34 @@ func demoModels() []catalogModel {
 			InputModalities: []string{"text"}, OutputModalities: []string{"text"}, USD: usd, Created: created},
 		{ID: "demo/image", Name: "Demo: Image", ContextLength: 32768, MaxOutputTokens: 4096,
 			InputModalities: []string{"text"}, OutputModalities: []string{"text", "image"}, USD: usd, Created: created},
+	}
+}
+
+// russianModels are the GigaChat and YandexGPT families, priced in rubles as
+// their makers bill them (rubles per million tokens, input and output alike;
+// list prices of the pay-as-you-go plans as of 2026, to be refreshed by the
+// operator through the config's models or the admin API when they change).
+// Routes send them to the gigachat and yandex upstreams (see README).
+func russianModels() []catalogModel {
+	const created = 1767225600 // 2026-01-01T00:00:00Z
+	rub := func(perMTok string) *literalRUB {
+		return &literalRUB{Prompt: json.Number(perMTok), Completion: json.Number(perMTok)}
+	}
+	zero := literalUSD{Prompt: "0", Completion: "0"}
+	text, vision := []string{"text"}, []string{"text", "image"}
+	return []catalogModel{
+		{ID: "sber/gigachat-2-lite", Name: "Sber: GigaChat 2 Lite", ContextLength: 131072, MaxOutputTokens: 8192,
+			InputModalities: text, OutputModalities: text, USD: zero, RUB: rub("200"), Created: created},
+		{ID: "sber/gigachat-2-pro", Name: "Sber: GigaChat 2 Pro", ContextLength: 131072, MaxOutputTokens: 8192,
+			InputModalities: vision, OutputModalities: text, USD: zero, RUB: rub("1500"), Created: created},
+		{ID: "sber/gigachat-2-max", Name: "Sber: GigaChat 2 Max", ContextLength: 131072, MaxOutputTokens: 8192,
+			InputModalities: vision, OutputModalities: text, USD: zero, RUB: rub("1950"), Created: created},
+		{ID: "yandex/yandexgpt-lite", Name: "Yandex: YandexGPT Lite", ContextLength: 32768, MaxOutputTokens: 8000,
+			InputModalities: text, OutputModalities: text, USD: zero, RUB: rub("200"), Created: created},
+		{ID: "yandex/yandexgpt-pro", Name: "Yandex: YandexGPT Pro", ContextLength: 32768, MaxOutputTokens: 8000,
+			InputModalities: text, OutputModalities: text, USD: zero, RUB: rub("1200"), Created: created},
+		{ID: "yandex/yandexgpt-pro-32k", Name: "Yandex: YandexGPT Pro 32k", ContextLength: 32768, MaxOutputTokens: 8000,
+			InputModalities: text, OutputModalities: text, USD: zero, RUB: rub("1200"), Created: created},
 	}
 }
 

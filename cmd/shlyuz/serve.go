@@ -21,7 +21,11 @@ import (
 	"github.com/shlyuz/shlyuz/metrics"
 	"github.com/shlyuz/shlyuz/persistence/cockroach"
 	"github.com/shlyuz/shlyuz/persistence/sqlite"
+	"github.com/shlyuz/shlyuz/providers/anthropic"
+	"github.com/shlyuz/shlyuz/providers/gemini"
+	"github.com/shlyuz/shlyuz/providers/gigachat"
 	"github.com/shlyuz/shlyuz/providers/openai"
+	"github.com/shlyuz/shlyuz/providers/yandex"
 	_ "time/tzdata" // key periods in Europe/Moscow on machines without zone files
 )
 
@@ -223,12 +227,21 @@ func redactDSN(dsn string) string {
 	return dsn
 }
 
+// newProvider makes the adapter of an upstream's protocol.
 func newProvider(u shlyuz.UpstreamConfig) (shlyuz.Provider, error) {
 	switch u.Protocol {
 	case "openai":
 		return openai.New(u), nil
+	case "anthropic":
+		return anthropic.New(u)
+	case "gemini":
+		return gemini.New(u)
+	case "gigachat":
+		return gigachat.New(u)
+	case "yandex":
+		return yandex.New(u)
 	}
-	return nil, fmt.Errorf("upstream %s: protocol %q is not supported (supported: openai)", u.Name, u.Protocol)
+	return nil, fmt.Errorf("upstream %s: protocol %q is not supported (openai, anthropic, gemini, gigachat, yandex)", u.Name, u.Protocol)
 }
 
 // seed applies the config's pricing (when none is stored) and plans.

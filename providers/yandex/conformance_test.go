@@ -1,0 +1,28 @@
+package yandex_test
+
+import (
+	"testing"
+
+	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/providers/conformance"
+	"github.com/shlyuz/shlyuz/providers/yandex"
+)
+
+// TestConformance runs the suite every adapter passes. YandexGPT's native text
+// models take no image input, so the suite expects the image request refused.
+func TestConformance(t *testing.T) {
+	conformance.Run(t, conformance.Target{
+		Name:     "yandex",
+		NoVision: "YandexGPT's native completion API takes text only",
+		New: func(t *testing.T, baseURL string) shlyuz.Provider {
+			p, err := yandex.New(shlyuz.UpstreamConfig{
+				Name: "yandex-fake", Protocol: "yandex", BaseURL: baseURL,
+				FolderID: "b1gfakefolder", APIKey: "AQVN-fake-key",
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p
+		},
+	})
+}

@@ -1,0 +1,280 @@
+package yandex
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/shlyuz/shlyuz"
+)
+
+const (
+	readerSize = 8 << 10  // stream objects are a few hundred bytes to a few kilobytes
+	maxObject  = 64 << 20 // one stream object (it repeats the whole text so far) is never larger
+	drainLimit = 64 << 10 // read after a [DONE] so the connection goes back to the pool
+)
+
+var readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readerSize) }}
+
+// Framing failures of the stream body.
+var (
+	errFraming   = errors.New("yandex: the stream is not a sequence of JSON objects")
+	errTooLarge  = errors.New("yandex: a stream object is too large")
+	errDone      = errors.New("yandex: [DONE]")
+	errTruncated = errors.New("yandex: the stream ended inside an object")
+)
+
+// stream reads a native stream: JSON objects one after another, normally one
+// per line. It also takes them framed as SSE ("data: {…}", comments, event
+// names, a [DONE] marker), pretty-printed over several lines, or as the
+// elements of a JSON array. Next is called from one goroutine; Close may be
+// called from any goroutine at any time.
+type stream struct {
+	upstream string
+	parent   context.Context // the caller's context
+	ctx      context.Context // the request's context, cancelled with a cause
+	cancel   context.CancelCauseFunc
+	body     io.ReadCloser
+	closed   sync.Once
+	now      func() time.Time
+
+	br          *bufio.Reader
+	ch          *chunker
+	idleTimeout time.Duration
+	idle        *time.Timer
+
+	buf []byte // the object being read
+	err error  // sticky: once set, Next returns it
+}
+
+func newStream(upstream string, parent, ctx context.Context, cancel context.CancelCauseFunc,
+	body io.ReadCloser, idleTimeout time.Duration, ch *chunker, now func() time.Time) *stream {
+	br := readerPool.Get().(*bufio.Reader)
+	br.Reset(body)
+	s := &stream{
+		upstream:    upstream,
+		parent:      parent,
+		ctx:         ctx,
+		cancel:      cancel,
+		body:        body,
+		now:         now,
+		br:          br,
+		ch:          ch,
+		idleTimeout: idleTimeout,
+	}
+	s.idle = time.AfterFunc(time.Hour, func() { cancel(errIdle) })
+	s.idle.Stop()
+	return s
+}
+
+// Next returns the next chunk, io.EOF at the end of the stream, an *Error
+// when the upstream failed, or the caller's context error (ErrStreamClosed
+// after Close) when the stream was given up.
+func (s *stream) Next() (shlyuz.StreamEvent, error) {
+	if s.err != nil {
+		return shlyuz.StreamEvent{}, s.err
+	}
+	ev, err := s.next()
+	s.idle.Stop()
+	if err != nil {
+		s.finish(err)
+		return shlyuz.StreamEvent{}, err
+	}
+	return ev, nil
+}
+
+// Close releases the connection. It is idempotent and unblocks a Next waiting on the upstream.
+func (s *stream) Close() error {
+	s.cancel(ErrStreamClosed)
+	s.closeBody()
+	return nil
+}
+
+func (s *stream) closeBody() {
+	s.closed.Do(func() { s.body.Close() })
+}
+
+// finish ends the stream with err; it runs on Next's goroutine.
+func (s *stream) finish(err error) {
+	s.err = err
+	s.idle.Stop()
+	s.closeBody()
+	s.cancel(context.Canceled)
+	s.br.Reset(nil)
+	readerPool.Put(s.br)
+	s.br = nil
+	s.buf = nil
+}
+
+func (s *stream) next() (shlyuz.StreamEvent, error) {
+	for {
+		s.idle.Reset(s.idleTimeout)
+		obj, err := s.readObject()
+		switch {
+		case err == io.EOF && context.Cause(s.ctx) == nil:
+			if s.ch.finished {
+				return shlyuz.StreamEvent{}, io.EOF
+			}
+			return shlyuz.StreamEvent{}, shlyuz.ErrUpstream("The upstream ended the stream before it finished.")
+		case err == errDone:
+			if !s.ch.finished {
+				return shlyuz.StreamEvent{}, shlyuz.ErrUpstream("The upstream ended the stream before it finished.")
+			}
+			// Read the rest so that the connection can be reused.
+			_, _ = io.CopyN(io.Discard, s.br, drainLimit)
+			return shlyuz.StreamEvent{}, io.EOF
+		case err != nil:
+			return shlyuz.StreamEvent{}, s.readError(err)
+		}
+		env, res, jerr := decodeEnvelope(obj)
+		if jerr != nil {
+			e := malformed("a stream object " + jsonProblem(obj))
+			e.Cause = jerr
+			return shlyuz.StreamEvent{}, e
+		}
+		if present(env.Error) {
+			return shlyuz.StreamEvent{}, streamError(s.upstream, env.Error, s.ch.started, s.now())
+		}
+		ev, skip, cerr := s.ch.step(res)
+		if cerr != nil {
+			return shlyuz.StreamEvent{}, cerr
+		}
+		if !skip {
+			return ev, nil
+		}
+	}
+}
+
+// readObject returns the next JSON object of the body (valid until the next
+// read), io.EOF at a clean end between objects, errDone at a [DONE] marker.
+func (s *stream) readObject() ([]byte, error) {
+	for {
+		c, err := s.br.ReadByte()
+		if err != nil {
+			return nil, err
+		}
+		switch c {
+		case ' ', '\t', '\r', '\n', ',', ']':
+			continue
+		case '{':
+			return s.readRest()
+		case '[':
+			if b, _ := s.br.Peek(5); string(b) == "DONE]" {
+				_, _ = s.br.Discard(5)
+				return nil, errDone
+			}
+			continue // a stream framed as a JSON array
+		case ':': // an SSE comment, a keep-alive
+			if err := s.skipLine(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		// An SSE field: "data:" goes on to its value; event:, id:, retry: carry nothing.
+		var name [8]byte
+		n := 0
+		for c != ':' {
+			if c == '\n' || n == len(name) {
+				return nil, errFraming
+			}
+			name[n] = c
+			n++
+			if c, err = s.br.ReadByte(); err != nil {
+				return nil, eofInside(err)
+			}
+		}
+		switch string(name[:n]) {
+		case "data":
+			if b, _ := s.br.Peek(1); len(b) == 1 && b[0] == ' ' {
+				_, _ = s.br.Discard(1)
+			}
+		case "event", "id", "retry":
+			if err := s.skipLine(); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, errFraming
+		}
+	}
+}
+
+// readRest reads an object after its opening brace, up to its closing brace.
+func (s *stream) readRest() ([]byte, error) {
+	buf := append(s.buf[:0], '{')
+	depth, inString, escaped := 1, false, false
+	for {
+		c, err := s.br.ReadByte()
+		if err != nil {
+			return nil, eofInside(err)
+		}
+		buf = append(buf, c)
+		if len(buf) > maxObject {
+			return nil, errTooLarge
+		}
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			case c == '\n':
+				return nil, errFraming // a raw newline never occurs inside a JSON string
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				s.buf = buf
+				return buf, nil
+			}
+		}
+	}
+}
+
+func (s *stream) skipLine() error {
+	for {
+		_, err := s.br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == io.EOF {
+			return nil // the end comes on the next read
+		}
+		return err
+	}
+}
+
+func eofInside(err error) error {
+	if err == io.EOF {
+		return errTruncated
+	}
+	return err
+}
+
+// readError maps a failed read of the stream.
+func (s *stream) readError(err error) error {
+	switch err {
+	case errFraming:
+		return malformed("the stream is not a sequence of JSON objects")
+	case errTooLarge:
+		return shlyuz.ErrUpstream("The upstream sent a stream object larger than %d bytes.", maxObject)
+	case errTruncated:
+		return shlyuz.ErrUpstream("The upstream broke off its reply in the middle of an object.")
+	}
+	cause := context.Cause(s.ctx)
+	if cause == ErrStreamClosed {
+		return ErrStreamClosed
+	}
+	return transportError(s.upstream, s.parent, cause, err, true)
+}
