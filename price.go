@@ -85,3 +85,19 @@ func ceilDiv(a, b int64) int64 {
 	}
 	return (a + b - 1) / b
 }
+
+// Scale multiplies the price by f (an upstream's price multiplier), rounding up.
+func (p Price) Scale(f Decimal) Price {
+	if f.Sign() == 0 {
+		return p
+	}
+	return Price{
+		PromptMicro:     NewDecimalFrac(p.PromptMicro, 1).Mul(f).Ceil(),
+		CompletionMicro: NewDecimalFrac(p.CompletionMicro, 1).Mul(f).Ceil(),
+	}
+}
+
+// Max is the dearer of two prices, part by part.
+func (p Price) Max(q Price) Price {
+	return Price{PromptMicro: max(p.PromptMicro, q.PromptMicro), CompletionMicro: max(p.CompletionMicro, q.CompletionMicro)}
+}

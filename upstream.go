@@ -27,6 +27,9 @@ type UpstreamConfig struct {
 	FirstByteTimeout time.Duration `yaml:"first_byte_timeout"`
 	IdleTimeout      time.Duration `yaml:"idle_timeout"`
 	Breaker          BreakerConfig `yaml:"breaker"`
+	// PriceMultiplier scales the catalog price of calls this upstream serves
+	// (an aggregator's fee, a dearer region); empty or 0 means 1.
+	PriceMultiplier Decimal `yaml:"price_multiplier"`
 }
 
 // BreakerConfig tunes an upstream's circuit breaker.

@@ -227,14 +227,15 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 	}
 	var last error
 	for _, m := range models {
-		if err := cl.reserve(m); err != nil {
+		ups := cl.g.upstreamsFor(m.ID, cl.c.Order, cl.c.AllowFallbacks)
+		if err := cl.reserve(m, ups); err != nil {
 			if cl.model == nil {
 				return err // nothing reserved: a money or key error ends the request
 			}
 			last = err
 			continue
 		}
-		for _, u := range cl.g.upstreamsFor(m.ID, cl.c.Order, cl.c.AllowFallbacks) {
+		for _, u := range ups {
 			route := shlyuz.PickRoute(cl.g.routes, m.ID)
 			req := &shlyuz.UpstreamRequest{
 				GenerationID: cl.c.GenerationID, Model: m.ID, UpstreamModel: route.UpstreamName(m.ID),
@@ -314,11 +315,15 @@ func (cl *call) note(u *Upstream, err error) {
 }
 
 // reserve holds the worst case of the model at the key and the account.
-func (cl *call) reserve(m *shlyuz.PricedModel) error {
+func (cl *call) reserve(m *shlyuz.PricedModel, ups []*Upstream) error {
 	g, now := cl.g, cl.g.now()
+	worst := m.Price
+	for _, u := range ups {
+		worst = worst.Max(m.Price.Scale(u.Config.PriceMultiplier))
+	}
 	res, err := g.request(cl.c.KeyHash, KindKey, &keyReserve{
 		GenID: cl.c.GenerationID, Prompt: cl.c.Prompt.Reserve, MaxTokens: cl.c.MaxTokens,
-		MaxOut: m.MaxOutput(), Price: m.Price, Now: now,
+		MaxOut: m.MaxOutput(), Price: worst, Now: now,
 	})
 	if err != nil {
 		return err
@@ -329,7 +334,7 @@ func (cl *call) reserve(m *shlyuz.PricedModel) error {
 	}
 	res, err = g.request(kr.AccountID, KindAccount, &acctReserve{
 		GenID: cl.c.GenerationID, Prompt: cl.c.Prompt.Reserve, MaxTokens: cl.c.MaxTokens,
-		KeyTokens: kr.Tokens, Price: m.Price, Now: now,
+		KeyTokens: kr.Tokens, Price: worst, Now: now,
 	})
 	if err == nil && res.(*acctReserved).Err != nil {
 		err = res.(*acctReserved).Err
@@ -379,7 +384,8 @@ func (cl *call) settle(u shlyuz.Usage, status, finish string) *Receipt {
 		return nil
 	}
 	cl.settled = true
-	credits := min(cl.model.Price.Charge(u.PromptTokens, u.CompletionTokens), cl.held)
+	price := cl.model.Price.Scale(cl.upstream.Config.PriceMultiplier) // the serving upstream's price
+	credits := min(price.Charge(u.PromptTokens, u.CompletionTokens), cl.held)
 	if u.TotalTokens == 0 {
 		u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	}

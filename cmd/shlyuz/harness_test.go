@@ -81,6 +81,7 @@ func runTests(m *testing.M) (int, error) {
 
 	h = &harness{fake: f, fakeURL: "http://" + fln.Addr().String() + "/v1", dir: dir}
 	h.config = filepath.Join(dir, "config.yaml")
+	os.Setenv("SHLYUZ_TEST_FAKE_KEY", "fake-key")
 	if err := os.WriteFile(h.config, []byte(testConfig(h.fakeURL)), 0o600); err != nil {
 		return 0, err
 	}
@@ -112,10 +113,12 @@ func runTests(m *testing.M) (int, error) {
 // testConfig routes every model to the fake; the breaker/ and short/ prefixes
 // go to upstreams with a touchy breaker and short time-outs.
 func testConfig(fakeURL string) string {
+	root := strings.TrimSuffix(fakeURL, "/v1")
 	var models strings.Builder
 	for _, id := range []string{"test/model", "test/other", "breaker/ok", "breaker/fault-500", "short/fault-hang", "tiny/model",
 		"faulty/fault-500", "faulty/fault-429", "faulty/fault-quota", "faulty/fault-cut", "faulty/fault-malformed",
-		"faulty/fault-nousage", "faulty/fault-midstream-error", "faulty/fault-401", "fallback/model", "tiny/fault-stall", "faulty/fault-stall", "faulty/fault-slow"} {
+		"faulty/fault-nousage", "faulty/fault-midstream-error", "faulty/fault-401", "fallback/model", "tiny/fault-stall", "faulty/fault-stall", "faulty/fault-slow",
+		"claude/model", "gemini/model", "yagpt/model", "giga/model", "mixed/model"} {
 		fmt.Fprintf(&models, "  - {id: %q, name: %q, context_length: 100000, max_output_tokens: 4096, input_modalities: [text, image], output_modalities: [text], usd: {prompt_usd_per_mtok: \"1\", completion_usd_per_mtok: \"2\"}}\n", id, id)
 	}
 	return fmt.Sprintf(`journal_interval: 20ms
@@ -134,6 +137,16 @@ models:
     breaker: {consecutive_failures: 3, open_for: 300ms}
   - {name: short, base_url: %q, timeout: 300ms, first_byte_timeout: 300ms, breaker: {consecutive_failures: 1000000}}
   - {name: tiny, base_url: %q, max_concurrent: 1}
+  - {name: pricey, base_url: %q, price_multiplier: "2"}
+  - {name: anthropic, protocol: anthropic, base_url: %q, api_key_env: SHLYUZ_TEST_FAKE_KEY}
+  - {name: anthropic-dead, protocol: anthropic, base_url: "http://127.0.0.1:1", api_key_env: SHLYUZ_TEST_FAKE_KEY}
+  - {name: gemini, protocol: gemini, base_url: %q, api_key_env: SHLYUZ_TEST_FAKE_KEY}
+  - {name: yandex, protocol: yandex, base_url: %q, api_key_env: SHLYUZ_TEST_FAKE_KEY, folder_id: b1gfake}
+  - name: gigachat
+    protocol: gigachat
+    base_url: %q
+    auth_url: %q
+    api_key_env: SHLYUZ_TEST_FAKE_KEY
 routes:
   - {match: "*", upstreams: [fake]}
   - {match: "breaker/", upstreams: [flaky]}
@@ -141,7 +154,12 @@ routes:
   - {match: "short/", upstreams: [short]}
   - {match: "tiny/", upstreams: [tiny]}
   - {match: "fallback/", upstreams: [dead, fake]}
-`, models.String(), fakeURL, fakeURL, fakeURL, fakeURL, fakeURL)
+  - {match: "claude/", upstreams: [anthropic], strip_prefix: true}
+  - {match: "gemini/", upstreams: [gemini], strip_prefix: true}
+  - {match: "yagpt/", upstreams: [yandex], strip_prefix: true}
+  - {match: "giga/", upstreams: [gigachat], strip_prefix: true}
+  - {match: "mixed/", upstreams: [anthropic-dead, pricey]}
+`, models.String(), fakeURL, fakeURL, fakeURL, fakeURL, fakeURL, fakeURL, root, root, root, root+"/gigachat/api/v1", root+"/gigachat/api/v2/oauth")
 }
 
 // call sends a JSON request and decodes a JSON answer into out (if not nil).
