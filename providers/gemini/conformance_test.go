@@ -1,0 +1,27 @@
+package gemini_test
+
+import (
+	"testing"
+
+	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/providers/conformance"
+	"github.com/shlyuz/shlyuz/providers/gemini"
+)
+
+// TestConformance runs the shared provider suite against the adapter. The
+// fake serves Gemini's API under /v1beta/models/ over HTTPS, its certificate
+// trusted through UpstreamConfig.CAFile.
+func TestConformance(t *testing.T) {
+	conformance.Run(t, conformance.Target{
+		Name: "gemini",
+		NewTLS: func(t *testing.T, baseURL, caFile string) shlyuz.Provider {
+			p, err := gemini.New(shlyuz.UpstreamConfig{
+				Name: "fake-gemini", Protocol: "gemini", BaseURL: baseURL, APIKey: testKey, CAFile: caFile,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p
+		},
+	})
+}

@@ -1,0 +1,302 @@
+// Package gemini is the adapter for Google's Gemini API (AI Studio,
+// generativelanguage.googleapis.com). It owns the translation of a gateway
+// request, written in OpenAI's chat-completions terms, into a native
+// generateContent body (system messages into systemInstruction, roles into
+// user/model, images into inlineData/fileData parts, tools into
+// functionDeclarations, tool results into functionResponse parts); the
+// reading of native replies and alt=sse streams back into OpenAI's choices
+// and chat.completion.chunk objects (stamped with our generation id and
+// model id, tool call ids synthesized, running usage taken as it stands); and
+// the mapping of Gemini's {"error":{"code","message","status"}} failures to
+// shlyuz errors. The API key travels in the x-goog-api-key header, never in
+// the URL.
+package gemini
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/providers/openai"
+)
+
+// DefaultBaseURL is Google's endpoint, used when the configuration names none.
+const DefaultBaseURL = "https://generativelanguage.googleapis.com"
+
+// Limits on what is read from an upstream.
+const (
+	maxReplyBytes = 256 << 20 // a non-streamed reply (images come base64)
+	maxErrorBytes = 64 << 10  // an error body
+)
+
+// Provider is one Gemini API endpoint. It is safe for concurrent use; its
+// connections are pooled and kept alive.
+type Provider struct {
+	cfg    shlyuz.UpstreamConfig
+	models string // base URL up to and including ".../v1beta/models/"
+	header http.Header
+	client *http.Client
+	now    func() time.Time
+}
+
+var _ shlyuz.Provider = (*Provider)(nil)
+
+// New makes the adapter for the upstream. An empty BaseURL means Google's
+// own endpoint; a base URL that already ends in an API version
+// (".../v1beta") is used as it is. Zero timeouts take the defaults of
+// shlyuz.UpstreamConfig.WithDefaults. CAFile, when set, adds PEM roots to
+// the system's.
+func New(cfg shlyuz.UpstreamConfig) (*Provider, error) {
+	cfg = cfg.WithDefaults()
+	base := strings.TrimRight(cfg.BaseURL, "/")
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("gemini: upstream %q: base_url %q is not an http(s) URL", cfg.Name, cfg.BaseURL)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("gemini: upstream %q: base_url must not carry a query or fragment (the API key goes in api_key_env)", cfg.Name)
+	}
+	switch {
+	case strings.HasSuffix(base, "/v1beta"), strings.HasSuffix(base, "/v1alpha"), strings.HasSuffix(base, "/v1"):
+		base += "/models/"
+	default:
+		base += "/v1beta/models/"
+	}
+
+	tr := openai.NewTransport()
+	if cfg.CAFile != "" {
+		pem, err := os.ReadFile(cfg.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("gemini: upstream %q: ca_file: %w", cfg.Name, err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil || pool == nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("gemini: upstream %q: ca_file %s holds no PEM certificate", cfg.Name, cfg.CAFile)
+		}
+		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	}
+
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("User-Agent", "shlyuz")
+	for k, v := range cfg.Headers {
+		h.Set(k, v)
+	}
+	if cfg.APIKey != "" {
+		h.Set("X-Goog-Api-Key", cfg.APIKey)
+	}
+	return &Provider{
+		cfg:    cfg,
+		models: base,
+		header: h,
+		client: &http.Client{Transport: tr},
+		now:    time.Now,
+	}, nil
+}
+
+// Name is the upstream's configured name.
+func (p *Provider) Name() string { return p.cfg.Name }
+
+// CloseIdleConnections closes the pooled connections that are not in use.
+func (p *Provider) CloseIdleConnections() { p.client.CloseIdleConnections() }
+
+// endpoint is the URL of a method of the model. A model named
+// "models/gemini-…" (the API's resource name) loses its prefix; a tuned
+// model ("tunedModels/…") lives beside models/, not under it.
+func (p *Provider) endpoint(model string, stream bool) string {
+	model = strings.TrimPrefix(model, "models/")
+	var u string
+	if id, ok := strings.CutPrefix(model, "tunedModels/"); ok {
+		u = strings.TrimSuffix(p.models, "models/") + "tunedModels/" + url.PathEscape(id)
+	} else {
+		u = p.models + url.PathEscape(model)
+	}
+	if stream {
+		return u + ":streamGenerateContent?alt=sse"
+	}
+	return u + ":generateContent"
+}
+
+func (p *Provider) newRequest(ctx context.Context, model string, body []byte, stream bool) (*http.Request, error) {
+	r, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint(model, stream), bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	r.Header = p.header.Clone()
+	if stream {
+		r.Header.Set("Accept", "text/event-stream")
+	} else {
+		r.Header.Set("Accept", "application/json")
+	}
+	return r, nil
+}
+
+// Chat makes a non-streamed call, bounded by the upstream's Timeout.
+func (p *Provider) Chat(ctx context.Context, req *shlyuz.UpstreamRequest) (*shlyuz.ChatResponse, error) {
+	body, serr := buildBody(req)
+	if serr != nil {
+		return nil, serr
+	}
+	cctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
+	defer cancel()
+	hreq, err := p.newRequest(cctx, req.UpstreamModel, body, false)
+	if err != nil {
+		return nil, shlyuz.ErrInternal(err)
+	}
+	resp, err := p.client.Do(hreq)
+	if err != nil {
+		return nil, transportError(p.cfg.Name, ctx, nil, err, false)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
+		return nil, statusError(p.cfg.Name, req.UpstreamModel, resp.StatusCode, resp.Header, data, p.now())
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxReplyBytes+1))
+	if err != nil {
+		return nil, transportError(p.cfg.Name, ctx, nil, err, true)
+	}
+	if len(data) > maxReplyBytes {
+		return nil, shlyuz.ErrUpstream("The upstream's reply is larger than %d bytes.", maxReplyBytes)
+	}
+	return decodeReply(data, req.GenerationID, p.now())
+}
+
+// ChatStream opens a streamed call. It returns once the upstream's response
+// headers arrived, which FirstByteTimeout bounds; IdleTimeout then bounds each
+// gap between chunks.
+func (p *Provider) ChatStream(ctx context.Context, req *shlyuz.UpstreamRequest) (shlyuz.ChatStream, error) {
+	body, serr := buildBody(req)
+	if serr != nil {
+		return nil, serr
+	}
+	sctx, cancel := context.WithCancelCause(ctx)
+	hreq, err := p.newRequest(sctx, req.UpstreamModel, body, true)
+	if err != nil {
+		cancel(nil)
+		return nil, shlyuz.ErrInternal(err)
+	}
+	firstByte := time.AfterFunc(p.cfg.FirstByteTimeout, func() { cancel(errFirstByte) })
+	resp, err := p.client.Do(hreq)
+	firstByte.Stop()
+	if err != nil {
+		cause := context.Cause(sctx)
+		cancel(nil)
+		return nil, transportError(p.cfg.Name, ctx, cause, err, false)
+	}
+	if resp.StatusCode/100 != 2 {
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
+		resp.Body.Close()
+		cancel(nil)
+		return nil, statusError(p.cfg.Name, req.UpstreamModel, resp.StatusCode, resp.Header, data, p.now())
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
+		// Not an event stream: an error body, or a server that ignored alt=sse.
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
+		resp.Body.Close()
+		cancel(nil)
+		if ge, ok := parseErrorBody(data); ok {
+			return nil, ge.streamError()
+		}
+		return nil, malformed("the upstream answered JSON instead of an event stream")
+	}
+	return newStream(p.cfg.Name, ctx, sctx, cancel, resp.Body, p.cfg.IdleTimeout,
+		newChunker(req, p.now().Unix())), nil
+}
+
+// decodeReply turns a generateContent reply into OpenAI's choices.
+func decodeReply(data []byte, generationID string, now time.Time) (*shlyuz.ChatResponse, error) {
+	var w wireResponse
+	if err := json.Unmarshal(data, &w); err != nil {
+		e := malformed("the reply is not valid JSON")
+		e.Cause = err
+		return nil, e
+	}
+	if w.Error != nil {
+		return nil, w.Error.streamError()
+	}
+	if len(w.Candidates) == 0 {
+		if w.PromptFeedback != nil && w.PromptFeedback.BlockReason != "" {
+			return nil, blockedError(w.PromptFeedback)
+		}
+		return nil, malformed("the reply has no candidates")
+	}
+	c := &w.Candidates[0]
+	var text strings.Builder
+	var calls []toolCall
+	if c.Content != nil {
+		for i := range c.Content.Parts {
+			part := &c.Content.Parts[i]
+			switch {
+			case part.Thought:
+				// Thinking is billed (usage), not shown.
+			case part.FunctionCall != nil:
+				calls = append(calls, newToolCall(generationID, len(calls), part))
+			default:
+				text.WriteString(part.Text)
+			}
+		}
+	}
+	finish := finishReason(c.FinishReason, len(calls) > 0)
+	if finish == "" {
+		finish = "stop"
+	}
+	b := make([]byte, 0, 128+text.Len())
+	b = append(b, `[{"index":0,"message":{"role":"assistant","content":`...)
+	if text.Len() == 0 && len(calls) > 0 {
+		b = append(b, "null"...)
+	} else {
+		b = appendJSONString(b, text.String())
+	}
+	if len(calls) > 0 {
+		b = append(b, `,"tool_calls":[`...)
+		for i := range calls {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = calls[i].appendJSON(b, -1)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `},"logprobs":null,"finish_reason":`...)
+	b = appendJSONString(b, finish)
+	b = append(b, "}]"...)
+	r := &shlyuz.ChatResponse{
+		Created:      now.Unix(),
+		Choices:      b,
+		FinishReason: finish,
+	}
+	if w.UsageMetadata != nil {
+		r.Usage = w.UsageMetadata.usage()
+	}
+	return r, nil
+}
+
+// ErrStreamClosed is what a Next blocked on the upstream returns when Close
+// ends the stream. It wraps context.Canceled: closing is the caller's choice,
+// never the upstream's fault.
+var ErrStreamClosed = fmt.Errorf("gemini: stream closed: %w", context.Canceled)
+
+// Causes of the stream context's cancellation, told apart in Next.
+var (
+	errIdle      = errors.New("gemini: upstream idle")
+	errFirstByte = errors.New("gemini: no first byte from upstream")
+)
