@@ -1,0 +1,298 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// measure runs the six scenarios in order; memory is sampled throughout.
+func (b *bench) measure(ctx context.Context) error {
+	o := b.o
+	var rss *rssSampler
+	if b.gwPID > 0 && procStatusKB(b.gwPID, "VmRSS") > 0 {
+		rss = newRSSSampler(b.gwPID, o.sampleEvery)
+		defer rss.stop()
+		sleep(ctx, o.pause) // let the set-up settle
+		b.res.Memory = MemoryResult{Available: true, PID: b.gwPID, IdleBeforeKB: procStatusKB(b.gwPID, "VmRSS"),
+			SampleEveryMs: float64(o.sampleEvery) / 1e6}
+		rss.begin()
+	} else {
+		b.res.Memory.Note = "the gateway's pid is unknown (give -target-pid) or /proc is not readable"
+	}
+
+	// 1. Added latency at concurrency 1, non-streamed.
+	b.logf("1/6 added latency: %d warm-up + %d requests per side at concurrency 1", o.warmup, o.n)
+	if o.warmup > 0 {
+		sequential(ctx, b.client, b.instantD, b.instantG, o.warmup, o.block)
+	}
+	ld, lg, ed, eg := sequential(ctx, b.client, b.instantD, b.instantG, o.n, o.block)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	lr := &LatencyResult{Upstream: "instant", Requests: o.n, Block: o.block, Direct: summarize(ld, ed), Gateway: summarize(lg, eg)}
+	lr.Added = added(lr.Direct, lr.Gateway)
+	b.res.Latency = lr
+	b.logf("   added p50 %s ms, p99 %s ms", s3(lr.Added.P50Ms), s3(lr.Added.P99Ms))
+
+	// 2. Time to first token.
+	b.logf("2/6 time to first token: %d streams per side at concurrency 1", o.ttftStreams)
+	streams(ctx, b.client, b.ttftD, b.ttftG, max(1, o.warmup/10))
+	sd, sg, esd, esg := streams(ctx, b.client, b.ttftD, b.ttftG, o.ttftStreams)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	tr := &TTFTResult{Upstream: "instant", Streams: o.ttftStreams}
+	tr.DirectFirstData, tr.DirectFirstContent = summarize(pick(sd, firstData), esd), summarize(pick(sd, firstContent), esd)
+	tr.GatewayFirstData, tr.GatewayFirstContent = summarize(pick(sg, firstData), esg), summarize(pick(sg, firstContent), esg)
+	tr.AddedFirstData = added(tr.DirectFirstData, tr.GatewayFirstData)
+	tr.AddedFirstContent = added(tr.DirectFirstContent, tr.GatewayFirstContent)
+	b.res.TTFT = tr
+	b.logf("   added p50 %s ms, p99 %s ms", s3(tr.AddedFirstData.P50Ms), s3(tr.AddedFirstData.P99Ms))
+
+	// 3. Inter-chunk gaps of paced streams.
+	b.logf("3/6 inter-chunk gaps: %d paced streams per side", o.gapStreams)
+	streams(ctx, b.client, b.pacedD, b.pacedG, 1)
+	pd, pg, epd, epg := streams(ctx, b.client, b.pacedD, b.pacedG, o.gapStreams)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	gr := &GapResult{Upstream: "stream", TokensPerSec: o.tokensPerSec, ReplyTokens: o.streamTokens, Streams: o.gapStreams,
+		Direct: gapStats(pd, epd), Gateway: gapStats(pg, epg)}
+	if o.direct != "" || o.directStream != "" {
+		gr.TokensPerSec, gr.ReplyTokens = 0, 0 // not our fake: unknown
+	}
+	gr.AddedMeanMs = round4(gr.Gateway.MeanMs - gr.Direct.MeanMs)
+	gr.AddedP99Ms = round4(gr.Gateway.P99Ms - gr.Direct.P99Ms)
+	b.res.InterChunk = gr
+	b.logf("   added mean %s ms, p99 %s ms", s3(gr.AddedMeanMs), s3(gr.AddedP99Ms))
+
+	// 6. Allocations per request (before the heavy load, at concurrency 1).
+	b.logf("6/6 allocations per request")
+	b.res.Allocs = b.allocs(ctx)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+
+	// 4. Throughput.
+	type level struct {
+		name string
+		d, g *target
+		pid  int
+		conc int
+	}
+	var levels []level
+	for _, c := range o.levelList {
+		levels = append(levels, level{"slow", b.slowD, b.slowG, b.fakePID["slow"], c})
+	}
+	if o.instantConc > 0 {
+		levels = append(levels, level{"instant", b.instantD, b.instantG, b.fakePID["instant"], o.instantConc})
+	}
+	for i, l := range levels {
+		b.logf("4/6 throughput: %s upstream, concurrency %d, %s per side (%d of %d)", l.name, l.conc, o.duration, i+1, len(levels))
+		t := b.throughput(ctx, l.name, l.d, l.g, l.pid, l.conc, i%2 == 1)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		b.res.Throughput = append(b.res.Throughput, t)
+		b.logf("   %.0f vs %.0f req/s (%.2f), added p50 %s ms, p99 %s ms", t.Direct.RPS, t.Gateway.RPS, t.Ratio, s3(t.AddedP50Ms), s3(t.AddedP99Ms))
+	}
+
+	// 5. Memory after the load, once idle.
+	if rss != nil {
+		b.res.Memory.PeakUnderLoadKB, b.res.Memory.Samples = rss.end()
+		b.logf("5/6 memory: idle %s after the load", o.idleWait)
+		b.client.CloseIdleConnections()
+		sleep(ctx, o.idleWait)
+		b.res.Memory.AfterIdleKB = procStatusKB(b.gwPID, "VmRSS")
+		b.res.Memory.HWMKB = procStatusKB(b.gwPID, "VmHWM")
+		b.res.Memory.IdleWaitS = o.idleWait.Seconds()
+	}
+	b.res.Billing = b.billing()
+	return ctx.Err()
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}
+
+func firstData(s streamSample) time.Duration    { return s.firstData }
+func firstContent(s streamSample) time.Duration { return s.firstContent }
+
+func pick(ss []streamSample, f func(streamSample) time.Duration) []time.Duration {
+	out := make([]time.Duration, 0, len(ss))
+	for _, s := range ss {
+		out = append(out, f(s))
+	}
+	return out
+}
+
+func gapStats(ss []streamSample, errs errCounter) GapStats {
+	g := GapStats{Streams: len(ss), Errors: errs.total(), ErrorKinds: errs.kinds()}
+	var gaps, totals []time.Duration
+	chunks := 0
+	for _, s := range ss {
+		gaps = append(gaps, s.gaps...)
+		totals = append(totals, s.total)
+		chunks += s.chunks
+	}
+	sg := summarize(gaps, nil)
+	g.Gaps, g.MeanMs, g.P50Ms, g.P99Ms, g.MaxMs = sg.Count, sg.MeanMs, sg.P50Ms, sg.P99Ms, sg.MaxMs
+	if len(ss) > 0 {
+		g.ChunksPerStream = float64(chunks) / float64(len(ss))
+		g.StreamMeanMs = summarize(totals, nil).MeanMs
+	}
+	return g
+}
+
+// cpuSnap is the CPU time of the processes involved at one moment.
+type cpuSnap struct {
+	gw, up, self       time.Duration
+	gwOK, upOK, selfOK bool
+	busy, total        int64
+	machineOK          bool
+}
+
+func takeCPU(gwPID, upPID int) cpuSnap {
+	var s cpuSnap
+	if gwPID > 0 {
+		s.gw, s.gwOK = cpuTime(fmt.Sprint(gwPID))
+	}
+	if upPID > 0 {
+		s.up, s.upOK = cpuTime(fmt.Sprint(upPID))
+	}
+	s.self, s.selfOK = cpuTime("self")
+	s.busy, s.total, s.machineOK = machineCPU()
+	return s
+}
+
+// perRequest fills the CPU fields of p from two snapshots around a phase of n requests.
+func perRequest(p *PhaseResult, a, z cpuSnap, n int, withGateway bool) {
+	if n <= 0 {
+		return
+	}
+	us := func(d time.Duration) *float64 {
+		v := round4(float64(d) / 1e3 / float64(n))
+		return &v
+	}
+	if withGateway && a.gwOK && z.gwOK {
+		p.GatewayCPUUs = us(z.gw - a.gw)
+	}
+	if a.upOK && z.upOK {
+		p.UpstreamCPUUs = us(z.up - a.up)
+	}
+	if a.selfOK && z.selfOK {
+		p.LoadGenCPUUs = us(z.self - a.self)
+	}
+	if a.machineOK && z.machineOK && z.total > a.total {
+		total := float64(z.total - a.total)
+		v := round4(100 * float64(z.busy-a.busy) / total)
+		p.MachineBusyPerc = &v
+		ours := (z.gw - a.gw) + (z.up - a.up) + (z.self - a.self) // zero where unknown
+		ticks := float64(ours) / float64(time.Second/clockTicksPerSec)
+		others := round4(max(0, 100*(float64(z.busy-a.busy)-ticks)/total))
+		p.OthersBusyPerc = &others
+	}
+}
+
+// throughput runs one level: each side warms up and then runs a closed loop
+// for the duration; the side that goes first alternates between levels.
+func (b *bench) throughput(ctx context.Context, name string, d, g *target, upPID, conc int, gatewayFirst bool) ThroughputResult {
+	o := b.o
+	t := ThroughputResult{Upstream: name, Concurrency: conc, DurationS: o.duration.Seconds(), Order: "direct,gateway"}
+	sides := []struct {
+		t   *target
+		out *PhaseResult
+		gw  bool
+	}{{d, &t.Direct, false}, {g, &t.Gateway, true}}
+	if gatewayFirst {
+		sides[0], sides[1] = sides[1], sides[0]
+		t.Order = "gateway,direct"
+	}
+	for _, s := range sides {
+		if o.levelWarmup > 0 {
+			closedLoop(ctx, b.client, s.t, conc, o.levelWarmup)
+		}
+		a := takeCPU(b.gwPID, upPID)
+		ph := closedLoop(ctx, b.client, s.t, conc, o.duration)
+		z := takeCPU(b.gwPID, upPID)
+		s.out.Latency = summarize(ph.lat, ph.errs)
+		s.out.RPS = round4(float64(len(ph.lat)) / ph.elapsed.Seconds())
+		perRequest(s.out, a, z, len(ph.lat), s.gw)
+		sleep(ctx, o.pause)
+	}
+	if t.Direct.RPS > 0 {
+		t.Ratio = round4(t.Gateway.RPS / t.Direct.RPS)
+	}
+	t.AddedP50Ms = round4(t.Gateway.Latency.P50Ms - t.Direct.Latency.P50Ms)
+	t.AddedP99Ms = round4(t.Gateway.Latency.P99Ms - t.Direct.Latency.P99Ms)
+	return t
+}
+
+// allocs samples go_memstats_mallocs_total around a fixed number of gateway requests.
+func (b *bench) allocs(ctx context.Context) AllocResult {
+	url := b.o.metrics
+	if url == "" {
+		url = metricsURL(b.gwBase)
+	}
+	r := AllocResult{URL: url}
+	m0, why := scrapeMallocs(b.ctl, url)
+	if why != "" {
+		r.Note = why
+		return r
+	}
+	m1, why := scrapeMallocs(b.ctl, url)
+	if why != "" {
+		r.Note = why
+		return r
+	}
+	var eg errCounter
+	buf := make([]byte, 16<<10)
+	ok := 0
+	for i := 0; i < b.o.allocRequests && ctx.Err() == nil; i++ {
+		if _, kind := do(ctx, b.client, b.instantG, buf); kind == "" {
+			ok++
+		} else {
+			eg.add(kind)
+		}
+	}
+	m2, why := scrapeMallocs(b.ctl, url)
+	if why != "" || ok == 0 {
+		r.Note = fmt.Sprintf("%s; %d requests ok, errors: %s", why, ok, describeErrors(eg.kinds()))
+		return r
+	}
+	r.Available, r.Requests = true, ok
+	r.PerScrape = round4(m1 - m0)
+	r.PerRequest = round4((m2 - m1 - (m1 - m0)) / float64(ok))
+	if eg.total() > 0 {
+		r.Note = fmt.Sprintf("%d requests failed: %s", eg.total(), describeErrors(eg.kinds()))
+	}
+	return r
+}
+
+// billing reads the key and the balance back, to show billing ran.
+func (b *bench) billing() *BillingCheck {
+	var k struct {
+		Data struct {
+			Limit          *int64 `json:"limit"`
+			LimitRemaining *int64 `json:"limit_remaining"`
+			Usage          int64  `json:"usage"`
+		} `json:"data"`
+	}
+	if !getJSON(b.ctl, b.gwBase+"/key", b.gwKey, &k) {
+		return nil
+	}
+	bc := &BillingCheck{KeyLimit: k.Data.Limit, KeyUsage: k.Data.Usage, KeyLimitRemaining: k.Data.LimitRemaining}
+	var c struct {
+		Data struct {
+			Total *int64 `json:"total_credits"`
+		} `json:"data"`
+	}
+	if getJSON(b.ctl, b.gwBase+"/credits", b.gwKey, &c) {
+		bc.BalanceCredits = c.Data.Total
+	}
+	return bc
+}
