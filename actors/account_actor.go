@@ -26,10 +26,18 @@ func (a *accountActor) Receive(ctx actor.Context) {
 	case *cluster.ClusterInit:
 		a.load(m.Identity.Identity)
 	case *acctReserve:
-		ctx.Respond(a.reserve(m))
+		r := a.reserve(m)
+		switch {
+		case r.Err != nil: // the key's hold goes too
+			ctx.Send(m.KeyPID, &keySettle{GenID: m.GenID, Now: m.Now})
+		case r.Amount < m.KeyAmount:
+			ctx.Send(m.KeyPID, &keyAdjust{GenID: m.GenID, Amount: r.Amount})
+		}
+		ctx.Respond(r)
 	case *acctSettle:
 		a.settle(m)
-		ctx.Respond(settled) // the entry is in the journal when the caller goes on
+	case *drain:
+		ctx.Respond(m)
 	case *acctBalance:
 		if a.loadErr != nil {
 			ctx.Respond(&acctBalanceReply{Err: a.loadErr})
@@ -66,9 +74,9 @@ func (a *accountActor) expire(now time.Time) {
 	}
 }
 
-func (a *accountActor) reserve(m *acctReserve) *acctReserved {
+func (a *accountActor) reserve(m *acctReserve) *reserved {
 	if a.loadErr != nil {
-		return &acctReserved{Err: a.loadErr}
+		return &reserved{Err: a.loadErr}
 	}
 	a.expire(m.Now)
 	if old, ok := a.holds[m.GenID]; ok {
@@ -82,12 +90,12 @@ func (a *accountActor) reserve(m *acctReserve) *acctReserved {
 		tokens = min(m.KeyTokens, afford)
 	}
 	if afford < 1 || tokens > afford {
-		return &acctReserved{Err: shlyuz.ErrInsufficientCredits(max(free, 0), afford, max(tokens, 1))}
+		return &reserved{Err: shlyuz.ErrInsufficientCredits(max(free, 0), afford, max(tokens, 1))}
 	}
 	amount := m.Price.Charge(m.Prompt, tokens)
 	a.holds[m.GenID] = amount
 	a.reserved += amount
-	return &acctReserved{Tokens: tokens, Amount: amount}
+	return &reserved{KeyID: m.KeyID, AccountID: a.balance.AccountID, Tokens: tokens, Amount: amount}
 }
 
 // settle releases a reservation and debits what the request cost, never more

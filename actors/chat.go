@@ -46,8 +46,8 @@ type call struct {
 	held      shlyuz.Credits // the account's hold: the most this call may be charged
 	maxTokens int64
 	attempts  []shlyuz.Attempt
-	upstream  *Upstream // the one that serves the call
-	slot      uint64    // the slot held at slotUp; 0: none
+	upstream  *Upstream   // the one that serves the call
+	done      func(error) // the breaker's outcome callback of the slot held at slotUp; nil: none
 	slotUp    *Upstream
 	settled   bool
 	upTime    time.Duration // spent in the serving upstream's call (to the first event for streams)
@@ -321,61 +321,45 @@ func (cl *call) reserve(m *shlyuz.PricedModel, ups []*Upstream) error {
 	for _, u := range ups {
 		worst = worst.Max(m.Price.Scale(u.Config.PriceMultiplier))
 	}
+	// One round trip: the key actor holds its part and forwards to the
+	// account actor, which answers here; on a refusal each lets go of its hold.
 	res, err := g.request(cl.c.KeyHash, KindKey, &keyReserve{
-		GenID: cl.c.GenerationID, Prompt: cl.c.Prompt.Reserve, MaxTokens: cl.c.MaxTokens,
+		GenID: cl.c.GenerationID, KeyHash: cl.c.KeyHash, Prompt: cl.c.Prompt.Reserve, MaxTokens: cl.c.MaxTokens,
 		MaxOut: m.MaxOutput(), Price: worst, Now: now,
 	})
 	if err != nil {
 		return err
 	}
-	kr := res.(*keyReserved)
-	if kr.Err != nil {
-		return kr.Err
-	}
-	res, err = g.request(kr.AccountID, KindAccount, &acctReserve{
-		GenID: cl.c.GenerationID, Prompt: cl.c.Prompt.Reserve, MaxTokens: cl.c.MaxTokens,
-		KeyTokens: kr.Tokens, Price: worst, Now: now,
-	})
-	if err == nil && res.(*acctReserved).Err != nil {
-		err = res.(*acctReserved).Err
-	}
-	if err != nil {
-		g.dir.Send(cl.c.KeyHash, KindKey, &keySettle{GenID: cl.c.GenerationID, Now: now})
-		return err
-	}
-	ar := res.(*acctReserved)
-	if ar.Amount < kr.Amount {
-		g.dir.Send(cl.c.KeyHash, KindKey, &keyAdjust{GenID: cl.c.GenerationID, Amount: ar.Amount})
+	ar := res.(*reserved)
+	if ar.Err != nil {
+		return ar.Err
 	}
 	if cl.model == nil {
 		g.inFlight.Add(1)
 	}
 	g.reserved.Add(ar.Amount - cl.held)
-	cl.keyID, cl.accountID, cl.model = kr.KeyID, kr.AccountID, m
+	cl.keyID, cl.accountID, cl.model = ar.KeyID, ar.AccountID, m
 	cl.held, cl.maxTokens = ar.Amount, ar.Tokens
 	return nil
 }
 
+// acquire takes a slot at the upstream: its concurrency cap and its breaker's leave.
 func (cl *call) acquire(u *Upstream) error {
-	res, err := cl.g.sys.Root.RequestFuture(u.pid, &slotAcquire{}, cl.g.timeout).Result()
+	done, err := u.guard.acquire()
 	if err != nil {
-		return shlyuz.ErrInternal(err)
+		return err
 	}
-	gr := res.(*slotGranted)
-	if gr.Err != nil {
-		return gr.Err
-	}
-	cl.slot, cl.slotUp = gr.ID, u
+	cl.done, cl.slotUp = done, u
 	return nil
 }
 
 // release returns the slot with the outcome.
 func (cl *call) release(outcome error) {
-	if cl.slot == 0 {
+	if cl.done == nil {
 		return
 	}
-	cl.g.sys.Root.Send(cl.slotUp.pid, &slotRelease{ID: cl.slot, Err: outcome})
-	cl.slot, cl.slotUp = 0, nil
+	cl.slotUp.guard.release(cl.done, outcome)
+	cl.done, cl.slotUp = nil, nil
 }
 
 // settle charges the usage (never more than was held) and writes the record.
@@ -409,12 +393,11 @@ func (cl *call) fail(err error) *Receipt {
 	return &Receipt{Model: cl.model.ID, Upstream: gen.Upstream, FinishReason: "error", Status: shlyuz.GenerationFailed}
 }
 
-// settleAccount waits for the account actor, so that once a reply is sent its
-// charge is in the journal (a graceful shutdown then loses nothing).
+// settleAccount tells the account actor without waiting: its mailbox keeps
+// the order, so a later request of the same client sees the charge, and a
+// graceful shutdown drains every account actor before the last commit.
 func (cl *call) settleAccount(m *acctSettle) {
-	if _, err := cl.g.request(cl.accountID, KindAccount, m); err != nil {
-		cl.g.log.Error("settle: account actor did not answer", "generation", m.GenID, "err", err)
-	}
+	cl.g.dir.Send(cl.accountID, KindAccount, m)
 }
 
 // record makes the call's generation record, tells the observer, and ends

@@ -18,6 +18,10 @@ import (
 type Directory interface {
 	Request(identity, kind string, msg any, timeout time.Duration) (any, error)
 	Send(identity, kind string, msg any)
+	// PID activates (or finds) a virtual actor, for actors that talk to each other.
+	PID(identity, kind string) (*actor.PID, error)
+	// RequestAll asks every activation of the kind this node reached, and waits for all.
+	RequestAll(kind string, msg any, timeout time.Duration) error
 }
 
 // Upstream is one configured upstream with its protocol adapter.
@@ -25,6 +29,7 @@ type Upstream struct {
 	Config   shlyuz.UpstreamConfig
 	Provider shlyuz.Provider
 	pid      *actor.PID
+	guard    *guard
 }
 
 // Options build a Gateway.
@@ -50,13 +55,13 @@ type deps struct {
 	journal *Journal
 	loc     *time.Location
 	now     func() time.Time
+	dir     Directory
 }
 
 // Gateway is what the HTTP layer calls. Its methods run in the caller's goroutine.
 type Gateway struct {
 	deps
 	sys       *actor.ActorSystem
-	dir       Directory
 	log       *slog.Logger
 	baseModel []shlyuz.Model
 	catalog   atomic.Pointer[shlyuz.Catalog]
@@ -103,8 +108,9 @@ func New(o Options) (*Gateway, error) {
 	strategy := actor.NewOneForOneStrategy(10, time.Second, actor.DefaultDecider)
 	for _, u := range o.Upstreams {
 		u.Config = u.Config.WithDefaults()
-		cfg := u.Config
-		props := actor.PropsFromProducer(func() actor.Actor { return newProviderActor(cfg, o.OnBreaker) },
+		u.guard = newGuard(u.Config, o.OnBreaker)
+		gd, cfg := u.guard, u.Config
+		props := actor.PropsFromProducer(func() actor.Actor { return &providerActor{guard: gd} },
 			actor.WithSupervisor(strategy))
 		pid, err := o.System.Root.SpawnNamed(props, "upstream-"+cfg.Name)
 		if err != nil {
@@ -135,6 +141,12 @@ func (g *Gateway) Kinds() map[string]actor.Producer {
 func (g *Gateway) Attach(ctx context.Context, dir Directory) error {
 	g.dir = dir
 	return g.ReloadCatalog(ctx)
+}
+
+// Drain waits until every account actor has handled what was sent to it
+// (settlements are one-way messages), so that the journal holds every charge.
+func (g *Gateway) Drain(timeout time.Duration) error {
+	return g.dir.RequestAll(KindAccount, &drain{}, timeout)
 }
 
 // ReloadCatalog rebuilds the priced catalog from the models, the stored

@@ -38,7 +38,7 @@ func (a *keyActor) Receive(ctx actor.Context) {
 		a.roll(m.Now)
 		ctx.Respond(&keyState{Key: a.key, Spent: a.spent, Reserved: a.reserved, Err: a.key.Usable(m.Now), ResetsAt: a.periodEnd})
 	case *keyReserve:
-		ctx.Respond(a.reserve(m))
+		a.reserve(ctx, m)
 		if a.loadErr != nil {
 			ctx.Poison(ctx.Self())
 		}
@@ -96,12 +96,18 @@ func (a *keyActor) roll(now time.Time) {
 	a.spent = 0
 }
 
-func (a *keyActor) reserve(m *keyReserve) *keyReserved {
+// reserve holds the worst case against the key's ceiling and forwards the
+// rest to the account's actor, which answers the requester itself: one round
+// trip for the whole reservation.
+func (a *keyActor) reserve(ctx actor.Context, m *keyReserve) {
+	refuse := func(err *shlyuz.Error) { ctx.Respond(&reserved{Err: err}) }
 	if a.loadErr != nil {
-		return &keyReserved{Err: a.loadErr}
+		refuse(a.loadErr)
+		return
 	}
 	if err := a.key.Usable(m.Now); err != nil {
-		return &keyReserved{Err: err}
+		refuse(err)
+		return
 	}
 	a.roll(m.Now)
 	if old, ok := a.holds[m.GenID]; ok { // a retried request: replace its hold
@@ -119,11 +125,20 @@ func (a *keyActor) reserve(m *keyReserve) *keyReserved {
 			tokens = min(tokens, afford)
 		}
 		if afford < 1 || tokens > afford {
-			return &keyReserved{Err: shlyuz.ErrKeyLimitExceeded(*a.key.Limit, a.spent+a.reserved, a.periodEnd, afford, max(tokens, 1))}
+			refuse(shlyuz.ErrKeyLimitExceeded(*a.key.Limit, a.spent+a.reserved, a.periodEnd, afford, max(tokens, 1)))
+			return
 		}
+	}
+	account, err := a.deps.dir.PID(a.key.AccountID, KindAccount)
+	if err != nil {
+		refuse(shlyuz.ErrInternal(err))
+		return
 	}
 	amount := m.Price.Charge(m.Prompt, tokens)
 	a.holds[m.GenID] = amount
 	a.reserved += amount
-	return &keyReserved{KeyID: a.key.ID, AccountID: a.key.AccountID, Tokens: tokens, Amount: amount}
+	ctx.RequestWithCustomSender(account, &acctReserve{
+		GenID: m.GenID, KeyID: a.key.ID, KeyPID: ctx.Self(), Prompt: m.Prompt, MaxTokens: m.MaxTokens,
+		KeyTokens: tokens, KeyAmount: amount, Price: m.Price, Now: m.Now,
+	}, ctx.Sender())
 }

@@ -3,6 +3,8 @@ package actors
 import (
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	shlyuz "github.com/shlyuz/shlyuz"
 )
 
@@ -23,9 +25,12 @@ type keyState struct {
 	ResetsAt time.Time
 }
 
-// keyReserve reserves a request's worst case against the key's ceiling.
+// keyReserve reserves a request's worst case against the key's ceiling; the
+// key actor then forwards the rest of the reservation (acctReserve) to its
+// account's actor, which answers the requester directly with a reserved.
 type keyReserve struct {
 	GenID     string
+	KeyHash   string
 	Prompt    int64 // reserve estimate of prompt tokens
 	MaxTokens int64 // what the client asked for; 0: absent
 	MaxOut    int64 // the model's output ceiling
@@ -33,10 +38,12 @@ type keyReserve struct {
 	Now       time.Time
 }
 
-type keyReserved struct {
+// reserved is the answer to a keyReserve, from the key actor (a refusal) or
+// from the account actor (a grant or a refusal).
+type reserved struct {
 	KeyID     string
 	AccountID string
-	Tokens    int64 // completion tokens the key affords (≤ MaxOut)
+	Tokens    int64 // completion tokens reserved for
 	Amount    shlyuz.Credits
 	Err       *shlyuz.Error
 }
@@ -57,20 +64,17 @@ type keySettle struct {
 // keyRevoke tells a live key actor its key was revoked.
 type keyRevoke struct{ At time.Time }
 
-// acctReserve reserves a request's worst case against the balance.
+// acctReserve is the key actor's forward of a reservation to the account.
 type acctReserve struct {
 	GenID     string
+	KeyID     string
+	KeyPID    *actor.PID // told to lower or drop its hold when the account grants less or nothing
 	Prompt    int64
 	MaxTokens int64 // the client's; 0: absent
-	KeyTokens int64 // what the key affords (absent max_tokens)
+	KeyTokens int64 // what the key affords
+	KeyAmount shlyuz.Credits
 	Price     shlyuz.Price
 	Now       time.Time
-}
-
-type acctReserved struct {
-	Tokens int64
-	Amount shlyuz.Credits
-	Err    *shlyuz.Error
 }
 
 // acctSettle debits Amount for a finished request (0: a release only) and
@@ -83,9 +87,8 @@ type acctSettle struct {
 	Now        time.Time
 }
 
-type acctSettled struct{}
-
-var settled = &acctSettled{}
+// drain asks an actor to answer once everything sent to it before is done.
+type drain struct{}
 
 // acctBalance asks for the balance; answered with acctBalanceReply.
 type acctBalance struct{ Now time.Time }

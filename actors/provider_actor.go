@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -10,46 +11,24 @@ import (
 	"github.com/sony/gobreaker/v2"
 )
 
-// slotAcquire asks a provider actor for leave to call its upstream.
-type slotAcquire struct{}
-
-type slotGranted struct {
-	ID  uint64
-	Err *shlyuz.Error
-}
-
-// slotRelease returns a slot with the call's outcome (nil: success).
-type slotRelease struct {
-	ID  uint64
-	Err error
-}
-
-// providerStats asks for the breaker state and the slots in use.
-type providerStats struct{}
-
-type providerStatsReply struct {
-	State    gobreaker.State
-	InFlight int
-}
-
 // errClientGone marks a call the client abandoned: neither success nor failure.
 var errClientGone = errors.New("client went away")
 
-// providerActor guards one upstream with a two-step circuit breaker and a
-// concurrency cap. It only grants and takes back slots: the HTTP call runs in
-// the request's goroutine, so the mailbox never serializes traffic.
-type providerActor struct {
+// guard is an upstream's two-step circuit breaker and concurrency cap. Its
+// state is safe for concurrent use, so a request takes and returns its slot
+// in its own goroutine: a mailbox hop per slot cost more than the rest of the
+// gateway's work (measured with cmd/bench), and the breaker and the counter
+// need no serialization of their own.
+type guard struct {
 	cfg      shlyuz.UpstreamConfig
 	breaker  *gobreaker.TwoStepCircuitBreaker[struct{}]
-	openedAt time.Time
-	next     uint64
-	slots    map[uint64]func(error)
-	onState  func(name string, state gobreaker.State)
+	inFlight atomic.Int64
+	openedAt atomic.Int64 // unix nanoseconds of the last opening
 }
 
-func newProviderActor(cfg shlyuz.UpstreamConfig, onState func(string, gobreaker.State)) *providerActor {
-	p := &providerActor{cfg: cfg, slots: make(map[uint64]func(error)), onState: onState}
-	p.breaker = gobreaker.NewTwoStepCircuitBreaker[struct{}](gobreaker.Settings{
+func newGuard(cfg shlyuz.UpstreamConfig, onState func(string, gobreaker.State)) *guard {
+	g := &guard{cfg: cfg}
+	g.breaker = gobreaker.NewTwoStepCircuitBreaker[struct{}](gobreaker.Settings{
 		Name:        cfg.Name,
 		MaxRequests: cfg.Breaker.HalfOpenProbes,
 		Timeout:     cfg.Breaker.OpenFor,
@@ -66,47 +45,55 @@ func newProviderActor(cfg shlyuz.UpstreamConfig, onState func(string, gobreaker.
 		},
 		OnStateChange: func(name string, from, to gobreaker.State) {
 			if to == gobreaker.StateOpen {
-				p.openedAt = time.Now()
+				g.openedAt.Store(time.Now().UnixNano())
 			}
-			if p.onState != nil {
-				p.onState(name, to)
+			if onState != nil {
+				onState(name, to)
 			}
 		},
 	})
-	return p
+	return g
 }
+
+// acquire takes a slot: the cap's room and the breaker's leave. The returned
+// function must reach release exactly once.
+func (g *guard) acquire() (func(error), *shlyuz.Error) {
+	if g.inFlight.Add(1) > int64(g.cfg.MaxConcurrent) {
+		g.inFlight.Add(-1)
+		return nil, shlyuz.ErrOverloaded(time.Second,
+			"The upstream %q is at its limit of %d concurrent requests; retry shortly.", g.cfg.Name, g.cfg.MaxConcurrent)
+	}
+	done, err := g.breaker.Allow()
+	if err != nil {
+		g.inFlight.Add(-1)
+		opened := time.Unix(0, g.openedAt.Load())
+		wait := max(time.Second, g.cfg.Breaker.OpenFor-time.Since(opened))
+		return nil, shlyuz.ErrProviderUnavailable(wait.Round(time.Second),
+			"The upstream %q is failing and is paused; retry later.", g.cfg.Name)
+	}
+	return done, nil
+}
+
+// release reports the call's outcome to the breaker and frees the slot.
+func (g *guard) release(done func(error), outcome error) {
+	done(outcome)
+	g.inFlight.Add(-1)
+}
+
+// providerStats asks a provider actor for its upstream's state.
+type providerStats struct{}
+
+type providerStatsReply struct {
+	State    gobreaker.State
+	InFlight int
+}
+
+// providerActor owns one upstream's guard under the root supervisor and
+// answers for its state.
+type providerActor struct{ guard *guard }
 
 func (p *providerActor) Receive(ctx actor.Context) {
-	switch m := ctx.Message().(type) {
-	case *slotAcquire:
-		ctx.Respond(p.acquire())
-	case *slotRelease:
-		if done, ok := p.slots[m.ID]; ok {
-			delete(p.slots, m.ID)
-			done(m.Err)
-		}
-	case *providerStats:
-		ctx.Respond(&providerStatsReply{State: p.breaker.State(), InFlight: len(p.slots)})
-	case *actor.Stopping:
-		for id, done := range p.slots { // never leave a half-open breaker waiting
-			done(errClientGone)
-			delete(p.slots, id)
-		}
+	if _, ok := ctx.Message().(*providerStats); ok {
+		ctx.Respond(&providerStatsReply{State: p.guard.breaker.State(), InFlight: int(p.guard.inFlight.Load())})
 	}
-}
-
-func (p *providerActor) acquire() *slotGranted {
-	if len(p.slots) >= p.cfg.MaxConcurrent {
-		return &slotGranted{Err: shlyuz.ErrOverloaded(time.Second,
-			"The upstream %q is at its limit of %d concurrent requests; retry shortly.", p.cfg.Name, p.cfg.MaxConcurrent)}
-	}
-	done, err := p.breaker.Allow()
-	if err != nil {
-		wait := max(time.Second, p.cfg.Breaker.OpenFor-time.Since(p.openedAt))
-		return &slotGranted{Err: shlyuz.ErrProviderUnavailable(wait.Round(time.Second),
-			"The upstream %q is failing and is paused; retry later.", p.cfg.Name)}
-	}
-	p.next++
-	p.slots[p.next] = done
-	return &slotGranted{ID: p.next}
 }

@@ -112,6 +112,34 @@ func (d *Directory) Send(identity, kind string, msg any) {
 	d.c.ActorSystem.Root.Send(pid, msg)
 }
 
+// PID activates (or finds) the virtual actor (identity, kind).
+func (d *Directory) PID(identity, kind string) (*actor.PID, error) {
+	key := pidKey{kind, identity}
+	if pid, ok := d.pids.Load(key); ok {
+		return pid.(*actor.PID), nil
+	}
+	return d.pid(key)
+}
+
+// RequestAll asks every activation of the kind that this node reached and
+// waits for every answer (a barrier before shutdown).
+func (d *Directory) RequestAll(kind string, msg any, timeout time.Duration) error {
+	var futures []*actor.Future
+	d.pids.Range(func(k, v any) bool {
+		if k.(pidKey).kind == kind {
+			futures = append(futures, d.c.ActorSystem.Root.RequestFuture(v.(*actor.PID), msg, timeout))
+		}
+		return true
+	})
+	var errs []error
+	for _, f := range futures {
+		if _, err := f.Result(); err != nil && !errors.Is(err, actor.ErrDeadLetter) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // pid activates (or finds) the identity and remembers its PID.
 func (d *Directory) pid(key pidKey) (*actor.PID, error) {
 	pid := d.c.Get(key.identity, key.kind)

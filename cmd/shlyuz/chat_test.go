@@ -208,6 +208,9 @@ func TestChatBadInput(t *testing.T) {
 			req, _ := http.NewRequest("POST", h.base+"/api/v1/chat/completions", strings.NewReader(tc.body))
 			req.Header.Set("Authorization", "Bearer "+key)
 			req.Header.Set("Content-Type", "application/json")
+			// The server refuses an oversized body by its length; with 100-continue the
+			// client waits for that answer instead of racing it with its upload.
+			req.Header.Set("Expect", "100-continue")
 			assertError(t, req, tc.status, map[int]string{400: "invalid_request_error", 404: "not_found_error", 413: "invalid_request_error"}[tc.status], tc.code)
 		})
 	}

@@ -179,6 +179,9 @@ func (in *instance) shutdown() error {
 	if !in.srv.WaitStreams(10 * time.Second) {
 		in.log.Error("some streams did not settle before the deadline")
 	}
+	if err := in.gw.Drain(10 * time.Second); err != nil {
+		in.log.Error("some account actors did not drain", "err", err)
+	}
 	in.gw.Stop()
 	in.dir.Stop()
 	fctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
