@@ -1,0 +1,227 @@
+package gigachat
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/shlyuz/shlyuz"
+)
+
+// ErrStreamClosed is what a Next blocked on the upstream returns when Close
+// ends the stream. It wraps context.Canceled: closing is the caller's choice,
+// never the upstream's fault.
+var ErrStreamClosed = fmt.Errorf("gigachat: stream closed: %w", context.Canceled)
+
+// Causes of the stream context's cancellation, told apart in Next.
+var (
+	errIdle      = errors.New("gigachat: upstream idle")
+	errFirstByte = errors.New("gigachat: no first byte from upstream")
+)
+
+// maxMessage bounds an upstream message copied into an error.
+const maxMessage = 1000
+
+// clip bounds an upstream message to maxMessage bytes on a rune boundary.
+func clip(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= maxMessage {
+		return s
+	}
+	cut := maxMessage
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func malformed(detail string) *shlyuz.Error {
+	return shlyuz.ErrUpstream("The upstream answered malformed data: %s.", detail)
+}
+
+// errorBody is GigaChat's error, {"status":N,"message":"…"}; the shapes
+// {"code":N,"message"} (OAuth) and {"error":{"message"}} are read too.
+type errorBody struct {
+	Status  json.RawMessage `json:"status"`
+	Code    json.RawMessage `json:"code"`
+	Message json.RawMessage `json:"message"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// parseError reads an error body; ok when it is one.
+func parseError(body []byte) (status int, msg string, ok bool) {
+	var eb errorBody
+	if json.Unmarshal(body, &eb) != nil {
+		return 0, "", false
+	}
+	if len(eb.Error) > 0 && string(eb.Error) != "null" {
+		var inner struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(eb.Error, &inner) == nil {
+			return 0, inner.Message, true
+		}
+		var s string
+		if json.Unmarshal(eb.Error, &s) == nil {
+			return 0, s, true
+		}
+		return 0, "", true
+	}
+	if len(eb.Message) == 0 {
+		return 0, "", false
+	}
+	_ = json.Unmarshal(eb.Message, &msg)
+	status, _ = strconv.Atoi(string(eb.Status))
+	return status, msg, true
+}
+
+// bodyError is the error a JSON body (in place of a reply or a chunk) says, or nil.
+func bodyError(body []byte) *shlyuz.Error {
+	status, msg, ok := parseError(body)
+	if !ok {
+		return nil
+	}
+	msg = clip(msg)
+	if msg == "" {
+		msg = "no message"
+	}
+	var e *shlyuz.Error
+	if status > 0 {
+		e = shlyuz.ErrUpstream("The upstream reported an error (status %d): %s", status, msg)
+	} else {
+		e = shlyuz.ErrUpstream("The upstream reported an error: %s", msg)
+	}
+	e.Cause = fmt.Errorf("upstream error body: status=%d: %s", status, msg)
+	return e
+}
+
+// statusError maps a non-2xx reply of the chat or files endpoint.
+func statusError(upstream string, status int, h http.Header, body []byte, now time.Time) *shlyuz.Error {
+	_, msg, parsed := parseError(body)
+	msg = clip(msg)
+	if msg == "" {
+		msg = http.StatusText(status)
+	}
+	cause := fmt.Errorf("gigachat %s: HTTP %d: %s", upstream, status, msg)
+	var e *shlyuz.Error
+	switch {
+	case status == http.StatusUnauthorized:
+		// Reached only when a fresh token was refused too. Never echo the body.
+		e = shlyuz.ErrUpstream("GigaChat refused the gateway's credentials (HTTP 401) even with a fresh access token.")
+	case status == http.StatusForbidden:
+		e = shlyuz.ErrUpstream("GigaChat denied the gateway access (HTTP 403); the operator must check the account's scope and models.")
+	case status == http.StatusPaymentRequired:
+		e = shlyuz.ErrUpstream("GigaChat's token package for this model is exhausted (HTTP 402 Payment Required); retrying this upstream will not help until its operator tops it up.")
+	case status == http.StatusTooManyRequests:
+		e = shlyuz.ErrRateLimited(retryAfter(h, now), "GigaChat is rate limiting requests: %s", msg)
+		e.UpstreamFault = true
+	case status == http.StatusRequestTimeout:
+		e = shlyuz.ErrUpstreamTimeout("GigaChat timed out (HTTP 408): %s", msg)
+	case status == http.StatusNotFound:
+		// The model name or the base URL is the operator's: not the client's fault.
+		e = shlyuz.ErrUpstream("GigaChat does not know the model or the endpoint (HTTP 404): %s", msg)
+	case status == http.StatusBadRequest || status == http.StatusRequestEntityTooLarge ||
+		status == http.StatusUnsupportedMediaType || status == http.StatusUnprocessableEntity:
+		e = shlyuz.ErrInvalidValue("", "GigaChat rejected the request (HTTP %d): %s", status, msg)
+		e.Param = nil
+	case status >= 500:
+		e = shlyuz.ErrUpstream("GigaChat failed (HTTP %d): %s", status, msg)
+	default:
+		e = shlyuz.ErrUpstream("GigaChat answered HTTP %d: %s", status, msg)
+	}
+	if !parsed && status != http.StatusUnauthorized {
+		cause = fmt.Errorf("gigachat %s: HTTP %d (body not an error object)", upstream, status)
+	}
+	e.Cause = cause
+	return e
+}
+
+// retryAfter reads Retry-After in seconds or as an HTTP date.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if s > 0 {
+			return time.Duration(s * float64(time.Second))
+		}
+		return 0
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// isCertError reports whether err is a failed verification of the server's certificate.
+func isCertError(err error) bool {
+	var cve *tls.CertificateVerificationError
+	var uae x509.UnknownAuthorityError
+	var hne x509.HostnameError
+	var cie x509.CertificateInvalidError
+	return errors.As(err, &cve) || errors.As(err, &uae) || errors.As(err, &hne) || errors.As(err, &cie)
+}
+
+const certHint = "set ca_file to the Russian Trusted Root CA (PEM) to trust it"
+
+// transportError maps a failure to reach the upstream (broken == false) or to
+// read the rest of its reply (broken == true). A caller's cancellation comes
+// back as the context's error, untouched.
+func transportError(upstream string, parent context.Context, cause error, err error, broken bool) error {
+	if perr := parent.Err(); perr != nil && errors.Is(perr, context.Canceled) {
+		return perr
+	}
+	switch {
+	case cause == errIdle:
+		e := shlyuz.ErrUpstreamTimeout("The upstream stopped sending the stream.")
+		e.Cause = fmt.Errorf("gigachat %s: idle timeout: %w", upstream, err)
+		return e
+	case cause == errFirstByte, errors.Is(err, context.DeadlineExceeded), isTimeout(err):
+		e := shlyuz.ErrUpstreamTimeout("The upstream did not answer in time.")
+		e.Cause = fmt.Errorf("gigachat %s: %w", upstream, err)
+		return e
+	case isCertError(err):
+		e := shlyuz.ErrUpstream("GigaChat's TLS certificate is not trusted by the gateway; %s.", certHint)
+		e.Cause = fmt.Errorf("gigachat %s: %w", upstream, err)
+		return e
+	}
+	msg := "The upstream is unreachable."
+	if broken {
+		msg = "The upstream broke off its reply."
+	}
+	e := shlyuz.ErrUpstream("%s", msg)
+	e.Cause = fmt.Errorf("gigachat %s: %w", upstream, err)
+	return e
+}
+
+// authTransportError maps a failure to reach the OAuth endpoint.
+func authTransportError(upstream string, err error) *shlyuz.Error {
+	var e *shlyuz.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), isTimeout(err):
+		e = shlyuz.ErrUpstreamTimeout("GigaChat's OAuth endpoint did not answer in time.")
+	case isCertError(err):
+		e = shlyuz.ErrUpstream("The TLS certificate of GigaChat's OAuth endpoint is not trusted by the gateway; %s.", certHint)
+	default:
+		e = shlyuz.ErrUpstream("GigaChat's OAuth endpoint is unreachable.")
+	}
+	e.Cause = fmt.Errorf("gigachat %s: oauth: %w", upstream, err)
+	return e
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}

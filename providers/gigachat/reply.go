@@ -1,0 +1,226 @@
+package gigachat
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/shlyuz/shlyuz"
+)
+
+// gcReply is GigaChat's chat v1 reply (it has no id).
+type gcReply struct {
+	Choices []gcChoice `json:"choices"`
+	Created int64      `json:"created"`
+	Model   string     `json:"model"`
+	Usage   *gcUsage   `json:"usage"`
+}
+
+type gcChoice struct {
+	Index        int     `json:"index"`
+	Message      gcOut   `json:"message"`
+	Delta        gcOut   `json:"delta"`
+	FinishReason *string `json:"finish_reason"`
+}
+
+// gcOut is a reply's message or a chunk's delta.
+type gcOut struct {
+	Role             string          `json:"role"`
+	Content          string          `json:"content"`
+	ReasoningContent string          `json:"reasoning_content"`
+	FunctionCall     *gcFunctionCall `json:"function_call"`
+	FunctionsStateID string          `json:"functions_state_id"`
+}
+
+type gcUsage struct {
+	PromptTokens          int64 `json:"prompt_tokens"`
+	CompletionTokens      int64 `json:"completion_tokens"`
+	TotalTokens           int64 `json:"total_tokens"`
+	PrecachedPromptTokens int64 `json:"precached_prompt_tokens"`
+}
+
+func (u *gcUsage) usage() shlyuz.Usage {
+	out := shlyuz.Usage{
+		PromptTokens:     u.PromptTokens,
+		CompletionTokens: u.CompletionTokens,
+		TotalTokens:      u.TotalTokens,
+		CachedTokens:     u.PrecachedPromptTokens,
+	}
+	if out.TotalTokens == 0 {
+		out.TotalTokens = out.PromptTokens + out.CompletionTokens
+	}
+	return out
+}
+
+// OpenAI's shapes the translation writes.
+type oaChoice struct {
+	Index        int          `json:"index"`
+	Message      oaOutMessage `json:"message"`
+	FinishReason *string      `json:"finish_reason"`
+}
+
+type oaOutMessage struct {
+	Role             string          `json:"role"`
+	Content          *string         `json:"content"`
+	ReasoningContent string          `json:"reasoning_content,omitempty"`
+	ToolCalls        []oaOutToolCall `json:"tool_calls,omitempty"`
+}
+
+type oaOutToolCall struct {
+	Index    *int          `json:"index,omitempty"` // in stream deltas only
+	ID       string        `json:"id"`
+	Type     string        `json:"type"`
+	Function oaOutFunction `json:"function"`
+}
+
+type oaOutFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// finishReason maps GigaChat's finish_reason to OpenAI's.
+func finishReason(f string) string {
+	switch f {
+	case "function_call":
+		return "tool_calls"
+	case "blacklist":
+		return "content_filter"
+	}
+	return f // stop, length, and anything new as it is
+}
+
+// toolCall is GigaChat's function_call as an OpenAI tool call. GigaChat gives
+// no call ids, so the id is invented: from the functions_state_id GigaChat
+// returned with the call when there is one ("call_gcs_<state>", which
+// carries the state back to GigaChat on the next turn), else from our
+// generation id and the choice ("call_<generation>_<choice>"), stable for a
+// reply and its stream alike.
+func toolCall(genID string, choice int, fc *gcFunctionCall, state string) oaOutToolCall {
+	return oaOutToolCall{
+		ID:       callID(genID, choice, state),
+		Type:     "function",
+		Function: oaOutFunction{Name: fc.Name, Arguments: argumentsText(fc.Arguments)},
+	}
+}
+
+const stateCallPrefix = "call_gcs_"
+
+func callID(genID string, choice int, state string) string {
+	if state != "" && safeID(state) {
+		return stateCallPrefix + state
+	}
+	if genID == "" || !safeID(genID) {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		genID = hex.EncodeToString(b[:])
+	}
+	return "call_" + genID + "_" + strconv.Itoa(choice)
+}
+
+// stateOfCallID is the functions_state_id a call id carries, or "".
+func stateOfCallID(id string) string {
+	s, ok := strings.CutPrefix(id, stateCallPrefix)
+	if !ok || !safeID(s) {
+		return ""
+	}
+	return s
+}
+
+// safeID reports whether s is short and made of id characters only.
+func safeID(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '-' || c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// argumentsText is GigaChat's arguments object as the JSON text OpenAI wants.
+func argumentsText(args json.RawMessage) string {
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 || isNull(args) {
+		return "{}"
+	}
+	if args[0] == '"' { // already text
+		var s string
+		if json.Unmarshal(args, &s) == nil {
+			return s
+		}
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, args) != nil {
+		return string(args)
+	}
+	return b.String()
+}
+
+// decodeReply turns GigaChat's reply into OpenAI's choices and our usage.
+func decodeReply(data []byte, genID string) (*shlyuz.ChatResponse, error) {
+	var r gcReply
+	if err := json.Unmarshal(data, &r); err != nil {
+		if e := bodyError(data); e != nil {
+			return nil, e
+		}
+		e := malformed("the reply is not valid JSON")
+		e.Cause = err
+		return nil, e
+	}
+	if len(r.Choices) == 0 {
+		if e := bodyError(data); e != nil {
+			return nil, e
+		}
+		return nil, malformed("the reply has no choices")
+	}
+	choices := make([]oaChoice, len(r.Choices))
+	for i, c := range r.Choices {
+		m := c.Message
+		out := oaChoice{Index: c.Index, Message: oaOutMessage{Role: "assistant", ReasoningContent: m.ReasoningContent}}
+		content := m.Content
+		out.Message.Content = &content
+		if m.FunctionCall != nil && m.FunctionCall.Name != "" {
+			out.Message.ToolCalls = []oaOutToolCall{toolCall(genID, c.Index, m.FunctionCall, m.FunctionsStateID)}
+			if content == "" {
+				out.Message.Content = nil
+			}
+		}
+		if c.FinishReason != nil {
+			f := finishReason(*c.FinishReason)
+			if out.Message.ToolCalls != nil && f == "stop" {
+				f = "tool_calls"
+			}
+			out.FinishReason = &f
+		}
+		choices[i] = out
+	}
+	b, err := marshal(choices)
+	if err != nil {
+		return nil, shlyuz.ErrInternal(err)
+	}
+	resp := &shlyuz.ChatResponse{Created: r.Created, Choices: b}
+	if f := choices[0].FinishReason; f != nil {
+		resp.FinishReason = *f
+	}
+	if r.Usage != nil {
+		resp.Usage = r.Usage.usage()
+	}
+	return resp, nil
+}
+
+// marshal is json.Marshal without the escaping of <, > and & (text stays readable).
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
