@@ -21,7 +21,6 @@ type Journal struct {
 	mu      sync.Mutex
 	pending shlyuz.Batch
 	gens    map[string]*shlyuz.Generation // not yet committed, readable by id
-	kick    chan struct{}
 	stop    chan struct{}
 	stopped chan struct{}
 	flushMu sync.Mutex // one commit at a time
@@ -40,7 +39,7 @@ func NewJournal(store shlyuz.Store, interval time.Duration, log *slog.Logger, m 
 		interval = 50 * time.Millisecond
 	}
 	j := &Journal{store: store, interval: interval, log: log, metrics: m,
-		gens: make(map[string]*shlyuz.Generation), kick: make(chan struct{}, 1),
+		gens: make(map[string]*shlyuz.Generation),
 		stop: make(chan struct{}), stopped: make(chan struct{})}
 	go j.run()
 	return j
@@ -77,7 +76,6 @@ func (j *Journal) run() {
 	for {
 		select {
 		case <-t.C:
-		case <-j.kick:
 		case <-j.stop:
 			return
 		}
