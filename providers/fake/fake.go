@@ -8,7 +8,10 @@
 // Options.ReplyTokens of them (capped by the request's max_tokens or
 // max_completion_tokens, which then ends with finish_reason "length"). Prompt
 // tokens are the characters of the messages' text divided by four (at least
-// one) plus 85 per image part.
+// one) plus 85 per image part. A request that offers tools, and whose last
+// message is not a tool result, is answered with a call of the first tool
+// instead (arguments ToolArguments, finish_reason "tool_calls"). Script
+// decides the answer for every protocol the fake speaks.
 //
 // A request picks a fault with the X-Fake-Fault header or with "fault-<name>"
 // in its model name (for example "fake/fault-500"); see the Fault constants.
@@ -172,12 +175,18 @@ func maskKey(k string) string {
 	return k[:3] + strings.Repeat("*", 8) + k[len(k)-4:]
 }
 
-// chatRequest is what the fake reads from a request.
+// chatRequest is what the fake reads from an OpenAI request.
 type chatRequest struct {
 	Model    string `json:"model"`
 	Messages []struct {
+		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 	} `json:"messages"`
+	Tools []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
 	Stream        bool `json:"stream"`
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
@@ -188,17 +197,31 @@ type chatRequest struct {
 
 const maxBody = 64 << 20
 
+// ask is the request in the neutral terms Script decides on.
+func (req *chatRequest) ask() Ask {
+	a := Ask{Model: req.Model, Prompt: promptOf(req), MaxTokens: req.MaxCompletionTokens}
+	if a.MaxTokens == nil {
+		a.MaxTokens = req.MaxTokens
+	}
+	for _, t := range req.Tools {
+		if t.Function.Name != "" {
+			a.Tools = append(a.Tools, t.Function.Name)
+		}
+	}
+	if n := len(req.Messages); n > 0 {
+		// "function" is the deprecated spelling of a tool result.
+		role := req.Messages[n-1].Role
+		a.LastIsToolResult = role == "tool" || role == "function"
+	}
+	return a
+}
+
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
 	if err != nil {
 		return // the client went away
 	}
-	s.last.Store(&body)
-	h := r.Header.Clone()
-	s.lastHeader.Store(&h)
-	if s.opts.OnRequest != nil {
-		s.opts.OnRequest(r, body)
-	}
+	s.Remember(r, body)
 
 	var req chatRequest
 	if err := json.Unmarshal(body, &req); err != nil {
@@ -220,41 +243,21 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	fault := r.Header.Get(FaultHeader)
-	if fault == "" {
-		fault = faultFromModel(req.Model)
-	}
-	ctx := r.Context()
-
-	if fault == FaultHang {
-		s.hold(ctx)
+	sc := s.Script(r, req.ask())
+	if !s.Begin(r.Context(), sc.Fault) {
 		return
 	}
-	delay := s.opts.Latency
-	if fault == FaultSlow {
-		delay += SlowDelay
-	}
-	if !s.wait(ctx, delay) {
-		return
-	}
-
-	switch fault {
-	case Fault429:
-		w.Header().Set("Retry-After", "2")
-		writeError(w, http.StatusTooManyRequests, "requests", "", "rate_limit_exceeded",
-			"Rate limit reached for requests. Please try again in 2s.")
-		return
-	case FaultQuota:
+	switch status, quota := StatusOf(sc.Fault); {
+	case quota:
 		writeError(w, http.StatusTooManyRequests, "insufficient_quota", "", "insufficient_quota",
 			"You exceeded your current quota, please check your plan and billing details.")
 		return
-	}
-	if status, err := strconv.Atoi(fault); err == nil && status >= 400 && status <= 599 {
-		writeStatusFault(w, status)
+	case status != 0:
+		writeStatusFault(w, status) // 429 comes with Retry-After: 2
 		return
 	}
 
-	rep := s.plan(r, &req, fault)
+	rep := newPlan(&req, sc)
 	if req.Stream {
 		s.stream(w, r, rep)
 	} else {
@@ -303,44 +306,34 @@ func (s *Server) wait(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// replyPlan is what one reply will say.
+// replyPlan is what one OpenAI reply will say.
 type replyPlan struct {
 	fault        string
 	prefix       []byte // `{"id":"…","object":"chat.completion.chunk","created":…,"model":"…","system_fingerprint":"fp_fake","choices":`
 	id           string
 	created      int64
 	model        []byte // JSON string
-	tokens       int
+	tokens       int    // words of text, or argument fragments of the tool call
+	stop         int    // how many of them a stream sends before a fault interrupts it
 	finish       string
 	promptTokens int
 	includeUsage bool
+	toolCall     *ToolCall // set: the reply calls this tool instead of saying text
 }
 
-func (s *Server) plan(r *http.Request, req *chatRequest, fault string) *replyPlan {
-	n := s.opts.ReplyTokens
-	if v := r.Header.Get(ReplyTokensHeader); v != "" {
-		if k, err := strconv.Atoi(v); err == nil && k >= 0 {
-			n = k
-		}
-	}
-	finish := "stop"
-	limit := req.MaxCompletionTokens
-	if limit == nil {
-		limit = req.MaxTokens
-	}
-	if limit != nil && *limit >= 0 && *limit < int64(n) {
-		n = int(*limit)
-		finish = "length"
-	}
+// newPlan renders the script's answer in OpenAI's terms.
+func newPlan(req *chatRequest, sc *Script) *replyPlan {
 	p := &replyPlan{
-		fault:        fault,
-		id:           "chatcmpl-fake-" + strconv.FormatUint(s.seq.Add(1), 10),
-		created:      time.Now().Unix(),
+		fault:        sc.Fault,
+		id:           "chatcmpl-fake-" + sc.ID,
+		created:      sc.Created,
 		model:        appendJSONString(nil, req.Model),
-		tokens:       n,
-		finish:       finish,
-		promptTokens: promptTokens(req),
-		includeUsage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage && fault != FaultNoUsage,
+		tokens:       sc.Tokens,
+		stop:         sc.StreamStop(),
+		finish:       sc.Finish,
+		promptTokens: sc.PromptTokens,
+		includeUsage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage && sc.Fault != FaultNoUsage,
+		toolCall:     sc.ToolCall,
 	}
 	b := make([]byte, 0, 160+len(p.model))
 	b = append(b, `{"id":"`...)
@@ -354,9 +347,9 @@ func (s *Server) plan(r *http.Request, req *chatRequest, fault string) *replyPla
 	return p
 }
 
-// promptTokens is the fake's deterministic prompt count: text characters / 4
-// (at least 1) plus 85 per image part.
-func promptTokens(req *chatRequest) int {
+// promptOf counts the text characters and image parts of a request's
+// messages: its Tokens are the fake's deterministic prompt count.
+func promptOf(req *chatRequest) Prompt {
 	chars, images := 0, 0
 	for _, m := range req.Messages {
 		c := m.Content
@@ -386,11 +379,7 @@ func promptTokens(req *chatRequest) int {
 			}
 		}
 	}
-	n := chars / 4
-	if n < 1 {
-		n = 1
-	}
-	return n + 85*images
+	return Prompt{Chars: chars, Images: images}
 }
 
 // appendToken appends the text of token i: "tok0", " tok1", " tok2", …
@@ -421,11 +410,21 @@ func (s *Server) reply(w http.ResponseWriter, p *replyPlan) {
 	b = strconv.AppendInt(b, p.created, 10)
 	b = append(b, `,"model":`...)
 	b = append(b, p.model...)
-	b = append(b, `,"choices":[{"index":0,"message":{"role":"assistant","content":"`...)
-	for i := 0; i < p.tokens; i++ {
-		b = appendToken(b, i)
+	if tc := p.toolCall; tc != nil {
+		b = append(b, `,"choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":`...)
+		b = appendJSONString(b, tc.ID)
+		b = append(b, `,"type":"function","function":{"name":`...)
+		b = appendJSONString(b, tc.Name)
+		b = append(b, `,"arguments":`...)
+		b = appendJSONString(b, tc.Arguments)
+		b = append(b, `}}],"refusal":null,"annotations":[]},"logprobs":null,"finish_reason":"`...)
+	} else {
+		b = append(b, `,"choices":[{"index":0,"message":{"role":"assistant","content":"`...)
+		for i := 0; i < p.tokens; i++ {
+			b = appendToken(b, i)
+		}
+		b = append(b, `","refusal":null,"annotations":[]},"logprobs":null,"finish_reason":"`...)
 	}
-	b = append(b, `","refusal":null,"annotations":[]},"logprobs":null,"finish_reason":"`...)
 	b = append(b, p.finish...)
 	b = append(b, `"}]`...)
 	if p.fault != FaultNoUsage {
@@ -508,17 +507,22 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, p *replyPlan) {
 	ctx := r.Context()
 
 	b := c.start()
-	b = append(b, `{"role":"assistant","content":""}`...)
+	if tc := p.toolCall; tc != nil {
+		// The call's id, type and name come once, first, with empty arguments.
+		b = append(b, `{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":`...)
+		b = appendJSONString(b, tc.ID)
+		b = append(b, `,"type":"function","function":{"name":`...)
+		b = appendJSONString(b, tc.Name)
+		b = append(b, `,"arguments":""}}],"refusal":null}`...)
+	} else {
+		b = append(b, `{"role":"assistant","content":""}`...)
+	}
 	if !c.send(c.end(b, "null")) {
 		return
 	}
 
 	// Where a fault interrupts the stream: half way, after at least one token.
-	stop := p.tokens
-	switch p.fault {
-	case FaultCut, FaultMalformed, FaultMidstreamError, FaultStall:
-		stop = min(p.tokens, max(1, p.tokens/2))
-	}
+	stop := p.stop
 
 	var pace *time.Ticker
 	if s.opts.TokensPerSec > 0 {
@@ -536,9 +540,15 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, p *replyPlan) {
 			}
 		}
 		b := c.start()
-		b = append(b, `{"content":"`...)
-		b = appendToken(b, i)
-		b = append(b, `"}`...)
+		if tc := p.toolCall; tc != nil {
+			b = append(b, `{"tool_calls":[{"index":0,"function":{"arguments":`...)
+			b = appendJSONString(b, argumentsFragment(tc.Arguments, i, p.tokens))
+			b = append(b, `}}]}`...)
+		} else {
+			b = append(b, `{"content":"`...)
+			b = appendToken(b, i)
+			b = append(b, `"}`...)
+		}
 		if !c.send(c.end(b, "null")) {
 			return
 		}
@@ -576,6 +586,23 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, p *replyPlan) {
 		}
 	}
 	c.send(doneEvent)
+}
+
+// argumentsFragment is piece i of n of a tool call's arguments, as a stream
+// sends them: n nearly equal pieces, cut on rune boundaries; pieces beyond the
+// text are empty.
+func argumentsFragment(args string, i, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	cut := func(k int) int {
+		j := min(len(args), (len(args)*k+n-1)/n)
+		for j < len(args) && !utf8.RuneStart(args[j]) {
+			j++
+		}
+		return j
+	}
+	return args[cut(i):cut(i+1)]
 }
 
 var (

@@ -1,0 +1,20 @@
+package openai_test
+
+import (
+	"testing"
+
+	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/providers/conformance"
+	"github.com/shlyuz/shlyuz/providers/openai"
+)
+
+// TestConformance runs the shared provider suite against the adapter; the
+// fake serves OpenAI's protocol under /v1.
+func TestConformance(t *testing.T) {
+	conformance.Run(t, conformance.Target{
+		Name: "openai",
+		New: func(t *testing.T, baseURL string) shlyuz.Provider {
+			return openai.New(shlyuz.UpstreamConfig{Name: "fake-openai", BaseURL: baseURL + "/v1"})
+		},
+	})
+}
