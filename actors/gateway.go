@@ -62,6 +62,7 @@ type deps struct {
 type Gateway struct {
 	deps
 	sys       *actor.ActorSystem
+	root      *actor.PID // the root supervisor
 	log       *slog.Logger
 	baseModel []shlyuz.Model
 	catalog   atomic.Pointer[shlyuz.Catalog]
@@ -105,19 +106,22 @@ func New(o Options) (*Gateway, error) {
 		timeout:   10 * time.Second,
 		observe:   o.Observe,
 	}
-	strategy := actor.NewOneForOneStrategy(10, time.Second, actor.DefaultDecider)
+	root, err := startSupervisor(o.System)
+	if err != nil {
+		return nil, fmt.Errorf("start the root supervisor: %w", err)
+	}
+	g.root = root
 	for _, u := range o.Upstreams {
 		u.Config = u.Config.WithDefaults()
 		u.guard = newGuard(u.Config, o.OnBreaker)
-		gd, cfg := u.guard, u.Config
-		props := actor.PropsFromProducer(func() actor.Actor { return &providerActor{guard: gd} },
-			actor.WithSupervisor(strategy))
-		pid, err := o.System.Root.SpawnNamed(props, "upstream-"+cfg.Name)
+		gd := u.guard
+		pid, err := spawnUnder(o.System, root, "upstream-"+u.Config.Name,
+			actor.PropsFromProducer(func() actor.Actor { return &providerActor{guard: gd} }))
 		if err != nil {
-			return nil, fmt.Errorf("spawn provider actor %s: %w", cfg.Name, err)
+			return nil, fmt.Errorf("spawn provider actor %s: %w", u.Config.Name, err)
 		}
 		u.pid = pid
-		g.upstreams[cfg.Name] = u
+		g.upstreams[u.Config.Name] = u
 	}
 	for _, r := range o.Routes {
 		for _, name := range r.Upstreams {
@@ -312,9 +316,7 @@ func (g *Gateway) Upstreams() []UpstreamState {
 	return out
 }
 
-// Stop stops the provider actors.
+// Stop stops the root supervisor and the provider actors under it.
 func (g *Gateway) Stop() {
-	for _, u := range g.upstreams {
-		_ = g.sys.Root.PoisonFuture(u.pid).Wait()
-	}
+	_ = g.sys.Root.PoisonFuture(g.root).Wait()
 }

@@ -65,7 +65,7 @@ func Start(sys *actor.ActorSystem, cfg Config, kinds map[string]actor.Producer) 
 		}
 		provider = automanaged.NewWithConfig(2*time.Second, cfg.AutoPort, cfg.Peers...)
 	}
-	strategy := actor.NewOneForOneStrategy(10, time.Second, actor.DefaultDecider)
+	strategy := actor.NewOneForOneStrategy(10, time.Second, actor.DefaultDecider) // as actors' root supervisor
 	ks := make([]*pcluster.Kind, 0, len(kinds))
 	for name, producer := range kinds {
 		ks = append(ks, pcluster.NewKind(name, actor.PropsFromProducer(producer, actor.WithSupervisor(strategy))))
