@@ -35,6 +35,7 @@ type Provider struct {
 	url    string
 	header http.Header
 	client *http.Client
+	fast   *fastChat // non-streamed calls with a deadline; nil: all on client
 	now    func() time.Time
 }
 
@@ -53,13 +54,17 @@ func New(cfg shlyuz.UpstreamConfig) *Provider {
 	for k, v := range cfg.Headers {
 		h.Set(k, v)
 	}
-	return &Provider{
+	p := &Provider{
 		cfg:    cfg,
 		url:    strings.TrimRight(cfg.BaseURL, "/") + "/chat/completions",
 		header: h,
 		client: &http.Client{Transport: NewTransport()},
 		now:    time.Now,
 	}
+	fh := h.Clone()
+	fh.Set("Accept", "application/json") // as newRequest for a non-streamed call
+	p.fast = newFastChat(p.url, fh, cfg.Timeout, nil)
+	return p
 }
 
 // NewTransport is the HTTP transport the adapter uses: a large pool of
@@ -88,7 +93,12 @@ func NewTransport() *http.Transport {
 func (p *Provider) Name() string { return p.cfg.Name }
 
 // CloseIdleConnections closes the pooled connections that are not in use.
-func (p *Provider) CloseIdleConnections() { p.client.CloseIdleConnections() }
+func (p *Provider) CloseIdleConnections() {
+	p.client.CloseIdleConnections()
+	if p.fast != nil {
+		p.fast.client.CloseIdleConnections()
+	}
+}
 
 func (p *Provider) newRequest(ctx context.Context, body []byte, stream bool) (*http.Request, error) {
 	r, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
@@ -104,9 +114,19 @@ func (p *Provider) newRequest(ctx context.Context, body []byte, stream bool) (*h
 	return r, nil
 }
 
-// Chat makes a non-streamed call, bounded by the upstream's Timeout.
+// Chat makes a non-streamed call, bounded by the upstream's Timeout. With a
+// context that has a deadline (the gateway's calls) it goes through fasthttp
+// and, once sent, runs until the reply or the deadline: see fast.go.
 func (p *Provider) Chat(ctx context.Context, req *shlyuz.UpstreamRequest) (*shlyuz.ChatResponse, error) {
 	body, _ := buildBody(req, false)
+	if p.fast != nil {
+		if d, ok := ctx.Deadline(); ok {
+			if limit := time.Now().Add(p.cfg.Timeout); limit.Before(d) {
+				d = limit
+			}
+			return p.chatFast(ctx, body, d)
+		}
+	}
 	cctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
 	hreq, err := p.newRequest(cctx, body, false)
