@@ -6,42 +6,26 @@ import (
 	"encoding/pem"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/providers/anthropic"
 	"github.com/shlyuz/shlyuz/providers/fake"
+	"github.com/shlyuz/shlyuz/providers/internal/adaptertest"
 )
 
-// upstream is a fake upstream on loopback.
-type upstream struct {
-	fake  *fake.Server
-	ts    *httptest.Server
-	conns atomic.Int64 // TCP connections the server accepted
-}
+// upstream is a fake Anthropic API on loopback.
+type upstream struct{ *adaptertest.Upstream }
 
 func startFake(t *testing.T, opts fake.Options) *upstream {
 	t.Helper()
-	u := &upstream{fake: fake.New(opts)}
-	u.ts = httptest.NewUnstartedServer(u.fake)
-	u.ts.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			u.conns.Add(1)
-		}
-	}
-	u.ts.Start()
-	t.Cleanup(u.ts.Close)
-	t.Cleanup(u.fake.Close) // runs first: releases hung handlers
-	return u
+	return &upstream{adaptertest.StartFake(t, opts, nil)}
 }
 
 func newProvider(t *testing.T, cfg shlyuz.UpstreamConfig) *anthropic.Provider {
@@ -56,77 +40,19 @@ func newProvider(t *testing.T, cfg shlyuz.UpstreamConfig) *anthropic.Provider {
 
 func (u *upstream) provider(t *testing.T, mod func(*shlyuz.UpstreamConfig)) *anthropic.Provider {
 	t.Helper()
-	cfg := shlyuz.UpstreamConfig{Name: "fake", Protocol: "anthropic", BaseURL: u.ts.URL + "/", APIKey: "sk-ant-fake"}
+	cfg := shlyuz.UpstreamConfig{Name: "fake", Protocol: "anthropic", BaseURL: u.TS.URL + "/", APIKey: "sk-ant-fake"}
 	if mod != nil {
 		mod(&cfg)
 	}
 	return newProvider(t, cfg)
 }
 
-// request builds an UpstreamRequest from a client body.
+// request builds an UpstreamRequest from a client body, with the gateway's token ceiling.
 func request(t *testing.T, model string, stream bool, body string) *shlyuz.UpstreamRequest {
 	t.Helper()
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(body), &fields); err != nil {
-		t.Fatalf("client body: %v", err)
-	}
-	return &shlyuz.UpstreamRequest{
-		GenerationID:  "gen-abc",
-		Model:         "public/" + model,
-		UpstreamModel: model,
-		Fields:        fields,
-		MaxTokens:     1000,
-		Stream:        stream,
-	}
-}
-
-const helloBody = `{"model":"x","messages":[{"role":"user","content":"Hello there, how are you?"}]}`
-
-// asError checks err is an *Error with the status, code and fault.
-func asError(t *testing.T, err error, status int, code string, fault bool) *shlyuz.Error {
-	t.Helper()
-	var e *shlyuz.Error
-	if !errors.As(err, &e) {
-		t.Fatalf("error %v (%T) is not an *Error", err, err)
-	}
-	if e.Status != status || e.Code != code || e.UpstreamFault != fault {
-		t.Fatalf("error = status %d code %s fault %v (%q), want %d %s %v", e.Status, e.Code, e.UpstreamFault, e.Message, status, code, fault)
-	}
-	return e
-}
-
-func sentBody(t *testing.T, u *upstream) map[string]json.RawMessage {
-	t.Helper()
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(u.fake.LastRequest(), &m); err != nil {
-		t.Fatalf("last request %q: %v", u.fake.LastRequest(), err)
-	}
-	return m
-}
-
-type choice struct {
-	Message struct {
-		Role      string  `json:"role"`
-		Content   *string `json:"content"`
-		ToolCalls []struct {
-			ID       string `json:"id"`
-			Type     string `json:"type"`
-			Function struct {
-				Name      string `json:"name"`
-				Arguments string `json:"arguments"`
-			} `json:"function"`
-		} `json:"tool_calls"`
-	} `json:"message"`
-	FinishReason string `json:"finish_reason"`
-}
-
-func choices(t *testing.T, resp *shlyuz.ChatResponse) []choice {
-	t.Helper()
-	var cs []choice
-	if err := json.Unmarshal(resp.Choices, &cs); err != nil || len(cs) != 1 {
-		t.Fatalf("choices %s: %v", resp.Choices, err)
-	}
-	return cs
+	r := adaptertest.Request(t, model, stream, body)
+	r.MaxTokens = 1000
+	return r
 }
 
 func TestChat(t *testing.T) {
@@ -145,7 +71,7 @@ func TestChat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := choices(t, resp)[0]
+	c := adaptertest.OnlyChoice(t, resp)
 	if c.Message.Role != "assistant" || c.Message.Content == nil || *c.Message.Content != "tok0 tok1 tok2 tok3 tok4" {
 		t.Errorf("message = %+v", c.Message)
 	}
@@ -158,7 +84,7 @@ func TestChat(t *testing.T) {
 		t.Errorf("response = %+v, choice finish %q", resp, c.FinishReason)
 	}
 
-	sent := sentBody(t, u)
+	sent := u.SentBody(t)
 	for field, want := range map[string]string{
 		"model":          `"claude-x"`,
 		"max_tokens":     "1000",
@@ -174,9 +100,9 @@ func TestChat(t *testing.T) {
 		}
 	}
 	if len(sent) != 8 {
-		t.Errorf("sent %d fields, want 8: %s", len(sent), u.fake.LastRequest())
+		t.Errorf("sent %d fields, want 8: %s", len(sent), u.Fake.LastRequest())
 	}
-	h := u.fake.LastHeader()
+	h := u.Fake.LastHeader()
 	if h.Get("X-Api-Key") != "sk-ant-upstream-secret" || h.Get("Anthropic-Version") != anthropic.DefaultAPIVersion ||
 		h.Get("Content-Type") != "application/json" || h.Get("Anthropic-Beta") != "prompt-caching-2024-07-31" ||
 		h.Get("Authorization") != "" {
@@ -186,19 +112,19 @@ func TestChat(t *testing.T) {
 
 func TestSettings(t *testing.T) {
 	u := startFake(t, fake.Options{})
-	p := u.provider(t, func(c *shlyuz.UpstreamConfig) { c.APIVersion = "2099-01-01"; c.BaseURL = u.ts.URL + "/v1" })
-	if p.URL() != u.ts.URL+"/v1/messages" {
+	p := u.provider(t, func(c *shlyuz.UpstreamConfig) { c.APIVersion = "2099-01-01"; c.BaseURL = u.TS.URL + "/v1" })
+	if p.URL() != u.TS.URL+"/v1/messages" {
 		t.Errorf("URL = %s", p.URL())
 	}
-	req := request(t, "m", false, helloBody)
+	req := request(t, "m", false, adaptertest.HelloBody)
 	req.MaxTokens = 0 // the gateway always sets it; without it, the default goes up
 	if _, err := p.Chat(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
-	if v := u.fake.LastHeader().Get("Anthropic-Version"); v != "2099-01-01" {
+	if v := u.Fake.LastHeader().Get("Anthropic-Version"); v != "2099-01-01" {
 		t.Errorf("anthropic-version = %q", v)
 	}
-	if got := string(sentBody(t, u)["max_tokens"]); got != "4096" {
+	if got := string(u.SentBody(t)["max_tokens"]); got != "4096" {
 		t.Errorf("max_tokens = %s, want the default", got)
 	}
 	req = request(t, "m", false, `{"messages":[{"role":"user","content":"hi"}],"max_completion_tokens":77}`)
@@ -206,7 +132,7 @@ func TestSettings(t *testing.T) {
 	if _, err := p.Chat(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
-	if got := string(sentBody(t, u)["max_tokens"]); got != "77" {
+	if got := string(u.SentBody(t)["max_tokens"]); got != "77" {
 		t.Errorf("max_tokens = %s, want the client's 77", got)
 	}
 }
@@ -244,50 +170,13 @@ func TestCAFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	without := newProvider(t, shlyuz.UpstreamConfig{BaseURL: ts.URL})
-	if _, err := without.Chat(context.Background(), request(t, "m", false, helloBody)); err == nil {
+	if _, err := without.Chat(context.Background(), request(t, "m", false, adaptertest.HelloBody)); err == nil {
 		t.Fatal("an unknown CA was trusted")
 	}
 	with := newProvider(t, shlyuz.UpstreamConfig{BaseURL: ts.URL, CAFile: caFile})
-	if _, err := with.Chat(context.Background(), request(t, "m", false, helloBody)); err != nil {
+	if _, err := with.Chat(context.Background(), request(t, "m", false, adaptertest.HelloBody)); err != nil {
 		t.Fatalf("with the CA file: %v", err)
 	}
-}
-
-// readAll drains a stream.
-func readAll(t *testing.T, st shlyuz.ChatStream) (events []shlyuz.StreamEvent, err error) {
-	t.Helper()
-	for {
-		ev, err := st.Next()
-		if err != nil {
-			return events, err
-		}
-		events = append(events, ev)
-	}
-}
-
-type chunk struct {
-	ID      string          `json:"id"`
-	Object  string          `json:"object"`
-	Created int64           `json:"created"`
-	Model   string          `json:"model"`
-	Usage   json.RawMessage `json:"usage"`
-	Choices []struct {
-		Index int `json:"index"`
-		Delta struct {
-			Role      string `json:"role"`
-			Content   string `json:"content"`
-			ToolCalls []struct {
-				Index    int    `json:"index"`
-				ID       string `json:"id"`
-				Type     string `json:"type"`
-				Function struct {
-					Name      string `json:"name"`
-					Arguments string `json:"arguments"`
-				} `json:"function"`
-			} `json:"tool_calls"`
-		} `json:"delta"`
-		FinishReason *string `json:"finish_reason"`
-	} `json:"choices"`
 }
 
 // streamed is what a stream said, put together.
@@ -322,7 +211,7 @@ func collect(t *testing.T, events []shlyuz.StreamEvent, clientUsage bool) stream
 			}
 			continue
 		}
-		var c chunk
+		var c adaptertest.Chunk
 		if err := json.Unmarshal(ev.Data, &c); err != nil {
 			t.Fatalf("event %d: %v: %s", i, err, ev.Data)
 		}
@@ -342,7 +231,7 @@ func collect(t *testing.T, events []shlyuz.StreamEvent, clientUsage bool) stream
 		if (ch.FinishReason != nil) != (ev.FinishReason != "") || (ch.FinishReason != nil && *ch.FinishReason != ev.FinishReason) {
 			t.Errorf("event %d: finish %q, chunk says %v", i, ev.FinishReason, ch.FinishReason)
 		}
-		content.WriteString(ch.Delta.Content)
+		content.WriteString(ch.Delta.Text())
 		for _, tc := range ch.Delta.ToolCalls {
 			if tc.Index != 0 {
 				t.Errorf("tool call index %d", tc.Index)
@@ -385,7 +274,7 @@ func TestChatStream(t *testing.T) {
 		},
 		{
 			name:        "max_tokens caps the reply",
-			body:        helloBody,
+			body:        adaptertest.HelloBody,
 			maxTokens:   3,
 			wantContent: "tok0 tok1 tok2",
 			wantFinish:  "length",
@@ -404,7 +293,7 @@ func TestChatStream(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			events, err := readAll(t, st)
+			events, err := adaptertest.ReadAll(st)
 			if err != io.EOF {
 				t.Fatalf("stream ended with %v, want io.EOF", err)
 			}
@@ -421,7 +310,7 @@ func TestChatStream(t *testing.T) {
 			if s.tokens != tc.wantUsage.CompletionTokens {
 				t.Errorf("counted tokens = %d, want %d", s.tokens, tc.wantUsage.CompletionTokens)
 			}
-			sent := sentBody(t, u)
+			sent := u.SentBody(t)
 			if string(sent["stream"]) != "true" {
 				t.Errorf("sent stream %s", sent["stream"])
 			}
@@ -438,12 +327,12 @@ func TestChatStream(t *testing.T) {
 func TestStreamRunningUsage(t *testing.T) {
 	u := startFake(t, fake.Options{ReplyTokens: 6})
 	p := u.provider(t, nil)
-	st, err := p.ChatStream(context.Background(), request(t, "m", true, helloBody))
+	st, err := p.ChatStream(context.Background(), request(t, "m", true, adaptertest.HelloBody))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	events, err := readAll(t, st)
+	events, err := adaptertest.ReadAll(st)
 	if err != io.EOF {
 		t.Fatal(err)
 	}
@@ -479,7 +368,7 @@ func TestTools(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				events, err := readAll(t, st)
+				events, err := adaptertest.ReadAll(st)
 				st.Close()
 				if err != io.EOF {
 					t.Fatal(err)
@@ -494,7 +383,7 @@ func TestTools(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				c := choices(t, resp)[0]
+				c := adaptertest.OnlyChoice(t, resp)
 				if c.Message.Content != nil || len(c.Message.ToolCalls) != 1 {
 					t.Fatalf("message %s", resp.Choices)
 				}
@@ -507,7 +396,7 @@ func TestTools(t *testing.T) {
 			if fn != "get_weather" || args != fake.ToolArguments || finish != "tool_calls" || !strings.HasPrefix(id, "toolu_") {
 				t.Fatalf("tool call id %q name %q args %q finish %q", id, fn, args, finish)
 			}
-			sent := sentBody(t, u)
+			sent := u.SentBody(t)
 			if got := string(sent["tools"]); got != `[{"name":"get_weather","description":"Weather in a city","input_schema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}]` {
 				t.Errorf("sent tools %s", got)
 			}
@@ -524,11 +413,11 @@ func TestTools(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := choices(t, resp)[0]
+			c := adaptertest.OnlyChoice(t, resp)
 			if c.Message.Content == nil || *c.Message.Content != "tok0 tok1 tok2 tok3" || len(c.Message.ToolCalls) != 0 || resp.FinishReason != "stop" {
 				t.Errorf("follow-up answer %s", resp.Choices)
 			}
-			msgs := string(sentBody(t, u)["messages"])
+			msgs := string(u.SentBody(t)["messages"])
 			want := `[{"role":"user","content":[{"type":"text","text":"What is the weather in Moscow?"}]},` +
 				`{"role":"assistant","content":[{"type":"tool_use","id":"` + id + `","name":"get_weather","input":{"city":"Moscow"}}]},` +
 				`{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + id + `","content":"Sunny, +20"}]}]`
@@ -574,7 +463,7 @@ func TestFaultsBeforeFirstByte(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				p := u.provider(t, nil)
-				req := request(t, "claude/fault-"+tc.fault, stream, helloBody)
+				req := request(t, "claude/fault-"+tc.fault, stream, adaptertest.HelloBody)
 				var err error
 				if stream {
 					var st shlyuz.ChatStream
@@ -586,7 +475,7 @@ func TestFaultsBeforeFirstByte(t *testing.T) {
 				} else {
 					_, err = p.Chat(context.Background(), req)
 				}
-				e := asError(t, err, tc.status, tc.code, tc.upstream)
+				e := adaptertest.AsError(t, err, tc.status, tc.code, tc.upstream)
 				if e.RetryAfter != tc.retryAfter {
 					t.Errorf("RetryAfter = %v, want %v", e.RetryAfter, tc.retryAfter)
 				}
@@ -604,8 +493,8 @@ func TestFaultsBeforeFirstByte(t *testing.T) {
 func TestFaultHeader(t *testing.T) {
 	u := startFake(t, fake.Options{})
 	p := u.provider(t, func(c *shlyuz.UpstreamConfig) { c.Headers = map[string]string{fake.FaultHeader: "529"} })
-	_, err := p.Chat(context.Background(), request(t, "m", false, helloBody))
-	asError(t, err, 503, "provider_unavailable", true)
+	_, err := p.Chat(context.Background(), request(t, "m", false, adaptertest.HelloBody))
+	adaptertest.AsError(t, err, 503, "provider_unavailable", true)
 }
 
 func TestWrongKeyNotLeaked(t *testing.T) {
@@ -614,11 +503,11 @@ func TestWrongKeyNotLeaked(t *testing.T) {
 	for _, stream := range []bool{false, true} {
 		var err error
 		if stream {
-			_, err = p.ChatStream(context.Background(), request(t, "m", true, helloBody))
+			_, err = p.ChatStream(context.Background(), request(t, "m", true, adaptertest.HelloBody))
 		} else {
-			_, err = p.Chat(context.Background(), request(t, "m", false, helloBody))
+			_, err = p.Chat(context.Background(), request(t, "m", false, adaptertest.HelloBody))
 		}
-		e := asError(t, err, 502, "upstream_error", true)
+		e := adaptertest.AsError(t, err, 502, "upstream_error", true)
 		for _, part := range []string{"sk-", "6789", "x-api-key"} {
 			if strings.Contains(e.Message, part) || strings.Contains(e.Cause.Error(), part) {
 				t.Errorf("error %q (cause %q) leaks %q", e.Message, e.Cause, part)
@@ -630,28 +519,28 @@ func TestWrongKeyNotLeaked(t *testing.T) {
 func TestMalformedReply(t *testing.T) {
 	u := startFake(t, fake.Options{})
 	p := u.provider(t, nil)
-	_, err := p.Chat(context.Background(), request(t, "m/fault-malformed", false, helloBody))
-	e := asError(t, err, 502, "upstream_error", true)
+	_, err := p.Chat(context.Background(), request(t, "m/fault-malformed", false, adaptertest.HelloBody))
+	e := adaptertest.AsError(t, err, 502, "upstream_error", true)
 	if !strings.Contains(e.Message, "malformed") {
 		t.Errorf("message %q", e.Message)
 	}
-	_, err = p.Chat(context.Background(), request(t, "m/fault-cut", false, helloBody))
-	e = asError(t, err, 502, "upstream_error", true)
+	_, err = p.Chat(context.Background(), request(t, "m/fault-cut", false, adaptertest.HelloBody))
+	e = adaptertest.AsError(t, err, 502, "upstream_error", true)
 	if !strings.Contains(e.Message, "broke off") {
 		t.Errorf("message %q", e.Message)
 	}
-	_, err = p.Chat(context.Background(), request(t, "m/fault-midstream-error", false, helloBody))
-	asError(t, err, 502, "upstream_error", true)
+	_, err = p.Chat(context.Background(), request(t, "m/fault-midstream-error", false, adaptertest.HelloBody))
+	adaptertest.AsError(t, err, 502, "upstream_error", true)
 }
 
 func TestChatNoUsage(t *testing.T) {
 	u := startFake(t, fake.Options{ReplyTokens: 3})
 	p := u.provider(t, nil)
-	resp, err := p.Chat(context.Background(), request(t, "m/fault-nousage", false, helloBody))
+	resp, err := p.Chat(context.Background(), request(t, "m/fault-nousage", false, adaptertest.HelloBody))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Usage != (shlyuz.Usage{}) || *choices(t, resp)[0].Message.Content != "tok0 tok1 tok2" {
+	if resp.Usage != (shlyuz.Usage{}) || *adaptertest.OnlyChoice(t, resp).Message.Content != "tok0 tok1 tok2" {
 		t.Errorf("response %+v %s", resp, resp.Choices)
 	}
 }
@@ -659,12 +548,12 @@ func TestChatNoUsage(t *testing.T) {
 func TestStreamNoUsage(t *testing.T) {
 	u := startFake(t, fake.Options{})
 	p := u.provider(t, nil)
-	st, err := p.ChatStream(context.Background(), request(t, "m/fault-nousage", true, helloBody))
+	st, err := p.ChatStream(context.Background(), request(t, "m/fault-nousage", true, adaptertest.HelloBody))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	events, err := readAll(t, st)
+	events, err := adaptertest.ReadAll(st)
 	if err != io.EOF {
 		t.Fatalf("err = %v", err)
 	}
@@ -692,13 +581,13 @@ func TestStreamFaults(t *testing.T) {
 	} {
 		t.Run(tc.fault, func(t *testing.T) {
 			p := u.provider(t, nil)
-			st, err := p.ChatStream(context.Background(), request(t, "m/fault-"+tc.fault, true, helloBody))
+			st, err := p.ChatStream(context.Background(), request(t, "m/fault-"+tc.fault, true, adaptertest.HelloBody))
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			events, err := readAll(t, st)
-			e := asError(t, err, tc.status, tc.code, true)
+			events, err := adaptertest.ReadAll(st)
+			e := adaptertest.AsError(t, err, tc.status, tc.code, true)
 			if !strings.Contains(e.Message, tc.msg) {
 				t.Errorf("message %q does not mention %q", e.Message, tc.msg)
 			}
@@ -726,8 +615,8 @@ func TestStreamToolFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	events, err := readAll(t, st)
-	asError(t, err, 503, "provider_unavailable", true)
+	events, err := adaptertest.ReadAll(st)
+	adaptertest.AsError(t, err, 503, "provider_unavailable", true)
 	s := collect(t, events, false)
 	if s.toolName != "w" || s.args == "" || s.args == fake.ToolArguments {
 		t.Errorf("before the failure: tool %q args %q", s.toolName, s.args)
@@ -761,7 +650,7 @@ func TestClientErrors(t *testing.T) {
 				name += "/stream"
 			}
 			t.Run(name, func(t *testing.T) {
-				before := u.fake.Requests()
+				before := u.Fake.Requests()
 				var err error
 				if stream {
 					_, err = p.ChatStream(context.Background(), request(t, "m", true, tc.body))
@@ -772,156 +661,11 @@ func TestClientErrors(t *testing.T) {
 				if !errors.As(err, &e) || e.Status != 400 || e.UpstreamFault || e.Param == nil || *e.Param != tc.param {
 					t.Fatalf("err = %#v, want a 400 on %q", err, tc.param)
 				}
-				if u.fake.Requests() != before {
+				if u.Fake.Requests() != before {
 					t.Error("the request went upstream")
 				}
 			})
 		}
-	}
-}
-
-func TestUnreachable(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens there now
-	p := newProvider(t, shlyuz.UpstreamConfig{Name: "gone", BaseURL: "http://" + addr})
-	_, err = p.Chat(context.Background(), request(t, "m", false, helloBody))
-	e := asError(t, err, 502, "upstream_error", true)
-	if !strings.Contains(e.Message, "unreachable") || strings.Contains(e.Message, addr) {
-		t.Errorf("message = %q", e.Message)
-	}
-	_, err = p.ChatStream(context.Background(), request(t, "m", true, helloBody))
-	asError(t, err, 502, "upstream_error", true)
-}
-
-func TestChatTimeout(t *testing.T) {
-	u := startFake(t, fake.Options{})
-	p := u.provider(t, func(c *shlyuz.UpstreamConfig) { c.Timeout = 50 * time.Millisecond })
-	_, err := p.Chat(context.Background(), request(t, "m/fault-hang", false, helloBody))
-	asError(t, err, 504, "upstream_timeout", true)
-}
-
-func TestFirstByteTimeout(t *testing.T) {
-	u := startFake(t, fake.Options{})
-	p := u.provider(t, func(c *shlyuz.UpstreamConfig) { c.FirstByteTimeout = 50 * time.Millisecond })
-	_, err := p.ChatStream(context.Background(), request(t, "m/fault-slow", true, helloBody))
-	asError(t, err, 504, "upstream_timeout", true)
-}
-
-func TestIdleTimeout(t *testing.T) {
-	u := startFake(t, fake.Options{ReplyTokens: 4})
-	p := u.provider(t, func(c *shlyuz.UpstreamConfig) { c.IdleTimeout = 50 * time.Millisecond })
-	st, err := p.ChatStream(context.Background(), request(t, "m/fault-stall", true, helloBody))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	events, err := readAll(t, st)
-	asError(t, err, 504, "upstream_timeout", true)
-	if len(events) != 3 { // role chunk and two words, then silence
-		t.Errorf("%d events before the stall, want 3", len(events))
-	}
-}
-
-func TestCloseDuringNext(t *testing.T) {
-	u := startFake(t, fake.Options{ReplyTokens: 4})
-	p := u.provider(t, nil)
-	st, err := p.ChatStream(context.Background(), request(t, "m/fault-stall", true, helloBody))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 3; i++ { // role chunk and two words; the next Next blocks
-		if _, err := st.Next(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := st.Next()
-		done <- err
-	}()
-	var wg sync.WaitGroup
-	for i := 0; i < 3; i++ { // Close is idempotent and safe from many goroutines
-		wg.Add(1)
-		go func() { defer wg.Done(); st.Close() }()
-	}
-	wg.Wait()
-	select {
-	case err := <-done:
-		if !errors.Is(err, anthropic.ErrStreamClosed) || !errors.Is(err, context.Canceled) {
-			t.Errorf("Next after Close = %v, want ErrStreamClosed", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Next still blocked after Close")
-	}
-	if err := st.Close(); err != nil {
-		t.Errorf("second Close = %v", err)
-	}
-}
-
-func TestContextCanceled(t *testing.T) {
-	arrived := make(chan struct{}, 4)
-	u := startFake(t, fake.Options{OnRequest: func(*http.Request, []byte) { arrived <- struct{}{} }})
-	p := u.provider(t, nil)
-
-	t.Run("chat", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
-		go func() { <-arrived; cancel() }()
-		_, err := p.Chat(ctx, request(t, "m/fault-hang", false, helloBody))
-		var e *shlyuz.Error
-		if !errors.Is(err, context.Canceled) || errors.As(err, &e) {
-			t.Errorf("err = %v, want context.Canceled and no *Error", err)
-		}
-	})
-	t.Run("stream before headers", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
-		go func() { <-arrived; cancel() }()
-		_, err := p.ChatStream(ctx, request(t, "m/fault-hang", true, helloBody))
-		if err != context.Canceled {
-			t.Errorf("err = %v, want context.Canceled", err)
-		}
-	})
-	t.Run("stream after headers", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		st, err := p.ChatStream(ctx, request(t, "m/fault-stall", true, helloBody))
-		if err != nil {
-			t.Fatal(err)
-		}
-		<-arrived
-		defer st.Close()
-		if _, err := st.Next(); err != nil {
-			t.Fatal(err)
-		}
-		cancel()
-		_, err = readAll(t, st)
-		if err != context.Canceled {
-			t.Errorf("err = %v, want context.Canceled", err)
-		}
-	})
-}
-
-func TestStreamConnectionReused(t *testing.T) {
-	u := startFake(t, fake.Options{})
-	p := u.provider(t, nil)
-	for i := 0; i < 5; i++ {
-		st, err := p.ChatStream(context.Background(), request(t, "m", true, helloBody))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := readAll(t, st); err != io.EOF {
-			t.Fatal(err)
-		}
-		st.Close()
-		if _, err := p.Chat(context.Background(), request(t, "m", false, helloBody)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if n := u.conns.Load(); n != 1 {
-		t.Errorf("%d connections for 10 sequential calls, want 1", n)
 	}
 }
 
@@ -932,8 +676,23 @@ func TestJSONInsteadOfStream(t *testing.T) {
 	}))
 	defer ts.Close()
 	p := newProvider(t, shlyuz.UpstreamConfig{BaseURL: ts.URL})
-	_, err := p.ChatStream(context.Background(), request(t, "m", true, helloBody))
-	asError(t, err, 503, "provider_unavailable", true)
-	_, err = p.Chat(context.Background(), request(t, "m", false, helloBody))
-	asError(t, err, 503, "provider_unavailable", true)
+	_, err := p.ChatStream(context.Background(), request(t, "m", true, adaptertest.HelloBody))
+	adaptertest.AsError(t, err, 503, "provider_unavailable", true)
+	_, err = p.Chat(context.Background(), request(t, "m", false, adaptertest.HelloBody))
+	adaptertest.AsError(t, err, 503, "provider_unavailable", true)
+}
+
+// TestTransport runs the checks of timeouts, cancellation and connections
+// that every adapter passes.
+func TestTransport(t *testing.T) {
+	adaptertest.Transport(t, adaptertest.Target{
+		Provider: func(t *testing.T, u *adaptertest.Upstream, mod func(*shlyuz.UpstreamConfig)) shlyuz.Provider {
+			return (&upstream{u}).provider(t, mod)
+		},
+		Request: request,
+		Model:   "m",
+		Faults:  "m/",
+		Lead:    3, // the role chunk and two words
+		Closed:  anthropic.ErrStreamClosed,
+	})
 }

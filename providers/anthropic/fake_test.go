@@ -12,27 +12,14 @@ import (
 	"testing"
 
 	"github.com/shlyuz/shlyuz/providers/fake"
+	"github.com/shlyuz/shlyuz/providers/internal/adaptertest"
 )
 
 // postMessages sends a raw Messages request to the fake.
 func postMessages(t *testing.T, u *upstream, body string, header map[string]string) *http.Response {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, u.ts.URL+"/v1/messages", strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Anthropic-Version", "2023-06-01")
-	for k, v := range header {
-		if v == "" {
-			req.Header.Del(k)
-		} else {
-			req.Header.Set(k, v)
-		}
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	return resp
+	base := map[string]string{"Content-Type": "application/json", "Anthropic-Version": "2023-06-01"}
+	return adaptertest.Post(t, u.TS.URL+"/v1/messages", body, base, header)
 }
 
 // anthropicError reads an error body and checks its shape.

@@ -15,20 +15,15 @@ package anthropic
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
-	"io"
-	"mime"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/shlyuz/shlyuz"
-	"github.com/shlyuz/shlyuz/providers/openai"
+	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
 // Defaults of the upstream configuration.
@@ -40,11 +35,8 @@ const (
 	DefaultMaxTokens = 4096
 )
 
-// Limits on what is read from an upstream.
-const (
-	maxReplyBytes = 64 << 20 // a non-streamed reply
-	maxErrorBytes = 64 << 10 // an error body
-)
+// maxReplyBytes bounds a non-streamed reply.
+const maxReplyBytes = 64 << 20
 
 // Provider is one Anthropic Messages API endpoint. It is safe for concurrent
 // use; its connections are pooled and kept alive.
@@ -79,13 +71,9 @@ func New(cfg shlyuz.UpstreamConfig) (*Provider, error) {
 		endpoint = base + "/messages"
 	}
 
-	transport := openai.NewTransport()
-	if cfg.CAFile != "" {
-		pool, err := loadRoots(cfg.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("anthropic upstream %s: %w", cfg.Name, err)
-		}
-		transport.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	client, err := upstream.NewClient(cfg.CAFile)
+	if err != nil {
+		return nil, fmt.Errorf("anthropic upstream %s: %w", cfg.Name, err)
 	}
 
 	version := cfg.APIVersion
@@ -106,25 +94,9 @@ func New(cfg shlyuz.UpstreamConfig) (*Provider, error) {
 		cfg:    cfg,
 		url:    endpoint,
 		header: h,
-		client: &http.Client{Transport: transport},
+		client: client,
 		now:    time.Now,
 	}, nil
-}
-
-// loadRoots is the system's roots plus the PEM certificates of the file.
-func loadRoots(path string) (*x509.CertPool, error) {
-	pem, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("ca_file: %w", err)
-	}
-	pool, err := x509.SystemCertPool()
-	if err != nil || pool == nil {
-		pool = x509.NewCertPool()
-	}
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("ca_file %s holds no PEM certificate", path)
-	}
-	return pool, nil
 }
 
 // Name is the upstream's configured name.
@@ -136,18 +108,23 @@ func (p *Provider) URL() string { return p.url }
 // CloseIdleConnections closes the pooled connections that are not in use.
 func (p *Provider) CloseIdleConnections() { p.client.CloseIdleConnections() }
 
-func (p *Provider) newRequest(ctx context.Context, body []byte, stream bool) (*http.Request, error) {
-	r, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
+// call is a call of the Messages endpoint with body.
+func (p *Provider) call(body []byte, stream bool) *upstream.Call {
+	return &upstream.Call{
+		Config: &p.cfg,
+		Errors: errs,
+		Send:   upstream.Post(p.client, p.url, p.header, body, upstream.Accept(stream)),
+		Status: func(status int, h http.Header, body []byte) *shlyuz.Error {
+			return statusError(p.cfg.Name, status, h, body, p.now())
+		},
+		// A JSON reply in place of a stream: an error body, or a server that ignored "stream".
+		JSONError: func(body []byte) *shlyuz.Error {
+			if we := parseErrorBody(body); we.Parsed {
+				return eventError(we)
+			}
+			return nil
+		},
 	}
-	r.Header = p.header.Clone()
-	if stream {
-		r.Header.Set("Accept", "text/event-stream")
-	} else {
-		r.Header.Set("Accept", "application/json")
-	}
-	return r, nil
 }
 
 // Chat makes a non-streamed call, bounded by the upstream's Timeout.
@@ -156,27 +133,9 @@ func (p *Provider) Chat(ctx context.Context, req *shlyuz.UpstreamRequest) (*shly
 	if err != nil {
 		return nil, err
 	}
-	cctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
-	defer cancel()
-	hreq, err := p.newRequest(cctx, body, false)
+	data, err := p.call(body, false).Reply(ctx, maxReplyBytes)
 	if err != nil {
-		return nil, shlyuz.ErrInternal(err)
-	}
-	resp, err := p.client.Do(hreq)
-	if err != nil {
-		return nil, transportError(p.cfg.Name, ctx, nil, err, false)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
-		return nil, statusError(p.cfg.Name, resp.StatusCode, resp.Header, data, p.now())
-	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxReplyBytes+1))
-	if err != nil {
-		return nil, transportError(p.cfg.Name, ctx, nil, err, true)
-	}
-	if len(data) > maxReplyBytes {
-		return nil, shlyuz.ErrUpstream("The upstream's reply is larger than %d bytes.", maxReplyBytes)
+		return nil, err
 	}
 	r, err := decodeReply(data)
 	if err != nil {
@@ -194,38 +153,12 @@ func (p *Provider) ChatStream(ctx context.Context, req *shlyuz.UpstreamRequest) 
 	if err != nil {
 		return nil, err
 	}
-	sctx, cancel := context.WithCancelCause(ctx)
-	hreq, err := p.newRequest(sctx, body, true)
+	b, err := p.call(body, true).Open(ctx)
 	if err != nil {
-		cancel(nil)
-		return nil, shlyuz.ErrInternal(err)
-	}
-	firstByte := time.AfterFunc(p.cfg.FirstByteTimeout, func() { cancel(errFirstByte) })
-	resp, err := p.client.Do(hreq)
-	firstByte.Stop()
-	if err != nil {
-		cause := context.Cause(sctx)
-		cancel(nil)
-		return nil, transportError(p.cfg.Name, ctx, cause, err, false)
-	}
-	if resp.StatusCode/100 != 2 {
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
-		resp.Body.Close()
-		cancel(nil)
-		return nil, statusError(p.cfg.Name, resp.StatusCode, resp.Header, data, p.now())
-	}
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
-		// Not a stream: an error body, or a server that ignored "stream".
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
-		resp.Body.Close()
-		cancel(nil)
-		if we := parseErrorBody(data); we.Parsed {
-			return nil, eventError(we)
-		}
-		return nil, malformed("the upstream answered JSON instead of an event stream")
+		return nil, err
 	}
 	cw := newChunkWriter(req.GenerationID, req.Model, p.now().Unix(), clientUsage)
-	return newStream(p.cfg.Name, ctx, sctx, cancel, resp.Body, p.cfg.IdleTimeout, cw), nil
+	return newStream(b, cw), nil
 }
 
 // wireReply is the Anthropic Message the adapter reads.
@@ -274,7 +207,7 @@ func (w *wireUsage) usage() shlyuz.Usage {
 func decodeReply(data []byte) (*shlyuz.ChatResponse, error) {
 	var w wireReply
 	if err := json.Unmarshal(data, &w); err != nil {
-		e := malformed("the reply is not valid JSON")
+		e := upstream.Malformed("the reply is not valid JSON")
 		e.Cause = err
 		return nil, e
 	}
@@ -282,7 +215,7 @@ func decodeReply(data []byte) (*shlyuz.ChatResponse, error) {
 		return nil, eventError(parseErrorValue(w.Error))
 	}
 	if w.Type != "message" {
-		return nil, malformed("the reply is not a message")
+		return nil, upstream.Malformed("the reply is not a message")
 	}
 	var (
 		text  strings.Builder
@@ -295,7 +228,7 @@ func decodeReply(data []byte) (*shlyuz.ChatResponse, error) {
 		case "tool_use":
 			args, err := argumentsText(b.Input)
 			if err != nil {
-				return nil, malformed("a tool call's input is not a JSON object")
+				return nil, upstream.Malformed("a tool call's input is not a JSON object")
 			}
 			calls = append(calls, toolCallOut{ID: b.ID, Type: "function", Function: functionOut{Name: b.Name, Arguments: args}})
 		}

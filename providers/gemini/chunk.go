@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
 // toolCall is a functionCall part in OpenAI's terms. Gemini gives function
@@ -199,7 +200,7 @@ func (c *chunker) tokens(u *shlyuz.Usage, hasContent bool) int64 {
 // blockedError is a prompt Gemini refused to answer (promptFeedback.blockReason).
 func blockedError(pf *promptFeedback) *shlyuz.Error {
 	detail := ""
-	if m := clip(pf.BlockReasonMessage); m != "" {
+	if m := upstream.Clip(pf.BlockReasonMessage); m != "" {
 		detail = ": " + m
 	}
 	e := shlyuz.ErrInvalidValue("messages",

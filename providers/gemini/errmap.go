@@ -1,22 +1,16 @@
 package gemini
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
-
-// maxMessage bounds an upstream message copied into an error.
-const maxMessage = 1000
 
 // wireError is Google's error object: {"code","message","status","details"}.
 type wireError struct {
@@ -143,34 +137,12 @@ func (we *wireError) retryDelay() time.Duration {
 	return 0
 }
 
-func clip(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= maxMessage {
-		return s
-	}
-	cut := maxMessage
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
 // safeWord keeps an upstream enum name (a status, a block reason) only if it is a plain identifier.
 func safeWord(c string) string {
-	if c == "" || len(c) > 64 {
+	if c == "" || !upstream.IsIdentifier(c) {
 		return "an unnamed reason"
 	}
-	for i := 0; i < len(c); i++ {
-		ch := c[i]
-		if !(ch == '_' || ch == '-' || ch == '.' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9')) {
-			return "an unnamed reason"
-		}
-	}
 	return c
-}
-
-func malformed(detail string) *shlyuz.Error {
-	return shlyuz.ErrUpstream("The upstream answered malformed data: %s.", detail)
 }
 
 // streamError maps an error object that came inside a 200 reply or stream.
@@ -181,33 +153,33 @@ func (we *wireError) streamError() *shlyuz.Error {
 	}
 	e := we.mapError("", status, 0)
 	if e.Cause == nil {
-		e.Cause = fmt.Errorf("upstream error object: code %d %s: %s", we.Code, we.Status, clip(we.Message))
+		e.Cause = fmt.Errorf("upstream error object: code %d %s: %s", we.Code, we.Status, upstream.Clip(we.Message))
 	}
 	return e
 }
 
 // statusError maps a non-2xx upstream reply to the error the client sees.
-func statusError(upstream, model string, status int, h http.Header, body []byte, now time.Time) *shlyuz.Error {
+func statusError(name, model string, status int, h http.Header, body []byte, now time.Time) *shlyuz.Error {
 	we, parsed := parseErrorBody(body)
 	if !parsed {
 		we = &wireError{Code: status}
 		if status == http.StatusNotFound {
 			// A bare 404 (an HTML page) is a wrong base URL, not a missing model.
 			e := shlyuz.ErrUpstream("The upstream has no Gemini API at the configured address (HTTP 404).")
-			e.Cause = fmt.Errorf("upstream %s: HTTP 404 without an error body", upstream)
+			e.Cause = fmt.Errorf("upstream %s: HTTP 404 without an error body", name)
 			return e
 		}
 	}
-	e := we.mapError(model, status, retryAfterHeader(h, now))
+	e := we.mapError(model, status, upstream.RetryAfter(h, now))
 	if e.Cause == nil {
-		e.Cause = fmt.Errorf("upstream %s: HTTP %d %s: %s", upstream, status, we.Status, clip(we.Message))
+		e.Cause = fmt.Errorf("upstream %s: HTTP %d %s: %s", name, status, we.Status, upstream.Clip(we.Message))
 	}
 	return e
 }
 
 // mapError maps Google's error to ours. retryAfter is the HTTP Retry-After, if any.
 func (we *wireError) mapError(model string, status int, retryAfter time.Duration) *shlyuz.Error {
-	msg := clip(we.Message)
+	msg := upstream.Clip(we.Message)
 	if msg == "" {
 		msg = http.StatusText(status)
 	}
@@ -263,55 +235,4 @@ func (we *wireError) mapError(model string, status int, retryAfter time.Duration
 		return shlyuz.ErrUpstream("The upstream failed (HTTP %s): %s", label, msg)
 	}
 	return shlyuz.ErrUpstream("The upstream answered HTTP %d: %s", status, msg)
-}
-
-// retryAfterHeader reads Retry-After in seconds or as an HTTP date.
-func retryAfterHeader(h http.Header, now time.Time) time.Duration {
-	v := h.Get("Retry-After")
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s > 0 {
-			return time.Duration(s * float64(time.Second))
-		}
-		return 0
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d
-		}
-	}
-	return 0
-}
-
-// transportError maps a failure to reach the upstream (broken == false) or to
-// read the rest of its reply (broken == true). A caller's cancellation comes
-// back as the context's error, untouched.
-func transportError(upstream string, parent context.Context, cause error, err error, broken bool) error {
-	if perr := parent.Err(); perr != nil && errors.Is(perr, context.Canceled) {
-		return perr
-	}
-	switch {
-	case cause == errIdle:
-		e := shlyuz.ErrUpstreamTimeout("The upstream stopped sending the stream.")
-		e.Cause = fmt.Errorf("upstream %s: idle timeout: %w", upstream, err)
-		return e
-	case cause == errFirstByte, errors.Is(err, context.DeadlineExceeded), isTimeout(err):
-		e := shlyuz.ErrUpstreamTimeout("The upstream did not answer in time.")
-		e.Cause = fmt.Errorf("upstream %s: %w", upstream, err)
-		return e
-	}
-	msg := "The upstream is unreachable."
-	if broken {
-		msg = "The upstream broke off its reply."
-	}
-	e := shlyuz.ErrUpstream("%s", msg)
-	e.Cause = fmt.Errorf("upstream %s: %w", upstream, err)
-	return e
-}
-
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/shlyuz/shlyuz/providers/fake"
+	"github.com/shlyuz/shlyuz/providers/internal/adaptertest"
 )
 
 // These tests hold the fake's Gemini dialect to the recorded wire format,
@@ -16,16 +17,7 @@ import (
 
 func postRaw(t *testing.T, u *upstream, path, body string, header map[string]string) (*http.Response, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, u.ts.URL+path, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp := adaptertest.Post(t, u.TS.URL+path, body, map[string]string{"Content-Type": "application/json"}, header)
 	b, err := io.ReadAll(resp.Body)
 	if err != nil && !strings.Contains(err.Error(), "unexpected EOF") {
 		t.Fatal(err)

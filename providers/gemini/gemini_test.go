@@ -5,27 +5,24 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/providers/fake"
 	"github.com/shlyuz/shlyuz/providers/gemini"
+	"github.com/shlyuz/shlyuz/providers/internal/adaptertest"
 )
 
 const testKey = "AIzaSy-fake-upstream-key-0123456789"
 
 // upstream is a fake Gemini API on loopback.
 type upstream struct {
-	fake  *fake.Server
-	ts    *httptest.Server
-	conns atomic.Int64 // TCP connections the server accepted
+	*adaptertest.Upstream
 
 	mu   sync.Mutex
 	urls []string // request URLs, as the server saw them
@@ -43,16 +40,7 @@ func startFake(t *testing.T, opts fake.Options) *upstream {
 			next(r, body)
 		}
 	}
-	u.fake = fake.New(opts)
-	u.ts = httptest.NewUnstartedServer(u.fake)
-	u.ts.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			u.conns.Add(1)
-		}
-	}
-	u.ts.Start()
-	t.Cleanup(u.ts.Close)
-	t.Cleanup(u.fake.Close) // runs first: releases hung handlers
+	u.Upstream = adaptertest.StartFake(t, opts, nil)
 	return u
 }
 
@@ -67,7 +55,7 @@ func (u *upstream) lastURL() string {
 
 func (u *upstream) provider(t *testing.T, mod func(*shlyuz.UpstreamConfig)) *gemini.Provider {
 	t.Helper()
-	cfg := shlyuz.UpstreamConfig{Name: "fake-gemini", Protocol: "gemini", BaseURL: u.ts.URL + "/", APIKey: testKey}
+	cfg := shlyuz.UpstreamConfig{Name: "fake-gemini", Protocol: "gemini", BaseURL: u.TS.URL + "/", APIKey: testKey}
 	if mod != nil {
 		mod(&cfg)
 	}
@@ -79,70 +67,18 @@ func (u *upstream) provider(t *testing.T, mod func(*shlyuz.UpstreamConfig)) *gem
 	return p
 }
 
-// request builds an UpstreamRequest from a client body.
+// request builds an UpstreamRequest from a client body, for the public model google/<model>.
 func request(t *testing.T, model string, stream bool, body string) *shlyuz.UpstreamRequest {
 	t.Helper()
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(body), &fields); err != nil {
-		t.Fatalf("client body: %v", err)
-	}
-	return &shlyuz.UpstreamRequest{
-		GenerationID:  "gen-abc",
-		Model:         "google/" + model,
-		UpstreamModel: model,
-		Fields:        fields,
-		Stream:        stream,
-	}
+	r := adaptertest.Request(t, model, stream, body)
+	r.Model = "google/" + model
+	return r
 }
 
-const helloBody = `{"model":"x","messages":[{"role":"user","content":"Hello there, how are you?"}]}`
-
-// asError checks err is an *Error with the status, code and fault.
-func asError(t *testing.T, err error, status int, code string, fault bool) *shlyuz.Error {
+func choice(t *testing.T, resp *shlyuz.ChatResponse) (adaptertest.Message, string) {
 	t.Helper()
-	var e *shlyuz.Error
-	if !errors.As(err, &e) {
-		t.Fatalf("error %v (%T) is not an *Error", err, err)
-	}
-	if e.Status != status || e.Code != code || e.UpstreamFault != fault {
-		t.Fatalf("error = status %d code %s fault %v (%q), want %d %s %v", e.Status, e.Code, e.UpstreamFault, e.Message, status, code, fault)
-	}
-	return e
-}
-
-func sentBody(t *testing.T, u *upstream) map[string]json.RawMessage {
-	t.Helper()
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(u.fake.LastRequest(), &m); err != nil {
-		t.Fatalf("last request %q: %v", u.fake.LastRequest(), err)
-	}
-	return m
-}
-
-type message struct {
-	Role      string  `json:"role"`
-	Content   *string `json:"content"`
-	ToolCalls []struct {
-		ID       string `json:"id"`
-		Type     string `json:"type"`
-		Function struct {
-			Name      string `json:"name"`
-			Arguments string `json:"arguments"`
-		} `json:"function"`
-	} `json:"tool_calls"`
-}
-
-func choice(t *testing.T, resp *shlyuz.ChatResponse) (message, string) {
-	t.Helper()
-	var choices []struct {
-		Index        int     `json:"index"`
-		Message      message `json:"message"`
-		FinishReason string  `json:"finish_reason"`
-	}
-	if err := json.Unmarshal(resp.Choices, &choices); err != nil || len(choices) != 1 {
-		t.Fatalf("choices %s: %v", resp.Choices, err)
-	}
-	return choices[0].Message, choices[0].FinishReason
+	c := adaptertest.OnlyChoice(t, resp)
+	return c.Message, c.FinishReason
 }
 
 func TestChat(t *testing.T) {
@@ -170,7 +106,7 @@ func TestChat(t *testing.T) {
 		t.Errorf("response = %+v", resp)
 	}
 
-	sent := sentBody(t, u)
+	sent := u.SentBody(t)
 	for field, want := range map[string]string{
 		"contents":          `[{"role":"user","parts":[{"text":"Hello there, how are you?"}]}]`,
 		"systemInstruction": `{"parts":[{"text":"Be brief."}]}`,
@@ -185,7 +121,7 @@ func TestChat(t *testing.T) {
 			t.Errorf("sent %s upstream", field)
 		}
 	}
-	h := u.fake.LastHeader()
+	h := u.Fake.LastHeader()
 	if h.Get("X-Goog-Api-Key") != testKey || h.Get("Authorization") != "" || h.Get("X-Goog-User-Project") != "proj-1" ||
 		h.Get("Content-Type") != "application/json" {
 		t.Errorf("headers = %v", h)
@@ -193,34 +129,6 @@ func TestChat(t *testing.T) {
 	if got := u.lastURL(); got != "/v1beta/models/gemini-2.5-flash:generateContent" {
 		t.Errorf("URL = %q", got)
 	}
-}
-
-// readAll drains a stream.
-func readAll(t *testing.T, st shlyuz.ChatStream) (events []shlyuz.StreamEvent, err error) {
-	t.Helper()
-	for {
-		ev, err := st.Next()
-		if err != nil {
-			return events, err
-		}
-		events = append(events, ev)
-	}
-}
-
-type chunk struct {
-	ID      string          `json:"id"`
-	Object  string          `json:"object"`
-	Model   string          `json:"model"`
-	Usage   json.RawMessage `json:"usage"`
-	Choices []struct {
-		Index int `json:"index"`
-		Delta struct {
-			Role      string          `json:"role"`
-			Content   *string         `json:"content"`
-			ToolCalls json.RawMessage `json:"tool_calls"`
-		} `json:"delta"`
-		FinishReason *string `json:"finish_reason"`
-	} `json:"choices"`
 }
 
 func TestChatStream(t *testing.T) {
@@ -249,7 +157,7 @@ func TestChatStream(t *testing.T) {
 		},
 		{
 			name:        "max_tokens caps the reply",
-			body:        helloBody,
+			body:        adaptertest.HelloBody,
 			maxTokens:   3,
 			wantContent: "tok0 tok1 tok2",
 			wantFinish:  "length",
@@ -266,7 +174,7 @@ func TestChatStream(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			events, err := readAll(t, st)
+			events, err := adaptertest.ReadAll(st)
 			if err != io.EOF {
 				t.Fatalf("stream ended with %v, want io.EOF", err)
 			}
@@ -290,7 +198,7 @@ func TestChatStream(t *testing.T) {
 					t.Errorf("event %d has no data", i)
 					continue
 				}
-				var c chunk
+				var c adaptertest.Chunk
 				if err := json.Unmarshal(ev.Data, &c); err != nil {
 					t.Fatalf("event %d: %v: %s", i, err, ev.Data)
 				}
@@ -325,8 +233,8 @@ func TestChatStream(t *testing.T) {
 			if got := u.lastURL(); got != "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse" {
 				t.Errorf("URL = %q", got)
 			}
-			if tc.maxTokens > 0 && !strings.Contains(string(sentBody(t, u)["generationConfig"]), `"maxOutputTokens":3`) {
-				t.Errorf("sent generationConfig %s", sentBody(t, u)["generationConfig"])
+			if tc.maxTokens > 0 && !strings.Contains(string(u.SentBody(t)["generationConfig"]), `"maxOutputTokens":3`) {
+				t.Errorf("sent generationConfig %s", u.SentBody(t)["generationConfig"])
 			}
 			if _, err := st.Next(); err != io.EOF {
 				t.Errorf("Next after the end = %v, want io.EOF again", err)
@@ -373,7 +281,7 @@ func TestTools(t *testing.T) {
 				if strings.HasPrefix(model, "gemini-3") != strings.Contains(id, "__thought__") {
 					t.Errorf("tool call id %q: signature carried = %v", id, strings.Contains(id, "__thought__"))
 				}
-				sent := sentBody(t, u)
+				sent := u.SentBody(t)
 				if got := string(sent["tools"]); !strings.Contains(got, `"parametersJsonSchema":{"type":"object"`) {
 					t.Errorf("sent tools %s", got)
 				}
@@ -395,8 +303,8 @@ func TestTools(t *testing.T) {
 					Role  string            `json:"role"`
 					Parts []json.RawMessage `json:"parts"`
 				}
-				if err := json.Unmarshal(sentBody(t, u)["contents"], &contents); err != nil || len(contents) != 3 {
-					t.Fatalf("sent contents %s: %v", sentBody(t, u)["contents"], err)
+				if err := json.Unmarshal(u.SentBody(t)["contents"], &contents); err != nil || len(contents) != 3 {
+					t.Fatalf("sent contents %s: %v", u.SentBody(t)["contents"], err)
 				}
 				if contents[1].Role != "model" || contents[2].Role != "user" {
 					t.Errorf("roles %q %q", contents[1].Role, contents[2].Role)
@@ -435,7 +343,7 @@ func callTool(t *testing.T, p *gemini.Provider, req *shlyuz.UpstreamRequest) (id
 		t.Fatal(err)
 	}
 	defer st.Close()
-	events, err := readAll(t, st)
+	events, err := adaptertest.ReadAll(st)
 	if err != io.EOF || len(events) == 0 {
 		t.Fatalf("%d events, err %v", len(events), err)
 	}
@@ -443,23 +351,7 @@ func callTool(t *testing.T, p *gemini.Provider, req *shlyuz.UpstreamRequest) (id
 		if ev.FinishReason != "" {
 			finish = ev.FinishReason
 		}
-		var c struct {
-			Choices []struct {
-				Delta struct {
-					Role      string  `json:"role"`
-					Content   *string `json:"content"`
-					ToolCalls []struct {
-						Index    int    `json:"index"`
-						ID       string `json:"id"`
-						Type     string `json:"type"`
-						Function struct {
-							Name      string `json:"name"`
-							Arguments string `json:"arguments"`
-						} `json:"function"`
-					} `json:"tool_calls"`
-				} `json:"delta"`
-			} `json:"choices"`
-		}
+		var c adaptertest.Chunk
 		if err := json.Unmarshal(ev.Data, &c); err != nil {
 			t.Fatalf("%v: %s", err, ev.Data)
 		}
@@ -485,8 +377,8 @@ func TestToolsForeignHistory(t *testing.T) {
 	if m, _ := choice(t, resp); m.Content == nil || *m.Content != "tok0 tok1" {
 		t.Errorf("message %+v", m)
 	}
-	if !strings.Contains(string(sentBody(t, u)["contents"]), `"thoughtSignature":"skip_thought_signature_validator"`) {
-		t.Errorf("no skip signature: %s", sentBody(t, u)["contents"])
+	if !strings.Contains(string(u.SentBody(t)["contents"]), `"thoughtSignature":"skip_thought_signature_validator"`) {
+		t.Errorf("no skip signature: %s", u.SentBody(t)["contents"])
 	}
 }
 
@@ -522,7 +414,7 @@ func TestFaultsBeforeFirstByte(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				p := u.provider(t, nil)
-				req := request(t, "fault-"+tc.fault, stream, helloBody)
+				req := request(t, "fault-"+tc.fault, stream, adaptertest.HelloBody)
 				var err error
 				if stream {
 					var st shlyuz.ChatStream
@@ -530,7 +422,7 @@ func TestFaultsBeforeFirstByte(t *testing.T) {
 					if err == nil {
 						// A blocked prompt is a 200 stream whose first chunk says so.
 						var events []shlyuz.StreamEvent
-						events, err = readAll(t, st)
+						events, err = adaptertest.ReadAll(st)
 						st.Close()
 						if len(events) != 0 {
 							t.Errorf("%d events before the error", len(events))
@@ -539,7 +431,7 @@ func TestFaultsBeforeFirstByte(t *testing.T) {
 				} else {
 					_, err = p.Chat(context.Background(), req)
 				}
-				e := asError(t, err, tc.status, tc.code, tc.upstream)
+				e := adaptertest.AsError(t, err, tc.status, tc.code, tc.upstream)
 				if e.RetryAfter != tc.retryAfter {
 					t.Errorf("RetryAfter = %v, want %v", e.RetryAfter, tc.retryAfter)
 				}
@@ -558,8 +450,8 @@ func TestWrongKeyNotLeaked(t *testing.T) {
 	u := startFake(t, fake.Options{APIKey: testKey})
 	for _, key := range []string{"AIzaSy-wrong-key-123456789", ""} {
 		p := u.provider(t, func(c *shlyuz.UpstreamConfig) { c.APIKey = key })
-		_, err := p.Chat(context.Background(), request(t, "gemini-2.5-flash", false, helloBody))
-		e := asError(t, err, 502, "upstream_error", true)
+		_, err := p.Chat(context.Background(), request(t, "gemini-2.5-flash", false, adaptertest.HelloBody))
+		e := adaptertest.AsError(t, err, 502, "upstream_error", true)
 		if !strings.Contains(e.Message, "credentials") {
 			t.Errorf("message %q", e.Message)
 		}
@@ -578,8 +470,8 @@ func TestMalformedReply(t *testing.T) {
 	u := startFake(t, fake.Options{})
 	p := u.provider(t, nil)
 	for _, fault := range []string{"malformed", "cut", "midstream-error"} {
-		_, err := p.Chat(context.Background(), request(t, "fault-"+fault, false, helloBody))
-		asError(t, err, 502, "upstream_error", true)
+		_, err := p.Chat(context.Background(), request(t, "fault-"+fault, false, adaptertest.HelloBody))
+		adaptertest.AsError(t, err, 502, "upstream_error", true)
 	}
 }
 
@@ -596,13 +488,13 @@ func TestStreamFaults(t *testing.T) {
 	} {
 		t.Run(tc.fault, func(t *testing.T) {
 			p := u.provider(t, nil)
-			st, err := p.ChatStream(context.Background(), request(t, "fault-"+tc.fault, true, helloBody))
+			st, err := p.ChatStream(context.Background(), request(t, "fault-"+tc.fault, true, adaptertest.HelloBody))
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			events, err := readAll(t, st)
-			e := asError(t, err, 502, "upstream_error", true)
+			events, err := adaptertest.ReadAll(st)
+			e := adaptertest.AsError(t, err, 502, "upstream_error", true)
 			if !strings.Contains(e.Message, tc.msg) {
 				t.Errorf("message %q does not mention %q", e.Message, tc.msg)
 			}
@@ -634,13 +526,13 @@ func TestStreamEndsWithoutFinish(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := p.ChatStream(context.Background(), request(t, "m", true, helloBody))
+	st, err := p.ChatStream(context.Background(), request(t, "m", true, adaptertest.HelloBody))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	events, err := readAll(t, st)
-	e := asError(t, err, 502, "upstream_error", true)
+	events, err := adaptertest.ReadAll(st)
+	e := adaptertest.AsError(t, err, 502, "upstream_error", true)
 	if len(events) != 1 || events[0].Usage == nil || events[0].Usage.CompletionTokens != 1 || !strings.Contains(e.Message, "before it finished") {
 		t.Errorf("%d events, err %v", len(events), e)
 	}
@@ -649,12 +541,12 @@ func TestStreamEndsWithoutFinish(t *testing.T) {
 func TestStreamNoUsage(t *testing.T) {
 	u := startFake(t, fake.Options{})
 	p := u.provider(t, nil)
-	st, err := p.ChatStream(context.Background(), request(t, "fault-nousage", true, helloBody))
+	st, err := p.ChatStream(context.Background(), request(t, "fault-nousage", true, adaptertest.HelloBody))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	events, err := readAll(t, st)
+	events, err := adaptertest.ReadAll(st)
 	if err != io.EOF {
 		t.Fatalf("err = %v", err)
 	}
@@ -668,157 +560,6 @@ func TestStreamNoUsage(t *testing.T) {
 	if tokens != 16 {
 		t.Errorf("counted %d tokens, want 16", tokens)
 	}
-}
-
-func TestStreamConnectionReused(t *testing.T) {
-	u := startFake(t, fake.Options{})
-	p := u.provider(t, nil)
-	for i := 0; i < 5; i++ {
-		st, err := p.ChatStream(context.Background(), request(t, "gemini-2.5-flash", true, helloBody))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := readAll(t, st); err != io.EOF {
-			t.Fatal(err)
-		}
-		st.Close()
-		if _, err := p.Chat(context.Background(), request(t, "gemini-2.5-flash", false, helloBody)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if n := u.conns.Load(); n != 1 {
-		t.Errorf("%d connections for 10 sequential calls, want 1", n)
-	}
-}
-
-func TestUnreachable(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens there now
-	p, err := gemini.New(shlyuz.UpstreamConfig{Name: "gone", BaseURL: "http://" + addr, APIKey: testKey})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = p.Chat(context.Background(), request(t, "m", false, helloBody))
-	e := asError(t, err, 502, "upstream_error", true)
-	if !strings.Contains(e.Message, "unreachable") || strings.Contains(e.Message, addr) {
-		t.Errorf("message = %q", e.Message)
-	}
-	_, err = p.ChatStream(context.Background(), request(t, "m", true, helloBody))
-	asError(t, err, 502, "upstream_error", true)
-}
-
-func TestChatTimeout(t *testing.T) {
-	u := startFake(t, fake.Options{})
-	p := u.provider(t, func(c *shlyuz.UpstreamConfig) { c.Timeout = 50 * time.Millisecond })
-	_, err := p.Chat(context.Background(), request(t, "fault-hang", false, helloBody))
-	asError(t, err, 504, "upstream_timeout", true)
-}
-
-func TestFirstByteTimeout(t *testing.T) {
-	u := startFake(t, fake.Options{})
-	p := u.provider(t, func(c *shlyuz.UpstreamConfig) { c.FirstByteTimeout = 50 * time.Millisecond })
-	_, err := p.ChatStream(context.Background(), request(t, "fault-slow", true, helloBody))
-	asError(t, err, 504, "upstream_timeout", true)
-}
-
-func TestIdleTimeout(t *testing.T) {
-	u := startFake(t, fake.Options{ReplyTokens: 4})
-	p := u.provider(t, func(c *shlyuz.UpstreamConfig) { c.IdleTimeout = 50 * time.Millisecond })
-	st, err := p.ChatStream(context.Background(), request(t, "fault-stall", true, helloBody))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	events, err := readAll(t, st)
-	asError(t, err, 504, "upstream_timeout", true)
-	if len(events) != 2 { // two words, then silence
-		t.Errorf("%d events before the stall, want 2", len(events))
-	}
-}
-
-func TestCloseDuringNext(t *testing.T) {
-	u := startFake(t, fake.Options{ReplyTokens: 4})
-	p := u.provider(t, nil)
-	st, err := p.ChatStream(context.Background(), request(t, "fault-stall", true, helloBody))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 2; i++ { // two words; the next Next blocks
-		if _, err := st.Next(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	started := make(chan struct{})
-	done := make(chan error, 1)
-	go func() {
-		close(started)
-		_, err := st.Next()
-		done <- err
-	}()
-	<-started
-	var wg sync.WaitGroup
-	for i := 0; i < 3; i++ { // Close is idempotent and safe from many goroutines
-		wg.Add(1)
-		go func() { defer wg.Done(); st.Close() }()
-	}
-	wg.Wait()
-	select {
-	case err := <-done:
-		if !errors.Is(err, gemini.ErrStreamClosed) || !errors.Is(err, context.Canceled) {
-			t.Errorf("Next after Close = %v, want ErrStreamClosed", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Next still blocked after Close")
-	}
-	if err := st.Close(); err != nil {
-		t.Errorf("second Close = %v", err)
-	}
-}
-
-func TestContextCanceled(t *testing.T) {
-	arrived := make(chan struct{}, 4)
-	u := startFake(t, fake.Options{OnRequest: func(*http.Request, []byte) { arrived <- struct{}{} }})
-	p := u.provider(t, nil)
-
-	t.Run("chat", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
-		go func() { <-arrived; cancel() }()
-		_, err := p.Chat(ctx, request(t, "fault-hang", false, helloBody))
-		var e *shlyuz.Error
-		if !errors.Is(err, context.Canceled) || errors.As(err, &e) {
-			t.Errorf("err = %v, want context.Canceled and no *Error", err)
-		}
-	})
-	t.Run("stream before headers", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
-		go func() { <-arrived; cancel() }()
-		_, err := p.ChatStream(ctx, request(t, "fault-hang", true, helloBody))
-		if err != context.Canceled {
-			t.Errorf("err = %v, want context.Canceled", err)
-		}
-	})
-	t.Run("stream after headers", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		st, err := p.ChatStream(ctx, request(t, "fault-stall", true, helloBody))
-		if err != nil {
-			t.Fatal(err)
-		}
-		<-arrived
-		defer st.Close()
-		if _, err := st.Next(); err != nil {
-			t.Fatal(err)
-		}
-		cancel()
-		_, err = readAll(t, st)
-		if err != context.Canceled {
-			t.Errorf("err = %v, want context.Canceled", err)
-		}
-	})
 }
 
 // TestClientErrors: requests the adapter cannot translate fail before any call, as the client's fault.
@@ -836,13 +577,13 @@ func TestClientErrors(t *testing.T) {
 		{`{"messages":[{"role":"user","content":"hi"}],"tools":[{"type":"web_search"}]}`, "tools[0].type"},
 		{`{"messages":[{"role":"assistant","content":"x","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"[1]"}}]}]}`, "messages[0].tool_calls[0].function.arguments"},
 	} {
-		before := u.fake.Requests()
+		before := u.Fake.Requests()
 		_, err := p.Chat(context.Background(), request(t, "gemini-2.5-flash", false, tc.body))
-		e := asError(t, err, 400, codeOf(err), false)
+		e := adaptertest.AsError(t, err, 400, codeOf(err), false)
 		if e.Param == nil || *e.Param != tc.param {
 			t.Errorf("%s: param %v, want %q (%s)", tc.body, e.Param, tc.param, e.Message)
 		}
-		if u.fake.Requests() != before {
+		if u.Fake.Requests() != before {
 			t.Errorf("%s: the request went upstream", tc.body)
 		}
 	}
@@ -872,11 +613,26 @@ func TestNew(t *testing.T) {
 
 	// A base URL that names the API version is taken as it is.
 	u := startFake(t, fake.Options{ReplyTokens: 1})
-	p = u.provider(t, func(c *shlyuz.UpstreamConfig) { c.BaseURL = u.ts.URL + "/v1beta/" })
-	if _, err := p.Chat(context.Background(), request(t, "models/gemini-2.5-flash", false, helloBody)); err != nil {
+	p = u.provider(t, func(c *shlyuz.UpstreamConfig) { c.BaseURL = u.TS.URL + "/v1beta/" })
+	if _, err := p.Chat(context.Background(), request(t, "models/gemini-2.5-flash", false, adaptertest.HelloBody)); err != nil {
 		t.Fatal(err)
 	}
 	if got := u.lastURL(); got != "/v1beta/models/gemini-2.5-flash:generateContent" {
 		t.Errorf("URL = %q", got)
 	}
+}
+
+// TestTransport runs the checks of timeouts, cancellation and connections
+// that every adapter passes.
+func TestTransport(t *testing.T) {
+	adaptertest.Transport(t, adaptertest.Target{
+		Provider: func(t *testing.T, u *adaptertest.Upstream, mod func(*shlyuz.UpstreamConfig)) shlyuz.Provider {
+			return (&upstream{Upstream: u}).provider(t, mod)
+		},
+		Request: request,
+		Model:   "gemini-2.5-flash",
+		Faults:  "",
+		Lead:    2, // two words
+		Closed:  gemini.ErrStreamClosed,
+	})
 }

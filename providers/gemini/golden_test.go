@@ -6,55 +6,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/providers/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// checkGolden compares got with testdata/<path>, or rewrites it under -update.
-func checkGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	path = filepath.Join("testdata", path)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
-
-// cases lists testdata/<dir>/*<ext> by name.
-func cases(t *testing.T, dir, ext string) map[string]string {
-	t.Helper()
-	inputs, err := filepath.Glob(filepath.Join("testdata", dir, "*"+ext))
-	if err != nil || len(inputs) == 0 {
-		t.Fatalf("no %s cases: %v", dir, err)
-	}
-	m := make(map[string]string, len(inputs))
-	for _, in := range inputs {
-		m[strings.TrimSuffix(filepath.Base(in), ext)] = in
-	}
-	return m
-}
 
 // describeError renders an adapter error for a golden file.
 func describeError(t *testing.T, err error) string {
@@ -71,23 +35,6 @@ func describeError(t *testing.T, err error) string {
 		e.Status, e.Type, e.Code, e.UpstreamFault, e.RetryAfter, param, e.Message)
 }
 
-func indent(t *testing.T, b []byte) []byte {
-	t.Helper()
-	var out bytes.Buffer
-	if err := json.Indent(&out, b, "", "  "); err != nil {
-		t.Fatalf("not JSON: %v: %s", err, b)
-	}
-	return out.Bytes()
-}
-
-// requestCase is a testdata/request/*.json input: a client body and what the gateway decided.
-type requestCase struct {
-	UpstreamModel string          `json:"upstream_model"`
-	MaxTokens     int64           `json:"max_tokens"`
-	Stream        bool            `json:"stream"`
-	Body          json.RawMessage `json:"body"`
-}
-
 // TestRequestGolden checks the translation of a client body into the native
 // request: the URL path and the generateContent body, or the client error.
 func TestRequestGolden(t *testing.T) {
@@ -95,24 +42,10 @@ func TestRequestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, in := range cases(t, "request", ".json") {
+	for _, c := range golden.Cases(t, "request", ".json") {
+		name := c.Name
 		t.Run(name, func(t *testing.T) {
-			raw, err := os.ReadFile(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var c requestCase
-			if err := json.Unmarshal(raw, &c); err != nil {
-				t.Fatalf("%s: %v", in, err)
-			}
-			var fields map[string]json.RawMessage
-			if err := json.Unmarshal(c.Body, &fields); err != nil {
-				t.Fatalf("%s: body: %v", in, err)
-			}
-			req := &shlyuz.UpstreamRequest{
-				GenerationID: "gen-golden", Model: "google/model", UpstreamModel: c.UpstreamModel,
-				Fields: fields, MaxTokens: c.MaxTokens, Stream: c.Stream,
-			}
+			req := golden.LoadRequest(t, c.Path, "google/model")
 			var out bytes.Buffer
 			body, berr := buildBody(req)
 			if berr != nil {
@@ -124,27 +57,20 @@ func TestRequestGolden(t *testing.T) {
 				if bytes.Contains(body, []byte(`"text":""`)) || bytes.Contains(body, []byte(`"parts":[]`)) {
 					t.Errorf("an empty part or content: %s", body)
 				}
-				fmt.Fprintf(&out, "POST %s\n%s\n", strings.TrimPrefix(p.endpoint(c.UpstreamModel, c.Stream), DefaultBaseURL), indent(t, body))
+				fmt.Fprintf(&out, "POST %s\n%s\n", strings.TrimPrefix(p.endpoint(req.UpstreamModel, req.Stream), DefaultBaseURL), golden.Indent(t, body))
 			}
-			checkGolden(t, "request/"+name+".golden", out.Bytes())
+			golden.Check(t, "request/"+name+".golden", out.Bytes())
 		})
 	}
 }
 
 // TestReplyGolden feeds recorded generateContent replies through Chat over HTTP.
 func TestReplyGolden(t *testing.T) {
-	for name, in := range cases(t, "reply", ".json") {
+	for _, c := range golden.Cases(t, "reply", ".json") {
+		name := c.Name
 		t.Run(name, func(t *testing.T) {
-			raw, err := os.ReadFile(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-				_, _ = w.Write(raw)
-			}))
-			defer ts.Close()
-			p, err := New(shlyuz.UpstreamConfig{Name: "golden", BaseURL: ts.URL})
+			url := golden.Serve(t, c.Path, "application/json; charset=UTF-8")
+			p, err := New(shlyuz.UpstreamConfig{Name: "golden", BaseURL: url})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -156,9 +82,9 @@ func TestReplyGolden(t *testing.T) {
 				out.WriteString(describeError(t, err))
 			} else {
 				u, _ := json.Marshal(resp.Usage)
-				fmt.Fprintf(&out, "created=%d finish=%q usage=%s\n%s\n", resp.Created, resp.FinishReason, u, indent(t, resp.Choices))
+				fmt.Fprintf(&out, "created=%d finish=%q usage=%s\n%s\n", resp.Created, resp.FinishReason, u, golden.Indent(t, resp.Choices))
 			}
-			checkGolden(t, "reply/"+name+".golden", out.Bytes())
+			golden.Check(t, "reply/"+name+".golden", out.Bytes())
 		})
 	}
 }
@@ -173,18 +99,11 @@ func goldenRequest(stream bool) *shlyuz.UpstreamRequest {
 // TestStreamGolden feeds recorded alt=sse streams through ChatStream over
 // HTTP and checks the events it emits.
 func TestStreamGolden(t *testing.T) {
-	for name, in := range cases(t, "stream", ".sse") {
+	for _, c := range golden.Cases(t, "stream", ".sse") {
+		name := c.Name
 		t.Run(name, func(t *testing.T) {
-			raw, err := os.ReadFile(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "text/event-stream")
-				_, _ = w.Write(raw)
-			}))
-			defer ts.Close()
-			p, err := New(shlyuz.UpstreamConfig{Name: "golden", BaseURL: ts.URL})
+			url := golden.Serve(t, c.Path, "text/event-stream")
+			p, err := New(shlyuz.UpstreamConfig{Name: "golden", BaseURL: url})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -197,32 +116,8 @@ func TestStreamGolden(t *testing.T) {
 			defer st.Close()
 
 			var out bytes.Buffer
-			for i := 0; ; i++ {
-				ev, err := st.Next()
-				if err != nil {
-					if err == io.EOF {
-						out.WriteString("end: EOF\n")
-					} else {
-						out.WriteString("end: " + describeError(t, err))
-					}
-					break
-				}
-				if ev.Data != nil && !json.Valid(ev.Data) {
-					t.Errorf("event %d: invalid JSON: %s", i, ev.Data)
-				}
-				usage := "-"
-				if ev.Usage != nil {
-					u, _ := json.Marshal(ev.Usage)
-					usage = string(u)
-				}
-				fmt.Fprintf(&out, "event %d: finish=%q tokens=%d usage=%s\n", i, ev.FinishReason, ev.CompletionTokens, usage)
-				if ev.Data == nil {
-					out.WriteString("  data: <nil>\n")
-				} else {
-					fmt.Fprintf(&out, "  data: %s\n", ev.Data)
-				}
-			}
-			checkGolden(t, "stream/"+name+".golden", out.Bytes())
+			golden.WriteEvents(t, &out, st, func(err error) string { return describeError(t, err) })
+			golden.Check(t, "stream/"+name+".golden", out.Bytes())
 		})
 	}
 }
@@ -231,9 +126,10 @@ func TestStreamGolden(t *testing.T) {
 // status line ("HTTP 429"), header lines, a blank line and the body. Chat and
 // ChatStream must map them alike.
 func TestErrorGolden(t *testing.T) {
-	for name, in := range cases(t, "error", ".http") {
+	for _, c := range golden.Cases(t, "error", ".http") {
+		name := c.Name
 		t.Run(name, func(t *testing.T) {
-			raw, err := os.ReadFile(in)
+			raw, err := os.ReadFile(c.Path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -265,7 +161,7 @@ func TestErrorGolden(t *testing.T) {
 			if strings.Contains(e.Message, "AIzaSy") || (e.Cause != nil && strings.Contains(e.Cause.Error(), "AIzaSy")) {
 				t.Errorf("the error leaks the key: %q (%v)", e.Message, e.Cause)
 			}
-			checkGolden(t, "error/"+name+".golden", []byte(got))
+			golden.Check(t, "error/"+name+".golden", []byte(got))
 		})
 	}
 }

@@ -13,33 +13,23 @@
 package gemini
 
 import (
-	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"mime"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/shlyuz/shlyuz"
-	"github.com/shlyuz/shlyuz/providers/openai"
+	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
 // DefaultBaseURL is Google's endpoint, used when the configuration names none.
 const DefaultBaseURL = "https://generativelanguage.googleapis.com"
 
-// Limits on what is read from an upstream.
-const (
-	maxReplyBytes = 256 << 20 // a non-streamed reply (images come base64)
-	maxErrorBytes = 64 << 10  // an error body
-)
+// maxReplyBytes bounds a non-streamed reply (images come base64).
+const maxReplyBytes = 256 << 20
 
 // Provider is one Gemini API endpoint. It is safe for concurrent use; its
 // connections are pooled and kept alive.
@@ -78,20 +68,9 @@ func New(cfg shlyuz.UpstreamConfig) (*Provider, error) {
 		base += "/v1beta/models/"
 	}
 
-	tr := openai.NewTransport()
-	if cfg.CAFile != "" {
-		pem, err := os.ReadFile(cfg.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("gemini: upstream %q: ca_file: %w", cfg.Name, err)
-		}
-		pool, err := x509.SystemCertPool()
-		if err != nil || pool == nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("gemini: upstream %q: ca_file %s holds no PEM certificate", cfg.Name, cfg.CAFile)
-		}
-		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	client, err := upstream.NewClient(cfg.CAFile)
+	if err != nil {
+		return nil, fmt.Errorf("gemini: upstream %q: %w", cfg.Name, err)
 	}
 
 	h := http.Header{}
@@ -107,7 +86,7 @@ func New(cfg shlyuz.UpstreamConfig) (*Provider, error) {
 		cfg:    cfg,
 		models: base,
 		header: h,
-		client: &http.Client{Transport: tr},
+		client: client,
 		now:    time.Now,
 	}, nil
 }
@@ -135,18 +114,23 @@ func (p *Provider) endpoint(model string, stream bool) string {
 	return u + ":generateContent"
 }
 
-func (p *Provider) newRequest(ctx context.Context, model string, body []byte, stream bool) (*http.Request, error) {
-	r, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint(model, stream), bytes.NewReader(body))
-	if err != nil {
-		return nil, err
+// call is a call of the model's generateContent (or streamGenerateContent) with body.
+func (p *Provider) call(model string, body []byte, stream bool) *upstream.Call {
+	return &upstream.Call{
+		Config: &p.cfg,
+		Errors: errs,
+		Send:   upstream.Post(p.client, p.endpoint(model, stream), p.header, body, upstream.Accept(stream)),
+		Status: func(status int, h http.Header, body []byte) *shlyuz.Error {
+			return statusError(p.cfg.Name, model, status, h, body, p.now())
+		},
+		// A JSON reply in place of an event stream: an error body, or a server that ignored alt=sse.
+		JSONError: func(body []byte) *shlyuz.Error {
+			if ge, ok := parseErrorBody(body); ok {
+				return ge.streamError()
+			}
+			return nil
+		},
 	}
-	r.Header = p.header.Clone()
-	if stream {
-		r.Header.Set("Accept", "text/event-stream")
-	} else {
-		r.Header.Set("Accept", "application/json")
-	}
-	return r, nil
 }
 
 // Chat makes a non-streamed call, bounded by the upstream's Timeout.
@@ -155,27 +139,9 @@ func (p *Provider) Chat(ctx context.Context, req *shlyuz.UpstreamRequest) (*shly
 	if serr != nil {
 		return nil, serr
 	}
-	cctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
-	defer cancel()
-	hreq, err := p.newRequest(cctx, req.UpstreamModel, body, false)
+	data, err := p.call(req.UpstreamModel, body, false).Reply(ctx, maxReplyBytes)
 	if err != nil {
-		return nil, shlyuz.ErrInternal(err)
-	}
-	resp, err := p.client.Do(hreq)
-	if err != nil {
-		return nil, transportError(p.cfg.Name, ctx, nil, err, false)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
-		return nil, statusError(p.cfg.Name, req.UpstreamModel, resp.StatusCode, resp.Header, data, p.now())
-	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxReplyBytes+1))
-	if err != nil {
-		return nil, transportError(p.cfg.Name, ctx, nil, err, true)
-	}
-	if len(data) > maxReplyBytes {
-		return nil, shlyuz.ErrUpstream("The upstream's reply is larger than %d bytes.", maxReplyBytes)
+		return nil, err
 	}
 	return decodeReply(data, req.GenerationID, p.now())
 }
@@ -188,45 +154,18 @@ func (p *Provider) ChatStream(ctx context.Context, req *shlyuz.UpstreamRequest) 
 	if serr != nil {
 		return nil, serr
 	}
-	sctx, cancel := context.WithCancelCause(ctx)
-	hreq, err := p.newRequest(sctx, req.UpstreamModel, body, true)
+	b, err := p.call(req.UpstreamModel, body, true).Open(ctx)
 	if err != nil {
-		cancel(nil)
-		return nil, shlyuz.ErrInternal(err)
+		return nil, err
 	}
-	firstByte := time.AfterFunc(p.cfg.FirstByteTimeout, func() { cancel(errFirstByte) })
-	resp, err := p.client.Do(hreq)
-	firstByte.Stop()
-	if err != nil {
-		cause := context.Cause(sctx)
-		cancel(nil)
-		return nil, transportError(p.cfg.Name, ctx, cause, err, false)
-	}
-	if resp.StatusCode/100 != 2 {
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
-		resp.Body.Close()
-		cancel(nil)
-		return nil, statusError(p.cfg.Name, req.UpstreamModel, resp.StatusCode, resp.Header, data, p.now())
-	}
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
-		// Not an event stream: an error body, or a server that ignored alt=sse.
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
-		resp.Body.Close()
-		cancel(nil)
-		if ge, ok := parseErrorBody(data); ok {
-			return nil, ge.streamError()
-		}
-		return nil, malformed("the upstream answered JSON instead of an event stream")
-	}
-	return newStream(p.cfg.Name, ctx, sctx, cancel, resp.Body, p.cfg.IdleTimeout,
-		newChunker(req, p.now().Unix())), nil
+	return newStream(b, newChunker(req, p.now().Unix())), nil
 }
 
 // decodeReply turns a generateContent reply into OpenAI's choices.
 func decodeReply(data []byte, generationID string, now time.Time) (*shlyuz.ChatResponse, error) {
 	var w wireResponse
 	if err := json.Unmarshal(data, &w); err != nil {
-		e := malformed("the reply is not valid JSON")
+		e := upstream.Malformed("the reply is not valid JSON")
 		e.Cause = err
 		return nil, e
 	}
@@ -237,7 +176,7 @@ func decodeReply(data []byte, generationID string, now time.Time) (*shlyuz.ChatR
 		if w.PromptFeedback != nil && w.PromptFeedback.BlockReason != "" {
 			return nil, blockedError(w.PromptFeedback)
 		}
-		return nil, malformed("the reply has no candidates")
+		return nil, upstream.Malformed("the reply has no candidates")
 	}
 	c := &w.Candidates[0]
 	var text strings.Builder
@@ -290,13 +229,10 @@ func decodeReply(data []byte, generationID string, now time.Time) (*shlyuz.ChatR
 	return r, nil
 }
 
+// errs are the adapter's reasons for giving up a call.
+var errs = upstream.NewErrors("gemini")
+
 // ErrStreamClosed is what a Next blocked on the upstream returns when Close
 // ends the stream. It wraps context.Canceled: closing is the caller's choice,
 // never the upstream's fault.
-var ErrStreamClosed = fmt.Errorf("gemini: stream closed: %w", context.Canceled)
-
-// Causes of the stream context's cancellation, told apart in Next.
-var (
-	errIdle      = errors.New("gemini: upstream idle")
-	errFirstByte = errors.New("gemini: no first byte from upstream")
-)
+var ErrStreamClosed = errs.Closed

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
 // tokenLifetime is GigaChat's token lifetime, assumed when a token reply
@@ -154,10 +155,10 @@ func (ts *tokenSource) fetch(ctx context.Context) (string, time.Time, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
+		data := upstream.ReadErrorBody(resp.Body)
 		return "", time.Time{}, authStatusError(ts.upstream, resp.StatusCode, resp.Header, data, ts.now())
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, upstream.MaxErrorBytes))
 	if err != nil {
 		return "", time.Time{}, authTransportError(ts.upstream, err)
 	}
@@ -201,7 +202,7 @@ func newRqUID() string {
 
 // authStatusError maps a refusal of the OAuth endpoint. Its message is
 // never shown: only its numeric code, which cannot carry a secret.
-func authStatusError(upstream string, status int, h http.Header, body []byte, now time.Time) *shlyuz.Error {
+func authStatusError(name string, status int, h http.Header, body []byte, now time.Time) *shlyuz.Error {
 	var eb struct {
 		Code    json.RawMessage `json:"code"`
 		Message string          `json:"message"`
@@ -214,14 +215,14 @@ func authStatusError(upstream string, status int, h http.Header, body []byte, no
 	var e *shlyuz.Error
 	switch {
 	case status == http.StatusTooManyRequests:
-		e = shlyuz.ErrRateLimited(retryAfter(h, now), "GigaChat's OAuth endpoint is rate limiting the gateway's token requests.")
+		e = shlyuz.ErrRateLimited(upstream.RetryAfter(h, now), "GigaChat's OAuth endpoint is rate limiting the gateway's token requests.")
 		e.UpstreamFault = true
 	case status >= 500:
 		e = shlyuz.ErrUpstream("GigaChat's OAuth endpoint failed (HTTP %d).", status)
 	default:
 		e = shlyuz.ErrUpstream("GigaChat refused the gateway's GigaChat credentials: the OAuth endpoint answered HTTP %d%s. The operator must check the authorization key and scope.", status, code)
 	}
-	e.Cause = fmt.Errorf("gigachat %s: oauth: HTTP %d: code=%s: %s", upstream, status, eb.Code, clip(eb.Message))
+	e.Cause = fmt.Errorf("gigachat %s: oauth: HTTP %d: code=%s: %s", name, status, eb.Code, upstream.Clip(eb.Message))
 	return e
 }
 

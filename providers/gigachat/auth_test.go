@@ -15,15 +15,16 @@ import (
 
 	"github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/providers/fake"
+	"github.com/shlyuz/shlyuz/providers/internal/adaptertest"
 )
 
 // chatOK makes one plain call and one streamed call and fails the test unless both succeed.
 func chatOK(t *testing.T, p *Provider) {
 	t.Helper()
-	if _, err := p.Chat(context.Background(), request(t, "GigaChat", false, helloBody)); err != nil {
+	if _, err := p.Chat(context.Background(), adaptertest.Request(t, "GigaChat", false, adaptertest.HelloBody)); err != nil {
 		t.Fatalf("Chat: %v", err)
 	}
-	st, err := p.ChatStream(context.Background(), request(t, "GigaChat", true, helloBody))
+	st, err := p.ChatStream(context.Background(), adaptertest.Request(t, "GigaChat", true, adaptertest.HelloBody))
 	if err != nil {
 		t.Fatalf("ChatStream: %v", err)
 	}
@@ -38,16 +39,16 @@ func chatOK(t *testing.T, p *Provider) {
 // before using it, so no call ever meets a 401.
 func TestRefreshAheadOfExpiry(t *testing.T) {
 	u := startFake(t, fake.Options{ReplyTokens: 2}, nil)
-	u.fake.SetGigaChatTokenTTL(2 * time.Second)
+	u.Fake.SetGigaChatTokenTTL(2 * time.Second)
 	p := u.provider(t, Options{RefreshMargin: 3 * time.Second}, nil)
 	const rounds = 4
 	for i := 0; i < rounds; i++ {
 		chatOK(t, p) // two calls each
 	}
-	if n := u.fake.GigaChatTokensIssued(); n != 2*rounds {
+	if n := u.Fake.GigaChatTokensIssued(); n != 2*rounds {
 		t.Errorf("tokens issued = %d, want %d: one per call", n, 2*rounds)
 	}
-	if n := u.fake.GigaChatUnauthorized(); n != 0 {
+	if n := u.Fake.GigaChatUnauthorized(); n != 0 {
 		t.Errorf("%d calls met a 401", n)
 	}
 }
@@ -61,22 +62,22 @@ func TestRefreshAheadByClock(t *testing.T) {
 	p.auth.now = func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
 
 	chatOK(t, p)
-	if n := u.fake.GigaChatTokensIssued(); n != 1 {
+	if n := u.Fake.GigaChatTokensIssued(); n != 1 {
 		t.Fatalf("tokens issued = %d, want 1", n)
 	}
 	offset.Store(int64(20 * time.Minute)) // 10 minutes left: keep it
 	chatOK(t, p)
-	if n := u.fake.GigaChatTokensIssued(); n != 1 {
+	if n := u.Fake.GigaChatTokensIssued(); n != 1 {
 		t.Fatalf("tokens issued at 20 minutes = %d, want 1", n)
 	}
 	offset.Store(int64(26 * time.Minute)) // 4 minutes left: replace it
-	if _, err := p.Chat(context.Background(), request(t, "GigaChat", false, helloBody)); err != nil {
+	if _, err := p.Chat(context.Background(), adaptertest.Request(t, "GigaChat", false, adaptertest.HelloBody)); err != nil {
 		t.Fatal(err)
 	}
-	if n := u.fake.GigaChatTokensIssued(); n != 2 {
+	if n := u.Fake.GigaChatTokensIssued(); n != 2 {
 		t.Fatalf("tokens issued at 26 minutes = %d, want 2", n)
 	}
-	if n := u.fake.GigaChatUnauthorized(); n != 0 {
+	if n := u.Fake.GigaChatUnauthorized(); n != 0 {
 		t.Errorf("%d calls met a 401", n)
 	}
 }
@@ -88,32 +89,32 @@ func TestExpiredTokenRefreshedOnce(t *testing.T) {
 		u := startFake(t, fake.Options{ReplyTokens: 2}, nil)
 		p := u.provider(t, Options{}, nil)
 		chatOK(t, p)
-		if n := u.fake.GigaChatTokensIssued(); n != 1 {
+		if n := u.Fake.GigaChatTokensIssued(); n != 1 {
 			t.Fatalf("tokens issued = %d", n)
 		}
-		u.fake.ExpireGigaChatTokens()
+		u.Fake.ExpireGigaChatTokens()
 		var err error
 		if stream {
 			var st shlyuz.ChatStream
-			st, err = p.ChatStream(context.Background(), request(t, "GigaChat", true, helloBody))
+			st, err = p.ChatStream(context.Background(), adaptertest.Request(t, "GigaChat", true, adaptertest.HelloBody))
 			if err == nil {
 				err = collect(t, st).err
 				st.Close()
 			}
 		} else {
-			_, err = p.Chat(context.Background(), request(t, "GigaChat", false, helloBody))
+			_, err = p.Chat(context.Background(), adaptertest.Request(t, "GigaChat", false, adaptertest.HelloBody))
 		}
 		if err != nil {
 			t.Fatalf("stream=%v: the call after expiry failed: %v", stream, err)
 		}
-		if n := u.fake.GigaChatTokensIssued(); n != 2 {
+		if n := u.Fake.GigaChatTokensIssued(); n != 2 {
 			t.Errorf("stream=%v: tokens issued = %d, want 2 (exactly one refresh)", stream, n)
 		}
-		if n := u.fake.GigaChatUnauthorized(); n != 1 {
+		if n := u.Fake.GigaChatUnauthorized(); n != 1 {
 			t.Errorf("stream=%v: 401s = %d, want 1", stream, n)
 		}
 		chatOK(t, p) // and the new token serves on
-		if n := u.fake.GigaChatTokensIssued(); n != 2 {
+		if n := u.Fake.GigaChatTokensIssued(); n != 2 {
 			t.Errorf("stream=%v: tokens issued after = %d, want 2", stream, n)
 		}
 	}
@@ -125,7 +126,7 @@ func TestConcurrentExpiredShareOneRefresh(t *testing.T) {
 	u := startFake(t, fake.Options{ReplyTokens: 2}, nil)
 	p := u.provider(t, Options{}, nil)
 	chatOK(t, p)
-	u.fake.ExpireGigaChatTokens()
+	u.Fake.ExpireGigaChatTokens()
 	const n = 12
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
@@ -133,7 +134,7 @@ func TestConcurrentExpiredShareOneRefresh(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := p.Chat(context.Background(), request(t, "GigaChat", false, helloBody))
+			_, err := p.Chat(context.Background(), adaptertest.Request(t, "GigaChat", false, adaptertest.HelloBody))
 			errs <- err
 		}()
 	}
@@ -144,7 +145,7 @@ func TestConcurrentExpiredShareOneRefresh(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := u.fake.GigaChatTokensIssued(); got != 2 {
+	if got := u.Fake.GigaChatTokensIssued(); got != 2 {
 		t.Errorf("tokens issued = %d, want 2", got)
 	}
 }
@@ -199,7 +200,7 @@ func TestConcurrentShareOneRefresh(t *testing.T) {
 		stream := i%2 == 1
 		go func() {
 			if stream {
-				st, err := p.ChatStream(context.Background(), request(t, "GigaChat", true, helloBody))
+				st, err := p.ChatStream(context.Background(), adaptertest.Request(t, "GigaChat", true, adaptertest.HelloBody))
 				if err == nil {
 					err = collect(t, st).err
 					st.Close()
@@ -207,7 +208,7 @@ func TestConcurrentShareOneRefresh(t *testing.T) {
 				errs <- err
 				return
 			}
-			_, err := p.Chat(context.Background(), request(t, "GigaChat", false, helloBody))
+			_, err := p.Chat(context.Background(), adaptertest.Request(t, "GigaChat", false, adaptertest.HelloBody))
 			errs <- err
 		}()
 	}
@@ -224,7 +225,7 @@ func TestConcurrentShareOneRefresh(t *testing.T) {
 	if c := g.calls.Load(); c != 1 {
 		t.Errorf("token requests = %d, want 1", c)
 	}
-	if c := u.fake.GigaChatTokensIssued(); c != 1 {
+	if c := u.Fake.GigaChatTokensIssued(); c != 1 {
 		t.Errorf("tokens issued = %d, want 1", c)
 	}
 }
@@ -242,13 +243,13 @@ func TestRefreshSurvivesAWaiterGivingUp(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	first := make(chan error, 1)
 	go func() {
-		_, err := p.Chat(ctx, request(t, "GigaChat", false, helloBody))
+		_, err := p.Chat(ctx, adaptertest.Request(t, "GigaChat", false, adaptertest.HelloBody))
 		first <- err
 	}()
 	waitFor(t, g.arrived, "the token request")
 	second := make(chan error, 1)
 	go func() {
-		_, err := p.Chat(context.Background(), request(t, "GigaChat", false, helloBody))
+		_, err := p.Chat(context.Background(), adaptertest.Request(t, "GigaChat", false, adaptertest.HelloBody))
 		second <- err
 	}()
 	waitFor(t, joined, "the second call to wait for the refresh")
@@ -297,15 +298,15 @@ func TestFailedRefreshKeepsValidToken(t *testing.T) {
 		t.Errorf("failed token requests = %d, want 2", n)
 	}
 	offset.Store(int64(31 * time.Minute)) // expired by our clock: no token to fall back on
-	_, err := p.Chat(context.Background(), request(t, "GigaChat", false, helloBody))
-	if e := asError(t, err, 502, "upstream_error", true); !strings.Contains(e.Message, "OAuth endpoint failed") {
+	_, err := p.Chat(context.Background(), adaptertest.Request(t, "GigaChat", false, adaptertest.HelloBody))
+	if e := adaptertest.AsError(t, err, 502, "upstream_error", true); !strings.Contains(e.Message, "OAuth endpoint failed") {
 		t.Errorf("message %q", e.Message)
 	}
 	failing.Store(false)
-	if _, err := p.Chat(context.Background(), request(t, "GigaChat", false, helloBody)); err != nil {
+	if _, err := p.Chat(context.Background(), adaptertest.Request(t, "GigaChat", false, adaptertest.HelloBody)); err != nil {
 		t.Fatal(err)
 	}
-	if n := u.fake.GigaChatTokensIssued(); n != 2 {
+	if n := u.Fake.GigaChatTokensIssued(); n != 2 {
 		t.Errorf("tokens issued = %d, want 2", n)
 	}
 }
@@ -336,7 +337,7 @@ func TestOAuthRequest(t *testing.T) {
 	})
 	p := u.provider(t, Options{}, func(c *shlyuz.UpstreamConfig) { c.Scope = "GIGACHAT_API_CORP" })
 	chatOK(t, p)
-	u.fake.ExpireGigaChatTokens()
+	u.Fake.ExpireGigaChatTokens()
 	chatOK(t, p)
 	mu.Lock()
 	defer mu.Unlock()

@@ -7,46 +7,32 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
+
+// errs are the adapter's reasons for giving up a call; a certificate the
+// gateway does not trust is a failure of its own.
+var errs = func() *upstream.Errors {
+	e := upstream.NewErrors("gigachat")
+	e.Label = "gigachat"
+	e.Classify = func(err error) *shlyuz.Error {
+		if isCertError(err) {
+			return shlyuz.ErrUpstream("GigaChat's TLS certificate is not trusted by the gateway; %s.", certHint)
+		}
+		return nil
+	}
+	return e
+}()
 
 // ErrStreamClosed is what a Next blocked on the upstream returns when Close
 // ends the stream. It wraps context.Canceled: closing is the caller's choice,
 // never the upstream's fault.
-var ErrStreamClosed = fmt.Errorf("gigachat: stream closed: %w", context.Canceled)
-
-// Causes of the stream context's cancellation, told apart in Next.
-var (
-	errIdle      = errors.New("gigachat: upstream idle")
-	errFirstByte = errors.New("gigachat: no first byte from upstream")
-)
-
-// maxMessage bounds an upstream message copied into an error.
-const maxMessage = 1000
-
-// clip bounds an upstream message to maxMessage bytes on a rune boundary.
-func clip(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= maxMessage {
-		return s
-	}
-	cut := maxMessage
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-func malformed(detail string) *shlyuz.Error {
-	return shlyuz.ErrUpstream("The upstream answered malformed data: %s.", detail)
-}
+var ErrStreamClosed = errs.Closed
 
 // errorBody is GigaChat's error, {"status":N,"message":"…"}; the shapes
 // {"code":N,"message"} (OAuth) and {"error":{"message"}} are read too.
@@ -90,7 +76,7 @@ func bodyError(body []byte) *shlyuz.Error {
 	if !ok {
 		return nil
 	}
-	msg = clip(msg)
+	msg = upstream.Clip(msg)
 	if msg == "" {
 		msg = "no message"
 	}
@@ -105,13 +91,13 @@ func bodyError(body []byte) *shlyuz.Error {
 }
 
 // statusError maps a non-2xx reply of the chat or files endpoint.
-func statusError(upstream string, status int, h http.Header, body []byte, now time.Time) *shlyuz.Error {
+func statusError(name string, status int, h http.Header, body []byte, now time.Time) *shlyuz.Error {
 	_, msg, parsed := parseError(body)
-	msg = clip(msg)
+	msg = upstream.Clip(msg)
 	if msg == "" {
 		msg = http.StatusText(status)
 	}
-	cause := fmt.Errorf("gigachat %s: HTTP %d: %s", upstream, status, msg)
+	cause := fmt.Errorf("gigachat %s: HTTP %d: %s", name, status, msg)
 	var e *shlyuz.Error
 	switch {
 	case status == http.StatusUnauthorized:
@@ -122,7 +108,7 @@ func statusError(upstream string, status int, h http.Header, body []byte, now ti
 	case status == http.StatusPaymentRequired:
 		e = shlyuz.ErrUpstream("GigaChat's token package for this model is exhausted (HTTP 402 Payment Required); retrying this upstream will not help until its operator tops it up.")
 	case status == http.StatusTooManyRequests:
-		e = shlyuz.ErrRateLimited(retryAfter(h, now), "GigaChat is rate limiting requests: %s", msg)
+		e = shlyuz.ErrRateLimited(upstream.RetryAfter(h, now), "GigaChat is rate limiting requests: %s", msg)
 		e.UpstreamFault = true
 	case status == http.StatusRequestTimeout:
 		e = shlyuz.ErrUpstreamTimeout("GigaChat timed out (HTTP 408): %s", msg)
@@ -139,30 +125,10 @@ func statusError(upstream string, status int, h http.Header, body []byte, now ti
 		e = shlyuz.ErrUpstream("GigaChat answered HTTP %d: %s", status, msg)
 	}
 	if !parsed && status != http.StatusUnauthorized {
-		cause = fmt.Errorf("gigachat %s: HTTP %d (body not an error object)", upstream, status)
+		cause = fmt.Errorf("gigachat %s: HTTP %d (body not an error object)", name, status)
 	}
 	e.Cause = cause
 	return e
-}
-
-// retryAfter reads Retry-After in seconds or as an HTTP date.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	v := h.Get("Retry-After")
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s > 0 {
-			return time.Duration(s * float64(time.Second))
-		}
-		return 0
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d
-		}
-	}
-	return 0
 }
 
 // isCertError reports whether err is a failed verification of the server's certificate.
@@ -176,52 +142,17 @@ func isCertError(err error) bool {
 
 const certHint = "set ca_file to the Russian Trusted Root CA (PEM) to trust it"
 
-// transportError maps a failure to reach the upstream (broken == false) or to
-// read the rest of its reply (broken == true). A caller's cancellation comes
-// back as the context's error, untouched.
-func transportError(upstream string, parent context.Context, cause error, err error, broken bool) error {
-	if perr := parent.Err(); perr != nil && errors.Is(perr, context.Canceled) {
-		return perr
-	}
-	switch {
-	case cause == errIdle:
-		e := shlyuz.ErrUpstreamTimeout("The upstream stopped sending the stream.")
-		e.Cause = fmt.Errorf("gigachat %s: idle timeout: %w", upstream, err)
-		return e
-	case cause == errFirstByte, errors.Is(err, context.DeadlineExceeded), isTimeout(err):
-		e := shlyuz.ErrUpstreamTimeout("The upstream did not answer in time.")
-		e.Cause = fmt.Errorf("gigachat %s: %w", upstream, err)
-		return e
-	case isCertError(err):
-		e := shlyuz.ErrUpstream("GigaChat's TLS certificate is not trusted by the gateway; %s.", certHint)
-		e.Cause = fmt.Errorf("gigachat %s: %w", upstream, err)
-		return e
-	}
-	msg := "The upstream is unreachable."
-	if broken {
-		msg = "The upstream broke off its reply."
-	}
-	e := shlyuz.ErrUpstream("%s", msg)
-	e.Cause = fmt.Errorf("gigachat %s: %w", upstream, err)
-	return e
-}
-
 // authTransportError maps a failure to reach the OAuth endpoint.
-func authTransportError(upstream string, err error) *shlyuz.Error {
+func authTransportError(name string, err error) *shlyuz.Error {
 	var e *shlyuz.Error
 	switch {
-	case errors.Is(err, context.DeadlineExceeded), isTimeout(err):
+	case errors.Is(err, context.DeadlineExceeded), upstream.IsTimeout(err):
 		e = shlyuz.ErrUpstreamTimeout("GigaChat's OAuth endpoint did not answer in time.")
 	case isCertError(err):
 		e = shlyuz.ErrUpstream("The TLS certificate of GigaChat's OAuth endpoint is not trusted by the gateway; %s.", certHint)
 	default:
 		e = shlyuz.ErrUpstream("GigaChat's OAuth endpoint is unreachable.")
 	}
-	e.Cause = fmt.Errorf("gigachat %s: oauth: %w", upstream, err)
+	e.Cause = fmt.Errorf("gigachat %s: oauth: %w", name, err)
 	return e
-}
-
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
 }

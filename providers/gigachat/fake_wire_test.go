@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shlyuz/shlyuz/providers/fake"
+	"github.com/shlyuz/shlyuz/providers/internal/adaptertest"
 )
 
 // These tests hold the fake to GigaChat's wire shapes (research §4), raw
@@ -17,23 +18,15 @@ import (
 
 func post(t *testing.T, url string, header map[string]string, body string) (*http.Response, []byte) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp := adaptertest.Post(t, url, body, header)
 	b, _ := io.ReadAll(resp.Body)
 	return resp, b
 }
 
 func TestFakeOAuth(t *testing.T) {
 	u := startFake(t, fake.Options{}, nil)
-	u.fake.SetGigaChatTokenTTL(time.Minute)
-	url := u.ts.URL + fakeOAuth
+	u.Fake.SetGigaChatTokenTTL(time.Minute)
+	url := u.TS.URL + fakeOAuth
 	good := map[string]string{
 		"Authorization": "Basic " + testKey,
 		"RqUID":         newRqUID(),
@@ -71,7 +64,7 @@ func TestFakeOAuth(t *testing.T) {
 			t.Errorf("%s: %d %s, want %d with %s", c.name, resp.StatusCode, b, c.status, c.want)
 		}
 	}
-	if n := u.fake.GigaChatTokensIssued(); n != 0 {
+	if n := u.Fake.GigaChatTokensIssued(); n != 0 {
 		t.Errorf("issued %d tokens to bad requests", n)
 	}
 	before := time.Now()
@@ -89,7 +82,7 @@ func TestFakeOAuth(t *testing.T) {
 	}
 
 	// The token opens the chat endpoint; a made-up one, none, or an expired one do not.
-	chat := u.ts.URL + fakeAPI + "/chat/completions"
+	chat := u.TS.URL + fakeAPI + "/chat/completions"
 	body := `{"model":"GigaChat","messages":[{"role":"user","content":"hi"}]}`
 	for _, auth := range []string{"", "Bearer made-up", "Basic " + testKey} {
 		resp, b := post(t, chat, map[string]string{"Authorization": auth}, body)
@@ -100,19 +93,19 @@ func TestFakeOAuth(t *testing.T) {
 	if resp, b := post(t, chat, map[string]string{"Authorization": "Bearer " + tr.AccessToken}, body); resp.StatusCode != 200 {
 		t.Errorf("with the token: %d %s", resp.StatusCode, b)
 	}
-	u.fake.ExpireGigaChatTokens()
+	u.Fake.ExpireGigaChatTokens()
 	if resp, _ := post(t, chat, map[string]string{"Authorization": "Bearer " + tr.AccessToken}, body); resp.StatusCode != 401 {
 		t.Errorf("expired token: %d", resp.StatusCode)
 	}
-	if n := u.fake.GigaChatUnauthorized(); n != 4 {
+	if n := u.Fake.GigaChatUnauthorized(); n != 4 {
 		t.Errorf("401s = %d, want 4", n)
 	}
 }
 
 // bearer gets a token from the fake.
-func bearer(t *testing.T, u *upstream) map[string]string {
+func bearer(t *testing.T, u *fakeGigaChat) map[string]string {
 	t.Helper()
-	_, b := post(t, u.ts.URL+fakeOAuth, map[string]string{
+	_, b := post(t, u.TS.URL+fakeOAuth, map[string]string{
 		"Authorization": "Basic " + testKey, "RqUID": newRqUID(),
 		"Content-Type": "application/x-www-form-urlencoded",
 	}, "scope=GIGACHAT_API_PERS")
@@ -126,7 +119,7 @@ func bearer(t *testing.T, u *upstream) map[string]string {
 func TestFakeChatShapes(t *testing.T) {
 	u := startFake(t, fake.Options{ReplyTokens: 3}, nil)
 	h := bearer(t, u)
-	chat := u.ts.URL + fakeAPI + "/chat/completions"
+	chat := u.TS.URL + fakeAPI + "/chat/completions"
 
 	resp, b := post(t, chat, h, `{"model":"GigaChat","messages":[{"role":"system","content":"s"},{"role":"user","content":"hello"}]}`)
 	var r map[string]json.RawMessage

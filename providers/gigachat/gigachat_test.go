@@ -14,6 +14,7 @@ import (
 
 	"github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/providers/fake"
+	"github.com/shlyuz/shlyuz/providers/internal/adaptertest"
 )
 
 // collected is a stream read to its end.
@@ -97,14 +98,14 @@ func TestChat(t *testing.T) {
 	p := u.provider(t, Options{}, func(c *shlyuz.UpstreamConfig) {
 		c.Headers = map[string]string{"X-Client-ID": "client-1"}
 	})
-	req := request(t, "GigaChat-2-Max", false,
+	req := adaptertest.Request(t, "GigaChat-2-Max", false,
 		`{"model":"public/GigaChat-2-Max","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Hello there, how are you?"}],"temperature":0.2,"top_p":0.9,"repetition_penalty":1.1,"stop":["x"],"user":"u1","stream":false}`)
 	req.MaxTokens = 100
 	resp, err := p.Chat(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := firstChoice(t, resp)
+	c := adaptertest.OnlyChoice(t, resp)
 	if c.Message.Role != "assistant" || c.Message.Content == nil || *c.Message.Content != "tok0 tok1 tok2 tok3 tok4" {
 		t.Errorf("message = %+v", c.Message)
 	}
@@ -119,7 +120,7 @@ func TestChat(t *testing.T) {
 	if resp.Created == 0 {
 		t.Error("created not set")
 	}
-	sent := sentBody(t, u)
+	sent := u.SentBody(t)
 	for k, v := range map[string]string{"model": `"GigaChat-2-Max"`, "temperature": "0.2", "top_p": "0.9",
 		"repetition_penalty": "1.1", "max_tokens": "100", "stream": "false"} {
 		if string(sent[k]) != v {
@@ -131,7 +132,7 @@ func TestChat(t *testing.T) {
 			t.Errorf("sent %s, which GigaChat does not take", k)
 		}
 	}
-	h := u.fake.LastHeader()
+	h := u.Fake.LastHeader()
 	if got := h.Get("Authorization"); !strings.HasPrefix(got, "Bearer fake-giga-") {
 		t.Errorf("Authorization = %q", got)
 	}
@@ -143,7 +144,7 @@ func TestChat(t *testing.T) {
 func TestChatStream(t *testing.T) {
 	u := startFake(t, fake.Options{ReplyTokens: 6}, nil)
 	p := u.provider(t, Options{}, nil)
-	st, err := p.ChatStream(context.Background(), request(t, "GigaChat", true, helloBody))
+	st, err := p.ChatStream(context.Background(), adaptertest.Request(t, "GigaChat", true, adaptertest.HelloBody))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestChatStream(t *testing.T) {
 	if len(first.Choices) != 1 || first.Choices[0].Delta.Role != "assistant" {
 		t.Errorf("first chunk %s has no role", c.events[0].Data)
 	}
-	if string(sentBody(t, u)["stream"]) != "true" {
+	if string(u.SentBody(t)["stream"]) != "true" {
 		t.Error("stream not asked for")
 	}
 }
@@ -179,7 +180,7 @@ func TestMaxTokensLength(t *testing.T) {
 	u := startFake(t, fake.Options{ReplyTokens: 8}, nil)
 	p := u.provider(t, Options{}, nil)
 	// The client's own max_completion_tokens goes up as max_tokens when the gateway set none.
-	resp, err := p.Chat(context.Background(), request(t, "GigaChat", false,
+	resp, err := p.Chat(context.Background(), adaptertest.Request(t, "GigaChat", false,
 		`{"messages":[{"role":"user","content":"hi"}],"max_completion_tokens":3}`))
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +188,7 @@ func TestMaxTokensLength(t *testing.T) {
 	if resp.FinishReason != "length" || resp.Usage.CompletionTokens != 3 {
 		t.Errorf("finish %q usage %+v", resp.FinishReason, resp.Usage)
 	}
-	if got := string(sentBody(t, u)["max_tokens"]); got != "3" {
+	if got := string(u.SentBody(t)["max_tokens"]); got != "3" {
 		t.Errorf("max_tokens = %s", got)
 	}
 }
@@ -202,11 +203,11 @@ func TestToolsRoundTrip(t *testing.T) {
 			body := `{"messages":[{"role":"user","content":"Weather in Moscow?"}],` + weatherTools + `}`
 			var id, name, args, finish string
 			if !stream {
-				resp, err := p.Chat(context.Background(), request(t, "GigaChat", false, body))
+				resp, err := p.Chat(context.Background(), adaptertest.Request(t, "GigaChat", false, body))
 				if err != nil {
 					t.Fatal(err)
 				}
-				c := firstChoice(t, resp)
+				c := adaptertest.OnlyChoice(t, resp)
 				if len(c.Message.ToolCalls) != 1 || c.Message.Content != nil {
 					t.Fatalf("message = %s", resp.Choices)
 				}
@@ -216,7 +217,7 @@ func TestToolsRoundTrip(t *testing.T) {
 					t.Errorf("type = %q", tc.Type)
 				}
 			} else {
-				st, err := p.ChatStream(context.Background(), request(t, "GigaChat", true, body))
+				st, err := p.ChatStream(context.Background(), adaptertest.Request(t, "GigaChat", true, body))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -255,7 +256,7 @@ func TestToolsRoundTrip(t *testing.T) {
 			if !strings.HasPrefix(id, "call_") {
 				t.Errorf("id = %q", id)
 			}
-			sent := sentBody(t, u)
+			sent := u.SentBody(t)
 			if string(sent["function_call"]) != `"auto"` {
 				t.Errorf("function_call = %s", sent["function_call"])
 			}
@@ -269,11 +270,11 @@ func TestToolsRoundTrip(t *testing.T) {
 			follow := `{"messages":[{"role":"user","content":"Weather in Moscow?"},` +
 				`{"role":"assistant","content":null,"tool_calls":[{"id":"` + id + `","type":"function","function":{"name":"get_weather","arguments":` + jsonString(args) + `}}]},` +
 				`{"role":"tool","tool_call_id":"` + id + `","content":"{\"temp\":-5}"}],` + weatherTools + `}`
-			resp, err := p.Chat(context.Background(), request(t, "GigaChat", false, follow))
+			resp, err := p.Chat(context.Background(), adaptertest.Request(t, "GigaChat", false, follow))
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := firstChoice(t, resp)
+			c := adaptertest.OnlyChoice(t, resp)
 			if c.Message.Content == nil || *c.Message.Content != "tok0 tok1 tok2 tok3" || resp.FinishReason != "stop" {
 				t.Errorf("follow-up reply %s", resp.Choices)
 			}
@@ -287,11 +288,11 @@ func TestToolsRoundTrip(t *testing.T) {
 					Arguments json.RawMessage `json:"arguments"`
 				} `json:"function_call"`
 			}
-			_ = json.Unmarshal(sentBody(t, u)["messages"], &msgs)
+			_ = json.Unmarshal(u.SentBody(t)["messages"], &msgs)
 			if len(msgs) != 3 || msgs[1].FunctionCall == nil || msgs[1].FunctionCall.Name != "get_weather" ||
 				string(msgs[1].FunctionCall.Arguments) != `{"city":"Moscow"}` || msgs[2].Role != "function" ||
 				msgs[2].Name != "get_weather" || msgs[2].Content != `{"temp":-5}` {
-				t.Errorf("follow-up sent %s", sentBody(t, u)["messages"])
+				t.Errorf("follow-up sent %s", u.SentBody(t)["messages"])
 			}
 			// The fake returned a functions_state_id; the invented id carried it back.
 			if msgs[1].FunctionsStateID == "" || id != stateCallPrefix+msgs[1].FunctionsStateID {
@@ -316,12 +317,12 @@ func TestVisionUploadsAndAttaches(t *testing.T) {
 	body := `{"messages":[{"role":"user","content":[{"type":"text","text":"What is this?"},{"type":"image_url","image_url":{"url":"` + dataURL + `"}}]},` +
 		`{"role":"assistant","content":"A pixel."},` +
 		`{"role":"user","content":[{"type":"text","text":"And this?"},{"type":"image_url","image_url":{"url":"` + dataURL + `","detail":"low"}}]}]}`
-	resp, err := p.Chat(context.Background(), request(t, "GigaChat-2-Max", false, body))
+	resp, err := p.Chat(context.Background(), adaptertest.Request(t, "GigaChat-2-Max", false, body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The same image twice is uploaded once; the fake counts 85 tokens per attached image.
-	if n := u.fake.GigaChatFilesUploaded(); n != 1 {
+	if n := u.Fake.GigaChatFilesUploaded(); n != 1 {
 		t.Errorf("uploads = %d, want 1", n)
 	}
 	if resp.Usage.PromptTokens < 170 {
@@ -331,10 +332,10 @@ func TestVisionUploadsAndAttaches(t *testing.T) {
 		Content     string   `json:"content"`
 		Attachments []string `json:"attachments"`
 	}
-	_ = json.Unmarshal(sentBody(t, u)["messages"], &msgs)
+	_ = json.Unmarshal(u.SentBody(t)["messages"], &msgs)
 	if len(msgs) != 3 || msgs[0].Content != "What is this?" || len(msgs[0].Attachments) != 1 ||
 		len(msgs[2].Attachments) != 1 || msgs[0].Attachments[0] != msgs[2].Attachments[0] {
-		t.Errorf("sent messages %s", sentBody(t, u)["messages"])
+		t.Errorf("sent messages %s", u.SentBody(t)["messages"])
 	}
 }
 
@@ -353,14 +354,14 @@ func TestImagesRefusedBeforeUpload(t *testing.T) {
 	}
 	for name, content := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := p.Chat(context.Background(), request(t, "GigaChat", false, `{"messages":[{"role":"user","content":`+content+`}]}`))
-			asError(t, err, 400, "invalid_value", false)
+			_, err := p.Chat(context.Background(), adaptertest.Request(t, "GigaChat", false, `{"messages":[{"role":"user","content":`+content+`}]}`))
+			adaptertest.AsError(t, err, 400, "invalid_value", false)
 		})
 	}
-	if n := u.fake.GigaChatFilesUploaded(); n != 0 {
+	if n := u.Fake.GigaChatFilesUploaded(); n != 0 {
 		t.Errorf("uploads = %d, want none", n)
 	}
-	if n := u.fake.Requests(); n != 0 {
+	if n := u.Fake.Requests(); n != 0 {
 		t.Errorf("the fake got %d requests for refused bodies", n)
 	}
 }
@@ -380,9 +381,9 @@ func TestUploadRefusedIsClientError(t *testing.T) {
 	})
 	p := u.provider(t, Options{}, nil)
 	png := "data:image/png;base64," + base64.StdEncoding.EncodeToString(pngPixel)
-	_, err := p.Chat(context.Background(), request(t, "GigaChat", false,
+	_, err := p.Chat(context.Background(), adaptertest.Request(t, "GigaChat", false,
 		`{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"`+png+`"}}]}]}`))
-	e := asError(t, err, 400, "invalid_value", false)
+	e := adaptertest.AsError(t, err, 400, "invalid_value", false)
 	if !strings.Contains(e.Message, "image") || !strings.Contains(e.Message, "Image is too big") {
 		t.Errorf("message %q", e.Message)
 	}
@@ -413,13 +414,13 @@ func TestErrorsBeforeFirstByte(t *testing.T) {
 		for _, stream := range []bool{false, true} {
 			t.Run(c.model+map[bool]string{false: "", true: "/stream"}[stream], func(t *testing.T) {
 				var err error
-				req := request(t, c.model, stream, helloBody)
+				req := adaptertest.Request(t, c.model, stream, adaptertest.HelloBody)
 				if stream {
 					_, err = p.ChatStream(context.Background(), req)
 				} else {
 					_, err = p.Chat(context.Background(), req)
 				}
-				e := asError(t, err, c.status, c.code, c.fault)
+				e := adaptertest.AsError(t, err, c.status, c.code, c.fault)
 				if c.status == 429 && e.RetryAfter != 2*time.Second {
 					t.Errorf("RetryAfter = %v", e.RetryAfter)
 				}
@@ -435,15 +436,15 @@ func TestUnauthorizedTwiceIsCredentialsRefused(t *testing.T) {
 	u := startFake(t, fake.Options{}, nil)
 	p := u.provider(t, Options{}, nil)
 	// The fake answers 401 to every call for fault-401: one refresh, one retry, then give up.
-	_, err := p.Chat(context.Background(), request(t, "fault-401", false, helloBody))
-	e := asError(t, err, 502, "upstream_error", true)
+	_, err := p.Chat(context.Background(), adaptertest.Request(t, "fault-401", false, adaptertest.HelloBody))
+	e := adaptertest.AsError(t, err, 502, "upstream_error", true)
 	if !strings.Contains(e.Message, "credentials") {
 		t.Errorf("message %q", e.Message)
 	}
-	if n := u.fake.GigaChatTokensIssued(); n != 2 {
+	if n := u.Fake.GigaChatTokensIssued(); n != 2 {
 		t.Errorf("tokens issued = %d, want 2 (the first and one refresh)", n)
 	}
-	if n := u.fake.Requests(); n != 4 {
+	if n := u.Fake.Requests(); n != 4 {
 		t.Errorf("requests = %d, want 4 (oauth, chat, oauth, chat)", n)
 	}
 }
@@ -454,11 +455,11 @@ func TestOAuthRefusedSaysCredentials(t *testing.T) {
 	for _, stream := range []bool{false, true} {
 		var err error
 		if stream {
-			_, err = p.ChatStream(context.Background(), request(t, "GigaChat", true, helloBody))
+			_, err = p.ChatStream(context.Background(), adaptertest.Request(t, "GigaChat", true, adaptertest.HelloBody))
 		} else {
-			_, err = p.Chat(context.Background(), request(t, "GigaChat", false, helloBody))
+			_, err = p.Chat(context.Background(), adaptertest.Request(t, "GigaChat", false, adaptertest.HelloBody))
 		}
-		e := asError(t, err, 502, "upstream_error", true)
+		e := adaptertest.AsError(t, err, 502, "upstream_error", true)
 		if !strings.Contains(e.Message, "GigaChat credentials") || strings.Contains(e.Message, "d3Jvbmc6a2V5") {
 			t.Errorf("message %q", e.Message)
 		}
@@ -468,11 +469,11 @@ func TestOAuthRefusedSaysCredentials(t *testing.T) {
 	}
 	// A bad scope, the same way.
 	p = u.provider(t, Options{}, func(c *shlyuz.UpstreamConfig) { c.Scope = "GIGACHAT_API_NOPE" })
-	_, err := p.Chat(context.Background(), request(t, "GigaChat", false, helloBody))
-	if e := asError(t, err, 502, "upstream_error", true); !strings.Contains(e.Message, "code 7") {
+	_, err := p.Chat(context.Background(), adaptertest.Request(t, "GigaChat", false, adaptertest.HelloBody))
+	if e := adaptertest.AsError(t, err, 502, "upstream_error", true); !strings.Contains(e.Message, "code 7") {
 		t.Errorf("message %q", e.Message)
 	}
-	if n := u.fake.GigaChatTokensIssued(); n != 0 {
+	if n := u.Fake.GigaChatTokensIssued(); n != 0 {
 		t.Errorf("tokens issued = %d", n)
 	}
 }
@@ -497,8 +498,8 @@ func TestOAuthFailures(t *testing.T) {
 			})
 		})
 		p := u.provider(t, Options{}, nil)
-		_, err := p.Chat(context.Background(), request(t, "GigaChat", false, helloBody))
-		e := asError(t, err, c.want, c.code, true)
+		_, err := p.Chat(context.Background(), adaptertest.Request(t, "GigaChat", false, adaptertest.HelloBody))
+		e := adaptertest.AsError(t, err, c.want, c.code, true)
 		if c.status == 429 && e.RetryAfter != 3*time.Second {
 			t.Errorf("RetryAfter = %v", e.RetryAfter)
 		}
@@ -506,8 +507,8 @@ func TestOAuthFailures(t *testing.T) {
 	// Unreachable.
 	u := startFake(t, fake.Options{}, nil)
 	p := u.provider(t, Options{}, func(c *shlyuz.UpstreamConfig) { c.AuthURL = "http://127.0.0.1:1/oauth" })
-	_, err := p.Chat(context.Background(), request(t, "GigaChat", false, helloBody))
-	asError(t, err, 502, "upstream_error", true)
+	_, err := p.Chat(context.Background(), adaptertest.Request(t, "GigaChat", false, adaptertest.HelloBody))
+	adaptertest.AsError(t, err, 502, "upstream_error", true)
 }
 
 func TestErrorsAfterFirstByte(t *testing.T) {
@@ -515,7 +516,7 @@ func TestErrorsAfterFirstByte(t *testing.T) {
 	p := u.provider(t, Options{}, nil)
 	for _, model := range []string{"fault-midstream-error", "fault-cut", "fault-malformed"} {
 		t.Run(model, func(t *testing.T) {
-			st, err := p.ChatStream(context.Background(), request(t, model, true, helloBody))
+			st, err := p.ChatStream(context.Background(), adaptertest.Request(t, model, true, adaptertest.HelloBody))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -524,13 +525,13 @@ func TestErrorsAfterFirstByte(t *testing.T) {
 			if len(c.events) == 0 || c.tokens == 0 {
 				t.Errorf("no events before the failure")
 			}
-			asError(t, c.err, 502, "upstream_error", true)
+			adaptertest.AsError(t, c.err, 502, "upstream_error", true)
 		})
 	}
 	for _, model := range []string{"fault-cut", "fault-malformed", "fault-midstream-error"} {
 		t.Run(model+"/chat", func(t *testing.T) {
-			_, err := p.Chat(context.Background(), request(t, model, false, helloBody))
-			asError(t, err, 502, "upstream_error", true)
+			_, err := p.Chat(context.Background(), adaptertest.Request(t, model, false, adaptertest.HelloBody))
+			adaptertest.AsError(t, err, 502, "upstream_error", true)
 		})
 	}
 }
@@ -538,7 +539,7 @@ func TestErrorsAfterFirstByte(t *testing.T) {
 func TestNoUsage(t *testing.T) {
 	u := startFake(t, fake.Options{ReplyTokens: 3}, nil)
 	p := u.provider(t, Options{}, nil)
-	st, err := p.ChatStream(context.Background(), request(t, "fault-nousage", true, helloBody))
+	st, err := p.ChatStream(context.Background(), adaptertest.Request(t, "fault-nousage", true, adaptertest.HelloBody))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -547,7 +548,7 @@ func TestNoUsage(t *testing.T) {
 	if c.err != nil || c.usage != nil || c.finish != "stop" || c.tokens != 3 {
 		t.Errorf("err %v usage %+v finish %q tokens %d", c.err, c.usage, c.finish, c.tokens)
 	}
-	resp, err := p.Chat(context.Background(), request(t, "fault-nousage", false, helloBody))
+	resp, err := p.Chat(context.Background(), adaptertest.Request(t, "fault-nousage", false, adaptertest.HelloBody))
 	if err != nil || resp.Usage != (shlyuz.Usage{}) {
 		t.Errorf("chat: %v, usage %+v", err, resp)
 	}
@@ -559,7 +560,7 @@ func TestStallCancelAndClose(t *testing.T) {
 
 	// Cancelling the context unblocks Next.
 	ctx, cancel := context.WithCancel(context.Background())
-	st, err := p.ChatStream(ctx, request(t, "fault-stall", true, helloBody))
+	st, err := p.ChatStream(ctx, adaptertest.Request(t, "fault-stall", true, adaptertest.HelloBody))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -582,7 +583,7 @@ func TestStallCancelAndClose(t *testing.T) {
 	st.Close()
 
 	// Close unblocks Next.
-	st, err = p.ChatStream(context.Background(), request(t, "fault-stall", true, helloBody))
+	st, err = p.ChatStream(context.Background(), adaptertest.Request(t, "fault-stall", true, adaptertest.HelloBody))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -606,13 +607,13 @@ func TestStallCancelAndClose(t *testing.T) {
 func TestIdleTimeout(t *testing.T) {
 	u := startFake(t, fake.Options{ReplyTokens: 8}, nil)
 	p := u.provider(t, Options{}, func(c *shlyuz.UpstreamConfig) { c.IdleTimeout = 50 * time.Millisecond })
-	st, err := p.ChatStream(context.Background(), request(t, "fault-stall", true, helloBody))
+	st, err := p.ChatStream(context.Background(), adaptertest.Request(t, "fault-stall", true, adaptertest.HelloBody))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
 	c := collect(t, st)
-	asError(t, c.err, 504, "upstream_timeout", true)
+	adaptertest.AsError(t, c.err, 504, "upstream_timeout", true)
 }
 
 func TestFirstByteTimeout(t *testing.T) {
@@ -622,8 +623,8 @@ func TestFirstByteTimeout(t *testing.T) {
 	if _, err := p.auth.token(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	_, err := p.ChatStream(context.Background(), request(t, "fault-hang", true, helloBody))
-	asError(t, err, 504, "upstream_timeout", true)
+	_, err := p.ChatStream(context.Background(), adaptertest.Request(t, "fault-hang", true, adaptertest.HelloBody))
+	adaptertest.AsError(t, err, 504, "upstream_timeout", true)
 }
 
 func TestBadRequestsRefusedLocally(t *testing.T) {
@@ -641,14 +642,14 @@ func TestBadRequestsRefusedLocally(t *testing.T) {
 	}
 	for name, body := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := p.Chat(context.Background(), request(t, "GigaChat", false, body))
+			_, err := p.Chat(context.Background(), adaptertest.Request(t, "GigaChat", false, body))
 			var e *shlyuz.Error
 			if !errors.As(err, &e) || e.Status != 400 || e.UpstreamFault {
 				t.Fatalf("err = %v", err)
 			}
 		})
 	}
-	if n := u.fake.Requests(); n != 0 {
+	if n := u.Fake.Requests(); n != 0 {
 		t.Errorf("the fake got %d requests", n)
 	}
 }
@@ -665,8 +666,8 @@ func TestStreamAnsweredWithJSON(t *testing.T) {
 		})
 	})
 	p := u.provider(t, Options{}, nil)
-	_, err := p.ChatStream(context.Background(), request(t, "GigaChat", true, helloBody))
-	e := asError(t, err, 502, "upstream_error", true)
+	_, err := p.ChatStream(context.Background(), adaptertest.Request(t, "GigaChat", true, adaptertest.HelloBody))
+	e := adaptertest.AsError(t, err, 502, "upstream_error", true)
 	if !strings.Contains(e.Message, "stream broke") {
 		t.Errorf("message %q", e.Message)
 	}
@@ -676,7 +677,7 @@ func TestConnectionsReused(t *testing.T) {
 	u := startFake(t, fake.Options{ReplyTokens: 2}, nil)
 	p := u.provider(t, Options{}, nil)
 	for i := 0; i < 5; i++ {
-		st, err := p.ChatStream(context.Background(), request(t, "GigaChat", true, helloBody))
+		st, err := p.ChatStream(context.Background(), adaptertest.Request(t, "GigaChat", true, adaptertest.HelloBody))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -685,10 +686,10 @@ func TestConnectionsReused(t *testing.T) {
 		}
 		st.Close()
 	}
-	if n := u.fake.GigaChatTokensIssued(); n != 1 {
+	if n := u.Fake.GigaChatTokensIssued(); n != 1 {
 		t.Errorf("tokens issued = %d, want 1: the token is shared", n)
 	}
-	if !bytes.Contains(u.fake.LastRequest(), []byte(`"stream":true`)) {
+	if !bytes.Contains(u.Fake.LastRequest(), []byte(`"stream":true`)) {
 		t.Error("last request was not streamed")
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
 // image is a picture a client sent, ready to upload.
@@ -117,7 +118,7 @@ func (p *Provider) upload(ctx context.Context, img *image) (string, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
+		data := upstream.ReadErrorBody(resp.Body)
 		e := statusError(p.cfg.Name, resp.StatusCode, resp.Header, data, p.now())
 		if e.Status == http.StatusBadRequest {
 			e.Message = "GigaChat refused the image: " + e.Message
@@ -126,7 +127,7 @@ func (p *Provider) upload(ctx context.Context, img *image) (string, error) {
 		}
 		return "", e
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, upstream.MaxErrorBytes))
 	if err != nil {
 		return "", err
 	}
@@ -134,8 +135,8 @@ func (p *Provider) upload(ctx context.Context, img *image) (string, error) {
 		ID string `json:"id"`
 	}
 	if json.Unmarshal(data, &f) != nil || f.ID == "" {
-		e := malformed("the file upload's reply has no file id")
-		e.Cause = fmt.Errorf("gigachat %s: upload reply %q", p.cfg.Name, clip(string(data)))
+		e := upstream.Malformed("the file upload's reply has no file id")
+		e.Cause = fmt.Errorf("gigachat %s: upload reply %q", p.cfg.Name, upstream.Clip(string(data)))
 		return "", e
 	}
 	return f.ID, nil

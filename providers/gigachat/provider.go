@@ -15,20 +15,17 @@ package gigachat
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
-	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/shlyuz/shlyuz"
-	"github.com/shlyuz/shlyuz/providers/openai"
+	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
 // Defaults for the zero fields of the upstream's configuration.
@@ -40,10 +37,9 @@ const (
 	DefaultRefreshMargin = 5 * time.Minute
 )
 
-// Limits on what is read from the upstream.
+// Limits on what is read from the upstream and how long it is waited for.
 const (
 	maxReplyBytes = 64 << 20
-	maxErrorBytes = 64 << 10
 	// authTimeout bounds one call to the OAuth endpoint.
 	authTimeout = 30 * time.Second
 )
@@ -99,15 +95,15 @@ func NewWithOptions(cfg shlyuz.UpstreamConfig, opts Options) (*Provider, error) 
 	if opts.RefreshMargin <= 0 {
 		opts.RefreshMargin = DefaultRefreshMargin
 	}
-	tr := openai.NewTransport()
+	var roots *x509.CertPool
 	if cfg.CAFile != "" {
 		pool, err := rootsWith(cfg.CAFile)
 		if err != nil {
 			return nil, fmt.Errorf("gigachat %s: ca_file: %w", cfg.Name, err)
 		}
-		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+		roots = pool
 	}
-	client := &http.Client{Transport: tr}
+	client := upstream.NewClientWithRoots(roots)
 
 	h := http.Header{}
 	h.Set("User-Agent", "shlyuz")
@@ -204,7 +200,7 @@ func (p *Provider) send(ctx context.Context, build func() (*http.Request, error)
 		if resp.StatusCode != http.StatusUnauthorized || attempt > 0 {
 			return resp, nil
 		}
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBytes))
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, upstream.MaxErrorBytes))
 		resp.Body.Close()
 		if tok, err = p.auth.renew(ctx, tok); err != nil {
 			return nil, err
@@ -212,46 +208,41 @@ func (p *Provider) send(ctx context.Context, build func() (*http.Request, error)
 	}
 }
 
-// newChatRequest builds one POST of the chat endpoint.
-func (p *Provider) newChatRequest(ctx context.Context, body []byte, stream bool) (*http.Request, error) {
-	r, err := http.NewRequestWithContext(ctx, http.MethodPost, p.chatURL, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
+// chat is a call of the chat endpoint; body builds the request's body
+// under the call's context.
+func (p *Provider) chat(body func(ctx context.Context) ([]byte, error), stream bool) *upstream.Call {
+	return &upstream.Call{
+		Config: &p.cfg,
+		Errors: errs,
+		Send: func(ctx context.Context) (*http.Response, error) {
+			b, err := body(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return p.send(ctx, func() (*http.Request, error) {
+				r, err := upstream.NewRequest(ctx, p.chatURL, p.header, b, upstream.Accept(stream))
+				if err == nil {
+					r.Header.Set("Content-Type", "application/json")
+				}
+				return r, err
+			})
+		},
+		Status: func(status int, h http.Header, body []byte) *shlyuz.Error {
+			return statusError(p.cfg.Name, status, h, body, p.now())
+		},
+		// A JSON reply in place of a stream: an error, or a server that would not stream.
+		JSONError: bodyError,
 	}
-	r.Header = p.header.Clone()
-	r.Header.Set("Content-Type", "application/json")
-	if stream {
-		r.Header.Set("Accept", "text/event-stream")
-	} else {
-		r.Header.Set("Accept", "application/json")
-	}
-	return r, nil
 }
 
 // Chat makes a non-streamed call, bounded by the upstream's Timeout (image
 // uploads included).
 func (p *Provider) Chat(ctx context.Context, req *shlyuz.UpstreamRequest) (*shlyuz.ChatResponse, error) {
-	cctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
-	defer cancel()
-	body, err := buildBody(cctx, req, false, p.upload)
+	data, err := p.chat(func(ctx context.Context) ([]byte, error) {
+		return buildBody(ctx, req, false, p.upload)
+	}, false).Reply(ctx, maxReplyBytes)
 	if err != nil {
-		return nil, p.callError(ctx, nil, err, false)
-	}
-	resp, err := p.send(cctx, func() (*http.Request, error) { return p.newChatRequest(cctx, body, false) })
-	if err != nil {
-		return nil, p.callError(ctx, nil, err, false)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
-		return nil, statusError(p.cfg.Name, resp.StatusCode, resp.Header, data, p.now())
-	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxReplyBytes+1))
-	if err != nil {
-		return nil, p.callError(ctx, nil, err, true)
-	}
-	if len(data) > maxReplyBytes {
-		return nil, shlyuz.ErrUpstream("The upstream's reply is larger than %d bytes.", maxReplyBytes)
+		return nil, err
 	}
 	return decodeReply(data, req.GenerationID)
 }
@@ -260,49 +251,15 @@ func (p *Provider) Chat(ctx context.Context, req *shlyuz.UpstreamRequest) (*shly
 // headers arrived, which FirstByteTimeout bounds (from the moment the body is
 // ready, image uploads done); IdleTimeout then bounds each gap between chunks.
 func (p *Provider) ChatStream(ctx context.Context, req *shlyuz.UpstreamRequest) (shlyuz.ChatStream, error) {
-	sctx, cancel := context.WithCancelCause(ctx)
-	uctx, ucancel := context.WithTimeout(sctx, p.cfg.Timeout)
+	uctx, ucancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	body, err := buildBody(uctx, req, true, p.upload)
 	ucancel()
 	if err != nil {
-		cancel(nil)
-		return nil, p.callError(ctx, nil, err, false)
+		return nil, errs.Call(p.cfg.Name, ctx, nil, err, false)
 	}
-	firstByte := time.AfterFunc(p.cfg.FirstByteTimeout, func() { cancel(errFirstByte) })
-	resp, err := p.send(sctx, func() (*http.Request, error) { return p.newChatRequest(sctx, body, true) })
-	firstByte.Stop()
+	b, err := p.chat(func(context.Context) ([]byte, error) { return body, nil }, true).Open(ctx)
 	if err != nil {
-		cause := context.Cause(sctx)
-		cancel(nil)
-		return nil, p.callError(ctx, cause, err, false)
+		return nil, err
 	}
-	if resp.StatusCode/100 != 2 {
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
-		resp.Body.Close()
-		cancel(nil)
-		return nil, statusError(p.cfg.Name, resp.StatusCode, resp.Header, data, p.now())
-	}
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
-		// Not a stream: an error, or a server that would not stream.
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
-		resp.Body.Close()
-		cancel(nil)
-		if e := bodyError(data); e != nil {
-			return nil, e
-		}
-		return nil, malformed("the upstream answered JSON instead of an event stream")
-	}
-	return newStream(p.cfg.Name, ctx, sctx, cancel, resp.Body, p.cfg.IdleTimeout,
-		newTranslator(req.GenerationID, req.Model, p.now)), nil
-}
-
-// callError maps what went wrong on the way to a reply: *shlyuz.Error values
-// (translation, OAuth) pass as they are, the caller's cancellation comes back
-// untouched, and the rest are transport failures.
-func (p *Provider) callError(parent context.Context, cause, err error, broken bool) error {
-	var e *shlyuz.Error
-	if errors.As(err, &e) {
-		return e
-	}
-	return transportError(p.cfg.Name, parent, cause, err, broken)
+	return newStream(b, newTranslator(req.GenerationID, req.Model, p.now)), nil
 }

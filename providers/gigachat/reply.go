@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
 // gcReply is GigaChat's chat v1 reply (it has no id).
@@ -169,7 +170,7 @@ func decodeReply(data []byte, genID string) (*shlyuz.ChatResponse, error) {
 		if e := bodyError(data); e != nil {
 			return nil, e
 		}
-		e := malformed("the reply is not valid JSON")
+		e := upstream.Malformed("the reply is not valid JSON")
 		e.Cause = err
 		return nil, e
 	}
@@ -177,7 +178,7 @@ func decodeReply(data []byte, genID string) (*shlyuz.ChatResponse, error) {
 		if e := bodyError(data); e != nil {
 			return nil, e
 		}
-		return nil, malformed("the reply has no choices")
+		return nil, upstream.Malformed("the reply has no choices")
 	}
 	choices := make([]oaChoice, len(r.Choices))
 	for i, c := range r.Choices {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/providers/fake"
+	"github.com/shlyuz/shlyuz/providers/internal/adaptertest"
 )
 
 // TestTLSWithCAFile serves the fake over TLS with a certificate no system
@@ -47,14 +48,14 @@ func TestTLSWithCAFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp, err := p.Chat(context.Background(), request(t, "GigaChat", false, helloBody))
+		resp, err := p.Chat(context.Background(), adaptertest.Request(t, "GigaChat", false, adaptertest.HelloBody))
 		if err != nil {
 			t.Fatalf("%s: %v", filepath.Base(ca), err)
 		}
 		if resp.Usage.CompletionTokens != 3 {
 			t.Errorf("usage %+v", resp.Usage)
 		}
-		st, err := p.ChatStream(context.Background(), request(t, "GigaChat", true, helloBody))
+		st, err := p.ChatStream(context.Background(), adaptertest.Request(t, "GigaChat", true, adaptertest.HelloBody))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,8 +73,8 @@ func TestTLSWithCAFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.CloseIdleConnections()
-	_, err = p.Chat(context.Background(), request(t, "GigaChat", false, helloBody))
-	e := asError(t, err, 502, "upstream_error", true)
+	_, err = p.Chat(context.Background(), adaptertest.Request(t, "GigaChat", false, adaptertest.HelloBody))
+	e := adaptertest.AsError(t, err, 502, "upstream_error", true)
 	if !isCertError(e) || !strings.Contains(e.Message, "ca_file") {
 		t.Errorf("error %q (cause %v) is not a certificate error", e.Message, e.Cause)
 	}
@@ -85,8 +86,8 @@ func TestTLSWithCAFile(t *testing.T) {
 	p.auth.mu.Lock()
 	p.auth.tok, p.auth.exp = "some-token", p.now().Add(time.Hour)
 	p.auth.mu.Unlock()
-	_, err = p.ChatStream(context.Background(), request(t, "GigaChat", true, helloBody))
-	e = asError(t, err, 502, "upstream_error", true)
+	_, err = p.ChatStream(context.Background(), adaptertest.Request(t, "GigaChat", true, adaptertest.HelloBody))
+	e = adaptertest.AsError(t, err, 502, "upstream_error", true)
 	if !isCertError(e) || !strings.Contains(e.Message, "ca_file") {
 		t.Errorf("error %q (cause %v) is not a certificate error", e.Message, e.Cause)
 	}

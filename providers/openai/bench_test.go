@@ -5,11 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/providers/fake"
+	"github.com/shlyuz/shlyuz/providers/internal/golden"
+	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
 // A content chunk as OpenAI sends it with include_usage.
@@ -70,14 +74,22 @@ func BenchmarkStreamNext(b *testing.B) {
 	raw := sse.Bytes()
 	b.ReportAllocs()
 	b.SetBytes(int64(len(raw) / events))
+	call := &upstream.Call{
+		Config: &shlyuz.UpstreamConfig{Name: "bench", FirstByteTimeout: time.Hour, IdleTimeout: 1 << 40},
+		Errors: errs,
+		Send: func(context.Context) (*http.Response, error) {
+			return &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(raw))}, nil
+		},
+	}
 	n := 0
-	var s *stream
+	var s shlyuz.ChatStream
 	for b.Loop() {
 		if s == nil {
-			ctx, cancel := context.WithCancelCause(context.Background())
-			s = newStream("bench", context.Background(), ctx, cancel, io.NopCloser(bytes.NewReader(raw)), 0,
-				newRewriter("gen-01HZX3Q7K8M9N0P1Q2R3S4T5V6", "openai/gpt-4o", true))
-			s.idleTimeout = 1 << 40
+			body, err := call.Open(context.Background())
+			if err != nil {
+				b.Fatal(err)
+			}
+			s = newStream(body, newRewriter("gen-01HZX3Q7K8M9N0P1Q2R3S4T5V6", "openai/gpt-4o", true))
 		}
 		if _, err := s.Next(); err != nil {
 			b.Fatal(err)
@@ -90,7 +102,7 @@ func BenchmarkStreamNext(b *testing.B) {
 }
 
 func BenchmarkRequestBuild(b *testing.B) {
-	req := loadRequestCase(b, "testdata/request/passthrough_unknown.json")
+	req := golden.LoadRequest(b, "testdata/request/passthrough_unknown.json", "public/model")
 	req.MaxTokens = 4096
 	for _, stream := range []bool{false, true} {
 		name := "chat"
@@ -112,7 +124,7 @@ func BenchmarkRequestBuild(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			body, _ := buildBody(req, true)
-			if _, err := p.newRequest(context.Background(), body, true); err != nil {
+			if _, err := upstream.NewRequest(context.Background(), p.url, p.header, body, upstream.Accept(true)); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
 // rewriter turns upstream chunks into the chunks the gateway sends on: our
@@ -50,7 +51,7 @@ var (
 func (r *rewriter) rewrite(b []byte) (res chunkResult) {
 	it, ok := newObjIter(b, 0)
 	if !ok {
-		res.err = malformed("a stream chunk is not a JSON object")
+		res.err = upstream.Malformed("a stream chunk is not a JSON object")
 		return res
 	}
 	var ebuf [4]edit
@@ -113,12 +114,12 @@ func (r *rewriter) rewrite(b []byte) (res chunkResult) {
 		prevEnd = ve
 	}
 	if it.err != nil {
-		res.err = malformed("a stream chunk is not valid JSON")
+		res.err = upstream.Malformed("a stream chunk is not valid JSON")
 		return res
 	}
 	end := it.end()
 	if rest := skipSpace(b, end); rest != len(b) {
-		res.err = malformed("a stream chunk has trailing bytes")
+		res.err = upstream.Malformed("a stream chunk has trailing bytes")
 		return res
 	}
 	if pendingDrop >= 0 { // the dropped member was the only one
@@ -132,7 +133,7 @@ func (r *rewriter) rewrite(b []byte) (res chunkResult) {
 	if usageRaw != nil {
 		u, err := parseUsage(usageRaw)
 		if err != nil {
-			res.err = malformed("the usage of a stream chunk is not valid")
+			res.err = upstream.Malformed("the usage of a stream chunk is not valid")
 			return res
 		}
 		res.usage = &u
@@ -143,7 +144,7 @@ func (r *rewriter) rewrite(b []byte) (res chunkResult) {
 		var err error
 		nChoices, res.finishReason, res.tokens, err = scanChoices(b[choicesVS:choicesVE])
 		if err != nil {
-			res.err = malformed("the choices of a stream chunk are not valid")
+			res.err = upstream.Malformed("the choices of a stream chunk are not valid")
 			return res
 		}
 	}

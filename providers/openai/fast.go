@@ -19,6 +19,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
 // The non-streamed calls the gateway makes go through fasthttp instead of
@@ -74,7 +75,7 @@ type fastChat struct {
 }
 
 // newFastChat makes the fasthttp client for the upstream at rawURL with the
-// header of a non-streamed request (as newRequest sets it), or returns nil
+// header of a non-streamed request (as the net/http path sends it), or returns nil
 // when net/http would send something fasthttp would not. tlsConfig, for an
 // https upstream, may be nil: the system's roots.
 func newFastChat(rawURL string, h http.Header, timeout time.Duration, tlsConfig *tls.Config) *fastChat {
@@ -173,7 +174,7 @@ func newFastChat(rawURL string, h http.Header, timeout time.Duration, tlsConfig 
 // chatFast is the non-streamed call on the fasthttp client, bounded by deadline.
 func (p *Provider) chatFast(ctx context.Context, body []byte, deadline time.Time) (*shlyuz.ChatResponse, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, transportError(p.cfg.Name, ctx, nil, err, false)
+		return nil, errs.Transport(p.cfg.Name, ctx, nil, err, false)
 	}
 	f := p.fast
 	req := fasthttp.AcquireRequest()
@@ -200,7 +201,7 @@ func (p *Provider) chatFast(ctx context.Context, body []byte, deadline time.Time
 		if headRead && errors.Is(err, fasthttp.ErrBodyTooLarge) {
 			return nil, shlyuz.ErrUpstream("The upstream's reply is larger than %d bytes.", maxReplyBytes)
 		}
-		return nil, transportError(p.cfg.Name, ctx, nil, err, headRead)
+		return nil, errs.Transport(p.cfg.Name, ctx, nil, err, headRead)
 	}
 	raw := resp.Body()
 	gz := f.gzip && bytes.EqualFold(resp.Header.Peek("Content-Encoding"), []byte("gzip"))
@@ -208,9 +209,9 @@ func (p *Provider) chatFast(ctx context.Context, body []byte, deadline time.Time
 		// As net/http's path: what could be read of the error body, errors ignored.
 		var data []byte
 		if gz {
-			data, _ = gunzip(raw, maxErrorBytes)
+			data, _ = gunzip(raw, upstream.MaxErrorBytes)
 		} else {
-			data = bytes.Clone(raw[:min(len(raw), maxErrorBytes)])
+			data = bytes.Clone(raw[:min(len(raw), upstream.MaxErrorBytes)])
 		}
 		h := http.Header{}
 		for _, k := range [...]string{"Retry-After-Ms", "Retry-After"} {
@@ -222,12 +223,12 @@ func (p *Provider) chatFast(ctx context.Context, body []byte, deadline time.Time
 	}
 	if cl := resp.Header.ContentLength(); cl >= 0 && len(raw) != cl {
 		// fasthttp returns what it had when the upstream reset the connection.
-		return nil, transportError(p.cfg.Name, ctx, nil, io.ErrUnexpectedEOF, true)
+		return nil, errs.Transport(p.cfg.Name, ctx, nil, io.ErrUnexpectedEOF, true)
 	}
 	var data []byte
 	if gz {
 		if data, err = gunzip(raw, maxReplyBytes+1); err != nil {
-			return nil, transportError(p.cfg.Name, ctx, nil, err, true)
+			return nil, errs.Transport(p.cfg.Name, ctx, nil, err, true)
 		}
 		if len(data) > maxReplyBytes {
 			return nil, shlyuz.ErrUpstream("The upstream's reply is larger than %d bytes.", maxReplyBytes)

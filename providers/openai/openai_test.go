@@ -3,47 +3,29 @@ package openai_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/providers/fake"
+	"github.com/shlyuz/shlyuz/providers/internal/adaptertest"
 	"github.com/shlyuz/shlyuz/providers/openai"
 )
 
 // upstream is a fake upstream on loopback.
-type upstream struct {
-	fake *fake.Server
-	ts   *httptest.Server
-	// conns counts TCP connections the server accepted.
-	conns atomic.Int64
-}
+type upstream struct{ *adaptertest.Upstream }
 
 func startFake(t *testing.T, opts fake.Options) *upstream {
 	t.Helper()
-	u := &upstream{fake: fake.New(opts)}
-	u.ts = httptest.NewUnstartedServer(u.fake)
-	u.ts.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			u.conns.Add(1)
-		}
-	}
-	u.ts.Start()
-	t.Cleanup(u.ts.Close)
-	t.Cleanup(u.fake.Close) // runs first: releases hung handlers
-	return u
+	return &upstream{adaptertest.StartFake(t, opts, nil)}
 }
 
 func (u *upstream) provider(t *testing.T, mod func(*shlyuz.UpstreamConfig)) *openai.Provider {
-	cfg := shlyuz.UpstreamConfig{Name: "fake", BaseURL: u.ts.URL + "/v1/"}
+	cfg := shlyuz.UpstreamConfig{Name: "fake", BaseURL: u.TS.URL + "/v1/"}
 	if mod != nil {
 		mod(&cfg)
 	}
@@ -52,66 +34,20 @@ func (u *upstream) provider(t *testing.T, mod func(*shlyuz.UpstreamConfig)) *ope
 	return p
 }
 
-// request builds an UpstreamRequest from a client body.
-func request(t *testing.T, model string, stream bool, body string) *shlyuz.UpstreamRequest {
-	t.Helper()
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(body), &fields); err != nil {
-		t.Fatalf("client body: %v", err)
-	}
-	return &shlyuz.UpstreamRequest{
-		GenerationID:  "gen-abc",
-		Model:         "public/" + model,
-		UpstreamModel: model,
-		Fields:        fields,
-		Stream:        stream,
-	}
-}
-
-const helloBody = `{"model":"x","messages":[{"role":"user","content":"Hello there, how are you?"}]}`
-
-// asError checks err is an *Error with the status, code and fault.
-func asError(t *testing.T, err error, status int, code string, fault bool) *shlyuz.Error {
-	t.Helper()
-	var e *shlyuz.Error
-	if !errors.As(err, &e) {
-		t.Fatalf("error %v (%T) is not an *Error", err, err)
-	}
-	if e.Status != status || e.Code != code || e.UpstreamFault != fault {
-		t.Fatalf("error = status %d code %s fault %v (%q), want %d %s %v", e.Status, e.Code, e.UpstreamFault, e.Message, status, code, fault)
-	}
-	return e
-}
-
-func sentBody(t *testing.T, u *upstream) map[string]json.RawMessage {
-	t.Helper()
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(u.fake.LastRequest(), &m); err != nil {
-		t.Fatalf("last request %q: %v", u.fake.LastRequest(), err)
-	}
-	return m
-}
-
 func TestChat(t *testing.T) {
 	u := startFake(t, fake.Options{ReplyTokens: 5, APIKey: "sk-upstream-secret"})
 	p := u.provider(t, func(c *shlyuz.UpstreamConfig) {
 		c.APIKey = "sk-upstream-secret"
 		c.Headers = map[string]string{"OpenAI-Project": "proj_1"}
 	})
-	req := request(t, "fake/model", false,
+	req := adaptertest.Request(t, "fake/model", false,
 		`{"model":"public/fake/model","messages":[{"role":"user","content":"Hello there, how are you?"}],"temperature":0.2,"x_unknown":{"a":[1, 2]},"provider":{"order":["x"]},"stream":false}`)
 	req.MaxTokens = 100
 	resp, err := p.Chat(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var choices []struct {
-		Message struct{ Role, Content string }
-	}
-	if err := json.Unmarshal(resp.Choices, &choices); err != nil || len(choices) != 1 {
-		t.Fatalf("choices %s: %v", resp.Choices, err)
-	}
-	if got := choices[0].Message.Content; got != "tok0 tok1 tok2 tok3 tok4" {
+	if got := adaptertest.OnlyChoice(t, resp).Message.Text(); got != "tok0 tok1 tok2 tok3 tok4" {
 		t.Errorf("content = %q", got)
 	}
 	want := shlyuz.Usage{PromptTokens: 6, CompletionTokens: 5, TotalTokens: 11}
@@ -122,7 +58,7 @@ func TestChat(t *testing.T) {
 		t.Errorf("response = %+v", resp)
 	}
 
-	sent := sentBody(t, u)
+	sent := u.SentBody(t)
 	for field, want := range map[string]string{
 		"model": `"fake/model"`, "max_tokens": "100", "stream": "false",
 		"temperature": "0.2", "x_unknown": `{"a":[1, 2]}`,
@@ -136,37 +72,11 @@ func TestChat(t *testing.T) {
 			t.Errorf("sent %s upstream", field)
 		}
 	}
-	h := u.fake.LastHeader()
+	h := u.Fake.LastHeader()
 	if h.Get("Authorization") != "Bearer sk-upstream-secret" || h.Get("OpenAI-Project") != "proj_1" ||
 		h.Get("Content-Type") != "application/json" {
 		t.Errorf("headers = %v", h)
 	}
-}
-
-// readAll drains a stream.
-func readAll(t *testing.T, st shlyuz.ChatStream) (events []shlyuz.StreamEvent, err error) {
-	t.Helper()
-	for {
-		ev, err := st.Next()
-		if err != nil {
-			return events, err
-		}
-		events = append(events, ev)
-	}
-}
-
-type chunk struct {
-	ID      string          `json:"id"`
-	Object  string          `json:"object"`
-	Model   string          `json:"model"`
-	Usage   json.RawMessage `json:"usage"`
-	Choices []struct {
-		Delta struct {
-			Role    string `json:"role"`
-			Content string `json:"content"`
-		} `json:"delta"`
-		FinishReason *string `json:"finish_reason"`
-	} `json:"choices"`
 }
 
 func TestChatStream(t *testing.T) {
@@ -194,7 +104,7 @@ func TestChatStream(t *testing.T) {
 		},
 		{
 			name:        "max_tokens caps the reply",
-			body:        helloBody,
+			body:        adaptertest.HelloBody,
 			maxTokens:   3,
 			wantContent: "tok0 tok1 tok2",
 			wantFinish:  "length",
@@ -204,14 +114,14 @@ func TestChatStream(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			u := startFake(t, fake.Options{ReplyTokens: 8})
 			p := u.provider(t, nil)
-			req := request(t, "fake/model", true, tc.body)
+			req := adaptertest.Request(t, "fake/model", true, tc.body)
 			req.MaxTokens = tc.maxTokens
 			st, err := p.ChatStream(context.Background(), req)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			events, err := readAll(t, st)
+			events, err := adaptertest.ReadAll(st)
 			if err != io.EOF {
 				t.Fatalf("stream ended with %v, want io.EOF", err)
 			}
@@ -234,7 +144,7 @@ func TestChatStream(t *testing.T) {
 					}
 					continue
 				}
-				var c chunk
+				var c adaptertest.Chunk
 				if err := json.Unmarshal(ev.Data, &c); err != nil {
 					t.Fatalf("event %d: %v: %s", i, err, ev.Data)
 				}
@@ -248,7 +158,7 @@ func TestChatStream(t *testing.T) {
 					t.Errorf("first chunk has no role: %s", ev.Data)
 				}
 				for _, ch := range c.Choices {
-					content.WriteString(ch.Delta.Content)
+					content.WriteString(ch.Delta.Text())
 				}
 			}
 			if content.String() != tc.wantContent {
@@ -264,7 +174,7 @@ func TestChatStream(t *testing.T) {
 				t.Errorf("estimated tokens = %d, want %d", tokens, tc.wantUsage.CompletionTokens)
 			}
 
-			sent := sentBody(t, u)
+			sent := u.SentBody(t)
 			if string(sent["stream"]) != "true" || !strings.Contains(string(sent["stream_options"]), `"include_usage":true`) {
 				t.Errorf("sent stream %s stream_options %s", sent["stream"], sent["stream_options"])
 			}
@@ -278,36 +188,15 @@ func TestChatStream(t *testing.T) {
 	}
 }
 
-func TestStreamConnectionReused(t *testing.T) {
-	u := startFake(t, fake.Options{})
-	p := u.provider(t, nil)
-	for i := 0; i < 5; i++ {
-		st, err := p.ChatStream(context.Background(), request(t, "fake/model", true, helloBody))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := readAll(t, st); err != io.EOF {
-			t.Fatal(err)
-		}
-		st.Close()
-		if _, err := p.Chat(context.Background(), request(t, "fake/model", false, helloBody)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if n := u.conns.Load(); n != 1 {
-		t.Errorf("%d connections for 10 sequential calls, want 1", n)
-	}
-}
-
 func TestStreamNoUsage(t *testing.T) {
 	u := startFake(t, fake.Options{})
 	p := u.provider(t, nil)
-	st, err := p.ChatStream(context.Background(), request(t, "fake/fault-nousage", true, helloBody))
+	st, err := p.ChatStream(context.Background(), adaptertest.Request(t, "fake/fault-nousage", true, adaptertest.HelloBody))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	events, err := readAll(t, st)
+	events, err := adaptertest.ReadAll(st)
 	if err != io.EOF {
 		t.Fatalf("err = %v", err)
 	}
@@ -356,7 +245,7 @@ func TestFaultsBeforeFirstByte(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				p := u.provider(t, nil)
-				req := request(t, "fake/fault-"+tc.fault, stream, helloBody)
+				req := adaptertest.Request(t, "fake/fault-"+tc.fault, stream, adaptertest.HelloBody)
 				var err error
 				if stream {
 					var st shlyuz.ChatStream
@@ -368,7 +257,7 @@ func TestFaultsBeforeFirstByte(t *testing.T) {
 				} else {
 					_, err = p.Chat(context.Background(), req)
 				}
-				e := asError(t, err, tc.status, tc.code, tc.fault_)
+				e := adaptertest.AsError(t, err, tc.status, tc.code, tc.fault_)
 				if e.RetryAfter != tc.retryAfter {
 					t.Errorf("RetryAfter = %v, want %v", e.RetryAfter, tc.retryAfter)
 				}
@@ -383,15 +272,15 @@ func TestFaultsBeforeFirstByte(t *testing.T) {
 func TestFaultHeader(t *testing.T) {
 	u := startFake(t, fake.Options{})
 	p := u.provider(t, func(c *shlyuz.UpstreamConfig) { c.Headers = map[string]string{fake.FaultHeader: "500"} })
-	_, err := p.Chat(context.Background(), request(t, "fake/model", false, helloBody))
-	asError(t, err, 502, "upstream_error", true)
+	_, err := p.Chat(context.Background(), adaptertest.Request(t, "fake/model", false, adaptertest.HelloBody))
+	adaptertest.AsError(t, err, 502, "upstream_error", true)
 }
 
 func TestWrongKeyNotLeaked(t *testing.T) {
 	u := startFake(t, fake.Options{APIKey: "sk-right-key-000000"})
 	p := u.provider(t, func(c *shlyuz.UpstreamConfig) { c.APIKey = "sk-wrong-key-123456789" })
-	_, err := p.Chat(context.Background(), request(t, "fake/model", false, helloBody))
-	e := asError(t, err, 502, "upstream_error", true)
+	_, err := p.Chat(context.Background(), adaptertest.Request(t, "fake/model", false, adaptertest.HelloBody))
+	e := adaptertest.AsError(t, err, 502, "upstream_error", true)
 	for _, part := range []string{"sk-", "6789", "Incorrect"} {
 		if strings.Contains(e.Message, part) {
 			t.Errorf("message %q leaks %q", e.Message, part)
@@ -402,10 +291,10 @@ func TestWrongKeyNotLeaked(t *testing.T) {
 func TestMalformedReply(t *testing.T) {
 	u := startFake(t, fake.Options{})
 	p := u.provider(t, nil)
-	_, err := p.Chat(context.Background(), request(t, "fake/fault-malformed", false, helloBody))
-	asError(t, err, 502, "upstream_error", true)
-	_, err = p.Chat(context.Background(), request(t, "fake/fault-cut", false, helloBody))
-	asError(t, err, 502, "upstream_error", true)
+	_, err := p.Chat(context.Background(), adaptertest.Request(t, "fake/fault-malformed", false, adaptertest.HelloBody))
+	adaptertest.AsError(t, err, 502, "upstream_error", true)
+	_, err = p.Chat(context.Background(), adaptertest.Request(t, "fake/fault-cut", false, adaptertest.HelloBody))
+	adaptertest.AsError(t, err, 502, "upstream_error", true)
 }
 
 // TestStreamFaults checks failures after the stream started: Next returns them.
@@ -421,13 +310,13 @@ func TestStreamFaults(t *testing.T) {
 	} {
 		t.Run(tc.fault, func(t *testing.T) {
 			p := u.provider(t, nil)
-			st, err := p.ChatStream(context.Background(), request(t, "fake/fault-"+tc.fault, true, helloBody))
+			st, err := p.ChatStream(context.Background(), adaptertest.Request(t, "fake/fault-"+tc.fault, true, adaptertest.HelloBody))
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			events, err := readAll(t, st)
-			e := asError(t, err, 502, "upstream_error", true)
+			events, err := adaptertest.ReadAll(st)
+			e := adaptertest.AsError(t, err, 502, "upstream_error", true)
 			if !strings.Contains(e.Message, tc.msg) {
 				t.Errorf("message %q does not mention %q", e.Message, tc.msg)
 			}
@@ -445,135 +334,11 @@ func TestStreamFaults(t *testing.T) {
 	}
 }
 
-func TestUnreachable(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens there now
-	p := openai.New(shlyuz.UpstreamConfig{Name: "gone", BaseURL: "http://" + addr + "/v1"})
-	_, err = p.Chat(context.Background(), request(t, "m", false, helloBody))
-	e := asError(t, err, 502, "upstream_error", true)
-	if !strings.Contains(e.Message, "unreachable") || strings.Contains(e.Message, addr) {
-		t.Errorf("message = %q", e.Message)
-	}
-	_, err = p.ChatStream(context.Background(), request(t, "m", true, helloBody))
-	asError(t, err, 502, "upstream_error", true)
-
-	p = openai.New(shlyuz.UpstreamConfig{Name: "nxdomain", BaseURL: "http://no-such-host.invalid/v1"})
-	_, err = p.Chat(context.Background(), request(t, "m", false, helloBody))
-	asError(t, err, 502, "upstream_error", true)
-}
-
-func TestChatTimeout(t *testing.T) {
-	u := startFake(t, fake.Options{})
-	p := u.provider(t, func(c *shlyuz.UpstreamConfig) { c.Timeout = 50 * time.Millisecond })
-	_, err := p.Chat(context.Background(), request(t, "fake/fault-hang", false, helloBody))
-	asError(t, err, 504, "upstream_timeout", true)
-}
-
-func TestFirstByteTimeout(t *testing.T) {
-	u := startFake(t, fake.Options{})
-	p := u.provider(t, func(c *shlyuz.UpstreamConfig) { c.FirstByteTimeout = 50 * time.Millisecond })
-	_, err := p.ChatStream(context.Background(), request(t, "fake/fault-slow", true, helloBody))
-	asError(t, err, 504, "upstream_timeout", true)
-}
-
-func TestIdleTimeout(t *testing.T) {
-	u := startFake(t, fake.Options{ReplyTokens: 4})
-	p := u.provider(t, func(c *shlyuz.UpstreamConfig) { c.IdleTimeout = 50 * time.Millisecond })
-	st, err := p.ChatStream(context.Background(), request(t, "fake/fault-stall", true, helloBody))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	events, err := readAll(t, st)
-	asError(t, err, 504, "upstream_timeout", true)
-	if len(events) != 3 { // role chunk and two tokens, then silence
-		t.Errorf("%d events before the stall, want 3", len(events))
-	}
-}
-
-func TestCloseDuringNext(t *testing.T) {
-	u := startFake(t, fake.Options{ReplyTokens: 4})
-	p := u.provider(t, nil)
-	st, err := p.ChatStream(context.Background(), request(t, "fake/fault-stall", true, helloBody))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 3; i++ { // role chunk and two tokens; the next Next blocks
-		if _, err := st.Next(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	started := make(chan struct{})
-	done := make(chan error, 1)
-	go func() {
-		close(started)
-		_, err := st.Next()
-		done <- err
-	}()
-	<-started
-	var wg sync.WaitGroup
-	for i := 0; i < 3; i++ { // Close is idempotent and safe from many goroutines
-		wg.Add(1)
-		go func() { defer wg.Done(); st.Close() }()
-	}
-	wg.Wait()
-	select {
-	case err := <-done:
-		if !errors.Is(err, openai.ErrStreamClosed) || !errors.Is(err, context.Canceled) {
-			t.Errorf("Next after Close = %v, want ErrStreamClosed", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Next still blocked after Close")
-	}
-	if err := st.Close(); err != nil {
-		t.Errorf("second Close = %v", err)
-	}
-}
-
-func TestContextCanceled(t *testing.T) {
-	arrived := make(chan struct{}, 4)
-	u := startFake(t, fake.Options{OnRequest: func(*http.Request, []byte) { arrived <- struct{}{} }})
-	p := u.provider(t, nil)
-
-	t.Run("chat", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
-		go func() { <-arrived; cancel() }()
-		_, err := p.Chat(ctx, request(t, "fake/fault-hang", false, helloBody))
-		var e *shlyuz.Error
-		if !errors.Is(err, context.Canceled) || errors.As(err, &e) {
-			t.Errorf("err = %v, want context.Canceled and no *Error", err)
-		}
-	})
-	t.Run("stream before headers", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
-		go func() { <-arrived; cancel() }()
-		_, err := p.ChatStream(ctx, request(t, "fake/fault-hang", true, helloBody))
-		if err != context.Canceled {
-			t.Errorf("err = %v, want context.Canceled", err)
-		}
-	})
-	t.Run("stream after headers", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		st, err := p.ChatStream(ctx, request(t, "fake/fault-stall", true, helloBody))
-		if err != nil {
-			t.Fatal(err)
-		}
-		<-arrived
-		defer st.Close()
-		if _, err := st.Next(); err != nil {
-			t.Fatal(err)
-		}
-		cancel()
-		_, err = readAll(t, st)
-		if err != context.Canceled {
-			t.Errorf("err = %v, want context.Canceled", err)
-		}
-	})
+// TestUnknownHost: a host name that does not resolve is an unreachable upstream.
+func TestUnknownHost(t *testing.T) {
+	p := openai.New(shlyuz.UpstreamConfig{Name: "nxdomain", BaseURL: "http://no-such-host.invalid/v1"})
+	_, err := p.Chat(context.Background(), adaptertest.Request(t, "m", false, adaptertest.HelloBody))
+	adaptertest.AsError(t, err, 502, "upstream_error", true)
 }
 
 func TestLongLines(t *testing.T) {
@@ -585,17 +350,17 @@ func TestLongLines(t *testing.T) {
 	}))
 	defer ts.Close()
 	p := openai.New(shlyuz.UpstreamConfig{BaseURL: ts.URL})
-	st, err := p.ChatStream(context.Background(), request(t, "m", true, helloBody))
+	st, err := p.ChatStream(context.Background(), adaptertest.Request(t, "m", true, adaptertest.HelloBody))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	events, err := readAll(t, st)
+	events, err := adaptertest.ReadAll(st)
 	if err != io.EOF || len(events) != 1 {
 		t.Fatalf("%d events, err %v", len(events), err)
 	}
-	var c chunk
-	if err := json.Unmarshal(events[0].Data, &c); err != nil || c.Choices[0].Delta.Content != big || c.ID != "gen-abc" {
+	var c adaptertest.Chunk
+	if err := json.Unmarshal(events[0].Data, &c); err != nil || c.Choices[0].Delta.Text() != big || c.ID != "gen-abc" {
 		t.Fatalf("chunk not intact: %v", err)
 	}
 }
@@ -607,9 +372,24 @@ func TestJSONInsteadOfStream(t *testing.T) {
 	}))
 	defer ts.Close()
 	p := openai.New(shlyuz.UpstreamConfig{BaseURL: ts.URL})
-	_, err := p.ChatStream(context.Background(), request(t, "m", true, helloBody))
-	e := asError(t, err, 502, "upstream_error", true)
+	_, err := p.ChatStream(context.Background(), adaptertest.Request(t, "m", true, adaptertest.HelloBody))
+	e := adaptertest.AsError(t, err, 502, "upstream_error", true)
 	if !strings.Contains(e.Message, "streaming is not supported") {
 		t.Errorf("message = %q", e.Message)
 	}
+}
+
+// TestTransport runs the checks of timeouts, cancellation and connections
+// that every adapter passes.
+func TestTransport(t *testing.T) {
+	adaptertest.Transport(t, adaptertest.Target{
+		Provider: func(t *testing.T, u *adaptertest.Upstream, mod func(*shlyuz.UpstreamConfig)) shlyuz.Provider {
+			return (&upstream{u}).provider(t, mod)
+		},
+		Request: adaptertest.Request,
+		Model:   "fake/model",
+		Faults:  "fake/",
+		Lead:    3, // the role chunk and two tokens
+		Closed:  openai.ErrStreamClosed,
+	})
 }

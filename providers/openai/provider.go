@@ -9,24 +9,18 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"mime"
-	"net"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
-// Limits on what is read from an upstream.
-const (
-	maxReplyBytes = 256 << 20 // a non-streamed reply (images come base64)
-	maxErrorBytes = 64 << 10  // an error body
-)
+// maxReplyBytes bounds a non-streamed reply (images come base64).
+const maxReplyBytes = 256 << 20
 
 // Provider is one OpenAI-compatible upstream endpoint. It is safe for
 // concurrent use; its connections are pooled and kept alive.
@@ -62,7 +56,7 @@ func New(cfg shlyuz.UpstreamConfig) *Provider {
 		now:    time.Now,
 	}
 	fh := h.Clone()
-	fh.Set("Accept", "application/json") // as newRequest for a non-streamed call
+	fh.Set("Accept", upstream.Accept(false)) // as the net/http path sets it for a non-streamed call
 	p.fast = newFastChat(p.url, fh, cfg.Timeout, nil)
 	return p
 }
@@ -72,21 +66,7 @@ func New(cfg shlyuz.UpstreamConfig) *Provider {
 // overall timeout (a stream may last many minutes; the adapter bounds the
 // phases of a call itself).
 func NewTransport() *http.Transport {
-	return &http.Transport{
-		Proxy: http.ProxyFromEnvironment,
-		DialContext: (&net.Dialer{
-			Timeout:   10 * time.Second,
-			KeepAlive: 30 * time.Second,
-		}).DialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          0, // no global cap
-		MaxIdleConnsPerHost:   1024,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ExpectContinueTimeout: time.Second,
-		ReadBufferSize:        16 << 10,
-		WriteBufferSize:       16 << 10,
-	}
+	return upstream.NewTransport()
 }
 
 // Name is the upstream's configured name.
@@ -100,18 +80,26 @@ func (p *Provider) CloseIdleConnections() {
 	}
 }
 
-func (p *Provider) newRequest(ctx context.Context, body []byte, stream bool) (*http.Request, error) {
-	r, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
+// call is a call of the chat completions endpoint with body.
+func (p *Provider) call(body []byte, stream bool) *upstream.Call {
+	return &upstream.Call{
+		Config: &p.cfg,
+		Errors: errs,
+		Send:   upstream.Post(p.client, p.url, p.header, body, upstream.Accept(stream)),
+		Status: func(status int, h http.Header, body []byte) *shlyuz.Error {
+			return statusError(p.cfg.Name, status, h, body, p.now())
+		},
+		JSONError: jsonError,
 	}
-	r.Header = p.header.Clone()
-	if stream {
-		r.Header.Set("Accept", "text/event-stream")
-	} else {
-		r.Header.Set("Accept", "application/json")
+}
+
+// jsonError reads a JSON reply in place of a stream: some servers answer an
+// error (or refuse to stream) this way.
+func jsonError(body []byte) *shlyuz.Error {
+	if we := parseErrorBody(body); we.Parsed {
+		return upstreamStreamError(errorValue(body))
 	}
-	return r, nil
+	return nil
 }
 
 // Chat makes a non-streamed call, bounded by the upstream's Timeout. With a
@@ -127,27 +115,9 @@ func (p *Provider) Chat(ctx context.Context, req *shlyuz.UpstreamRequest) (*shly
 			return p.chatFast(ctx, body, d)
 		}
 	}
-	cctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
-	defer cancel()
-	hreq, err := p.newRequest(cctx, body, false)
+	data, err := p.call(body, false).Reply(ctx, maxReplyBytes)
 	if err != nil {
-		return nil, shlyuz.ErrInternal(err)
-	}
-	resp, err := p.client.Do(hreq)
-	if err != nil {
-		return nil, transportError(p.cfg.Name, ctx, nil, err, false)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
-		return nil, statusError(p.cfg.Name, resp.StatusCode, resp.Header, data, p.now())
-	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxReplyBytes+1))
-	if err != nil {
-		return nil, transportError(p.cfg.Name, ctx, nil, err, true)
-	}
-	if len(data) > maxReplyBytes {
-		return nil, shlyuz.ErrUpstream("The upstream's reply is larger than %d bytes.", maxReplyBytes)
+		return nil, err
 	}
 	return decodeReply(data)
 }
@@ -164,7 +134,7 @@ type wireReply struct {
 func decodeReply(data []byte) (*shlyuz.ChatResponse, error) {
 	var w wireReply
 	if err := json.Unmarshal(data, &w); err != nil {
-		e := malformed("the reply is not valid JSON")
+		e := upstream.Malformed("the reply is not valid JSON")
 		e.Cause = err
 		return nil, e
 	}
@@ -172,11 +142,11 @@ func decodeReply(data []byte) (*shlyuz.ChatResponse, error) {
 		return nil, upstreamStreamError(w.Error)
 	}
 	if len(w.Choices) == 0 || w.Choices[0] != '[' {
-		return nil, malformed("the reply has no choices")
+		return nil, upstream.Malformed("the reply has no choices")
 	}
 	_, finish, _, err := scanChoices(w.Choices)
 	if err != nil {
-		return nil, malformed("the reply's choices are not valid")
+		return nil, upstream.Malformed("the reply's choices are not valid")
 	}
 	r := &shlyuz.ChatResponse{
 		Created:      w.Created,
@@ -197,38 +167,11 @@ func decodeReply(data []byte) (*shlyuz.ChatResponse, error) {
 // gap between chunks.
 func (p *Provider) ChatStream(ctx context.Context, req *shlyuz.UpstreamRequest) (shlyuz.ChatStream, error) {
 	body, clientUsage := buildBody(req, true)
-	sctx, cancel := context.WithCancelCause(ctx)
-	hreq, err := p.newRequest(sctx, body, true)
+	b, err := p.call(body, true).Open(ctx)
 	if err != nil {
-		cancel(nil)
-		return nil, shlyuz.ErrInternal(err)
+		return nil, err
 	}
-	firstByte := time.AfterFunc(p.cfg.FirstByteTimeout, func() { cancel(errFirstByte) })
-	resp, err := p.client.Do(hreq)
-	firstByte.Stop()
-	if err != nil {
-		cause := context.Cause(sctx)
-		cancel(nil)
-		return nil, transportError(p.cfg.Name, ctx, cause, err, false)
-	}
-	if resp.StatusCode/100 != 2 {
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
-		resp.Body.Close()
-		cancel(nil)
-		return nil, statusError(p.cfg.Name, resp.StatusCode, resp.Header, data, p.now())
-	}
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
-		// Not a stream: some servers answer an error (or refuse to stream) this way.
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
-		resp.Body.Close()
-		cancel(nil)
-		if we := parseErrorBody(data); we.Parsed {
-			return nil, upstreamStreamError(errorValue(data))
-		}
-		return nil, malformed("the upstream answered JSON instead of an event stream")
-	}
-	return newStream(p.cfg.Name, ctx, sctx, cancel, resp.Body, p.cfg.IdleTimeout,
-		newRewriter(req.GenerationID, req.Model, clientUsage)), nil
+	return newStream(b, newRewriter(req.GenerationID, req.Model, clientUsage)), nil
 }
 
 // errorValue is the value of the top-level "error" key of a body, or the body itself.

@@ -62,30 +62,6 @@ func FuzzRewrite(f *testing.F) {
 	})
 }
 
-func TestRetryAfter(t *testing.T) {
-	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	for _, tc := range []struct {
-		header map[string]string
-		want   time.Duration
-	}{
-		{map[string]string{"Retry-After-Ms": "1500", "Retry-After": "9"}, 1500 * time.Millisecond},
-		{map[string]string{"Retry-After": "2"}, 2 * time.Second},
-		{map[string]string{"Retry-After": "0.5"}, 500 * time.Millisecond},
-		{map[string]string{"Retry-After": now.Add(30 * time.Second).Format(http.TimeFormat)}, 30 * time.Second},
-		{map[string]string{"Retry-After": now.Add(-time.Second).Format(http.TimeFormat)}, 0},
-		{map[string]string{"Retry-After": "soon"}, 0},
-		{nil, 0},
-	} {
-		h := http.Header{}
-		for k, v := range tc.header {
-			h.Set(k, v)
-		}
-		if got := retryAfter(h, now); got != tc.want {
-			t.Errorf("%v: %v, want %v", tc.header, got, tc.want)
-		}
-	}
-}
-
 // TestErrorBodies checks the error shapes of OpenAI-compatible servers.
 func TestErrorBodies(t *testing.T) {
 	for _, tc := range []struct {
@@ -119,13 +95,5 @@ func TestErrorBodies(t *testing.T) {
 				t.Errorf("param %q, want %q", param, tc.param)
 			}
 		})
-	}
-}
-
-func TestClip(t *testing.T) {
-	long := strings.Repeat("я", maxMessage)
-	got := clip(long)
-	if len(got) > maxMessage+len("…") || !strings.HasSuffix(got, "…") || !json.Valid([]byte(`"`+got+`"`)) {
-		t.Errorf("clip: %d bytes", len(got))
 	}
 }

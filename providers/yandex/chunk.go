@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
 // chunker turns the native stream's objects, each carrying the whole text so
@@ -65,7 +66,7 @@ func (c *chunker) step(res *wireResult) (ev shlyuz.StreamEvent, skip bool, err *
 	a := &res.Alternatives[0]
 	calls, cerr := a.toolCalls()
 	if cerr != nil {
-		return ev, false, malformed("a tool call's arguments are not valid JSON")
+		return ev, false, upstream.Malformed("a tool call's arguments are not valid JSON")
 	}
 	finish := finishReason(a.Status, len(calls) > 0)
 

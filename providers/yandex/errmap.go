@@ -1,33 +1,23 @@
 package yandex
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
+
+// errs are the adapter's reasons for giving up a call.
+var errs = upstream.NewErrors("yandex")
 
 // ErrStreamClosed is what a Next blocked on the upstream returns when Close
 // ends the stream. It wraps context.Canceled: closing is the caller's choice,
 // never the upstream's fault.
-var ErrStreamClosed = fmt.Errorf("yandex: stream closed: %w", context.Canceled)
-
-// Causes of the stream context's cancellation, told apart in Next.
-var (
-	errIdle      = errors.New("yandex: upstream idle")
-	errFirstByte = errors.New("yandex: no first byte from upstream")
-)
-
-// maxMessage bounds an upstream message copied into an error.
-const maxMessage = 1000
+var ErrStreamClosed = errs.Closed
 
 // defaultRetryAfter is the wait suggested after a 429 that names none: the
 // native API sends no Retry-After of its own (its per-second quotas refill in
@@ -87,23 +77,6 @@ var grpcHTTP = map[int64]int{
 	10: 409, 11: 400, 12: 501, 13: 500, 14: 503, 15: 500, 16: 401,
 }
 
-// clip bounds an upstream message to maxMessage bytes on a rune boundary.
-func clip(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= maxMessage {
-		return s
-	}
-	cut := maxMessage
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-func malformed(detail string) *shlyuz.Error {
-	return shlyuz.ErrUpstream("The upstream answered malformed data: %s.", detail)
-}
-
 // isQuota reports whether a refusal is a quota that will not refill soon (an
 // hourly, daily or monthly one) or a billing problem, as opposed to a
 // per-second rate limit. Yandex words both as "… rate quota limit exceed:
@@ -121,18 +94,18 @@ func isQuota(msg string) bool {
 
 // statusError maps a non-2xx reply (or an error object inside a 200 stream
 // before any event) to the error the client sees.
-func statusError(upstream string, status int, h http.Header, body []byte, now time.Time) *shlyuz.Error {
+func statusError(name string, status int, h http.Header, body []byte, now time.Time) *shlyuz.Error {
 	we, parsed := parseErrorBody(body)
-	return mapError(upstream, status, h, we, parsed, now)
+	return mapError(name, status, h, we, parsed, now)
 }
 
-func mapError(upstream string, status int, h http.Header, we wireError, parsed bool, now time.Time) *shlyuz.Error {
-	msg := clip(we.Message)
+func mapError(name string, status int, h http.Header, we wireError, parsed bool, now time.Time) *shlyuz.Error {
+	msg := upstream.Clip(we.Message)
 	if msg == "" {
 		msg = http.StatusText(status)
 	}
 	grpc := grpcNames[we.GRPCCode]
-	cause := fmt.Errorf("upstream %s: HTTP %d: grpc=%d: %s", upstream, status, we.GRPCCode, msg)
+	cause := fmt.Errorf("upstream %s: HTTP %d: grpc=%d: %s", name, status, we.GRPCCode, msg)
 	var e *shlyuz.Error
 	switch {
 	case isQuota(we.Message) && (status == http.StatusTooManyRequests || status == http.StatusPaymentRequired ||
@@ -147,7 +120,7 @@ func mapError(upstream string, status int, h http.Header, we wireError, parsed b
 		} else {
 			e = shlyuz.ErrUpstream("The upstream refused the gateway's credentials (HTTP %d).", status)
 		}
-		cause = fmt.Errorf("upstream %s: HTTP %d: grpc=%d", upstream, status, we.GRPCCode)
+		cause = fmt.Errorf("upstream %s: HTTP %d: grpc=%d", name, status, we.GRPCCode)
 	case status == http.StatusTooManyRequests:
 		e = shlyuz.ErrRateLimited(retryAfter(h, now), "The upstream is rate limiting requests: %s", msg)
 		e.UpstreamFault = true
@@ -174,7 +147,7 @@ func mapError(upstream string, status int, h http.Header, we wireError, parsed b
 // streamError maps an error object inside a 200 stream. Before the first
 // event it is mapped like an HTTP error (the gateway may still fall back);
 // after it, it is the upstream failing half way.
-func streamError(upstream string, v []byte, started bool, now time.Time) *shlyuz.Error {
+func streamError(name string, v []byte, started bool, now time.Time) *shlyuz.Error {
 	we := parseErrorValue(v)
 	if !started {
 		status := we.HTTPCode
@@ -184,9 +157,9 @@ func streamError(upstream string, v []byte, started bool, now time.Time) *shlyuz
 		if status == 0 {
 			status = http.StatusInternalServerError
 		}
-		return mapError(upstream, status, nil, we, true, now)
+		return mapError(name, status, nil, we, true, now)
 	}
-	msg := clip(we.Message)
+	msg := upstream.Clip(we.Message)
 	if msg == "" {
 		msg = "no message"
 	}
@@ -194,58 +167,12 @@ func streamError(upstream string, v []byte, started bool, now time.Time) *shlyuz
 		msg = "credentials refused"
 	}
 	e := shlyuz.ErrUpstream("The upstream reported an error: %s", msg)
-	e.Cause = fmt.Errorf("upstream %s: stream error: grpc=%d http=%d: %s", upstream, we.GRPCCode, we.HTTPCode, msg)
+	e.Cause = fmt.Errorf("upstream %s: stream error: grpc=%d http=%d: %s", name, we.GRPCCode, we.HTTPCode, msg)
 	return e
 }
 
 // retryAfter reads Retry-After in seconds or as an HTTP date; a 429 without one
 // gets defaultRetryAfter.
 func retryAfter(h http.Header, now time.Time) time.Duration {
-	v := h.Get("Retry-After")
-	if v == "" {
-		return defaultRetryAfter
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s > 0 {
-			return time.Duration(s * float64(time.Second))
-		}
-		return defaultRetryAfter
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d
-		}
-	}
-	return defaultRetryAfter
-}
-
-// transportError maps a failure to reach the upstream (broken == false) or to
-// read the rest of its reply (broken == true). A caller's cancellation comes
-// back as the context's error, untouched.
-func transportError(upstream string, parent context.Context, cause error, err error, broken bool) error {
-	if perr := parent.Err(); perr != nil && errors.Is(perr, context.Canceled) {
-		return perr
-	}
-	switch {
-	case cause == errIdle:
-		e := shlyuz.ErrUpstreamTimeout("The upstream stopped sending the stream.")
-		e.Cause = fmt.Errorf("upstream %s: idle timeout: %w", upstream, err)
-		return e
-	case cause == errFirstByte, errors.Is(err, context.DeadlineExceeded), isTimeout(err):
-		e := shlyuz.ErrUpstreamTimeout("The upstream did not answer in time.")
-		e.Cause = fmt.Errorf("upstream %s: %w", upstream, err)
-		return e
-	}
-	msg := "The upstream is unreachable."
-	if broken {
-		msg = "The upstream broke off its reply."
-	}
-	e := shlyuz.ErrUpstream("%s", msg)
-	e.Cause = fmt.Errorf("upstream %s: %w", upstream, err)
-	return e
-}
-
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
+	return upstream.RetryAfterOr(h, now, defaultRetryAfter)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/shlyuz/shlyuz/providers/fake"
+	"github.com/shlyuz/shlyuz/providers/internal/adaptertest"
 )
 
 // These tests speak the native API to the fake directly, to pin down the
@@ -16,17 +17,7 @@ import (
 
 func postNative(t *testing.T, u *upstream, path, body string, header map[string]string) *http.Response {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, u.ts.URL+path, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	return resp
+	return adaptertest.Post(t, u.TS.URL+path, body, map[string]string{"Content-Type": "application/json"}, header)
 }
 
 var nativeHeader = map[string]string{"Authorization": "Api-Key " + apiKey, "x-folder-id": folder}

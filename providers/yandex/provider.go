@@ -12,17 +12,15 @@
 package yandex
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/shlyuz/shlyuz"
-	"github.com/shlyuz/shlyuz/providers/openai"
+	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
 // DefaultBaseURL is the native API's host, used when the config names none.
@@ -31,11 +29,8 @@ const DefaultBaseURL = "https://llm.api.cloud.yandex.net"
 // completionPath is the native completion endpoint under the base URL.
 const completionPath = "/foundationModels/v1/completion"
 
-// Limits on what is read from an upstream.
-const (
-	maxReplyBytes = 64 << 20 // a non-streamed reply
-	maxErrorBytes = 64 << 10 // an error body
-)
+// maxReplyBytes bounds a non-streamed reply.
+const maxReplyBytes = 64 << 20
 
 // Provider is one Yandex Foundation Models endpoint and folder. It is safe for
 // concurrent use; its connections are pooled and kept alive.
@@ -93,7 +88,7 @@ func New(cfg shlyuz.UpstreamConfig) (*Provider, error) {
 		cfg:    cfg,
 		url:    base + completionPath,
 		header: h,
-		client: &http.Client{Transport: openai.NewTransport()},
+		client: &http.Client{Transport: upstream.NewTransport()},
 		now:    time.Now,
 	}, nil
 }
@@ -104,13 +99,17 @@ func (p *Provider) Name() string { return p.cfg.Name }
 // CloseIdleConnections closes the pooled connections that are not in use.
 func (p *Provider) CloseIdleConnections() { p.client.CloseIdleConnections() }
 
-func (p *Provider) newRequest(ctx context.Context, body []byte) (*http.Request, error) {
-	r, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
+// call is a call of the completion endpoint with body. Its reply to a
+// streamed call is JSON too.
+func (p *Provider) call(body []byte) *upstream.Call {
+	return &upstream.Call{
+		Config: &p.cfg,
+		Errors: errs,
+		Send:   upstream.Post(p.client, p.url, p.header, body, ""),
+		Status: func(status int, h http.Header, body []byte) *shlyuz.Error {
+			return statusError(p.cfg.Name, status, h, body, p.now())
+		},
 	}
-	r.Header = p.header.Clone()
-	return r, nil
 }
 
 func (p *Provider) body(req *shlyuz.UpstreamRequest, stream bool) ([]byte, error) {
@@ -126,27 +125,9 @@ func (p *Provider) Chat(ctx context.Context, req *shlyuz.UpstreamRequest) (*shly
 	if err != nil {
 		return nil, err
 	}
-	cctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
-	defer cancel()
-	hreq, err := p.newRequest(cctx, body)
+	data, err := p.call(body).Reply(ctx, maxReplyBytes)
 	if err != nil {
-		return nil, shlyuz.ErrInternal(err)
-	}
-	resp, err := p.client.Do(hreq)
-	if err != nil {
-		return nil, transportError(p.cfg.Name, ctx, nil, err, false)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
-		return nil, statusError(p.cfg.Name, resp.StatusCode, resp.Header, data, p.now())
-	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxReplyBytes+1))
-	if err != nil {
-		return nil, transportError(p.cfg.Name, ctx, nil, err, true)
-	}
-	if len(data) > maxReplyBytes {
-		return nil, shlyuz.ErrUpstream("The upstream's reply is larger than %d bytes.", maxReplyBytes)
+		return nil, err
 	}
 	return decodeReply(p.cfg.Name, data, req.GenerationID, p.now())
 }
@@ -159,26 +140,9 @@ func (p *Provider) ChatStream(ctx context.Context, req *shlyuz.UpstreamRequest) 
 	if err != nil {
 		return nil, err
 	}
-	sctx, cancel := context.WithCancelCause(ctx)
-	hreq, err := p.newRequest(sctx, body)
+	b, err := p.call(body).Open(ctx)
 	if err != nil {
-		cancel(nil)
-		return nil, shlyuz.ErrInternal(err)
+		return nil, err
 	}
-	firstByte := time.AfterFunc(p.cfg.FirstByteTimeout, func() { cancel(errFirstByte) })
-	resp, err := p.client.Do(hreq)
-	firstByte.Stop()
-	if err != nil {
-		cause := context.Cause(sctx)
-		cancel(nil)
-		return nil, transportError(p.cfg.Name, ctx, cause, err, false)
-	}
-	if resp.StatusCode/100 != 2 {
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
-		resp.Body.Close()
-		cancel(nil)
-		return nil, statusError(p.cfg.Name, resp.StatusCode, resp.Header, data, p.now())
-	}
-	return newStream(p.cfg.Name, ctx, sctx, cancel, resp.Body, p.cfg.IdleTimeout,
-		newChunker(req, p.now().Unix()), p.now), nil
+	return newStream(p.cfg.Name, b, newChunker(req, p.now().Unix()), p.now), nil
 }

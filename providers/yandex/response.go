@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
 // wireEnvelope is one native reply object: a whole reply, or one object of a
@@ -210,18 +211,18 @@ func jsonProblem(data []byte) string {
 }
 
 // decodeReply turns a non-streamed native reply into OpenAI's choices.
-func decodeReply(upstream string, data []byte, generationID string, now time.Time) (*shlyuz.ChatResponse, error) {
+func decodeReply(name string, data []byte, generationID string, now time.Time) (*shlyuz.ChatResponse, error) {
 	env, res, err := decodeEnvelope(data)
 	if err != nil {
-		e := malformed("the reply " + jsonProblem(data))
+		e := upstream.Malformed("the reply " + jsonProblem(data))
 		e.Cause = err
 		return nil, e
 	}
 	if present(env.Error) {
-		return nil, streamError(upstream, env.Error, false, now)
+		return nil, streamError(name, env.Error, false, now)
 	}
 	if len(res.Alternatives) == 0 {
-		return nil, malformed("the reply has no alternatives")
+		return nil, upstream.Malformed("the reply has no alternatives")
 	}
 	b := make([]byte, 0, 256)
 	b = append(b, '[')
@@ -231,7 +232,7 @@ func decodeReply(upstream string, data []byte, generationID string, now time.Tim
 		a := &res.Alternatives[i]
 		calls, err := a.toolCalls()
 		if err != nil {
-			return nil, malformed("a tool call's arguments are not valid JSON")
+			return nil, upstream.Malformed("a tool call's arguments are not valid JSON")
 		}
 		finish := finishReason(a.Status, len(calls) > 0)
 		if finish == "" {

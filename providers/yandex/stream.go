@@ -2,22 +2,16 @@ package yandex
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"io"
-	"sync"
 	"time"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
-const (
-	readerSize = 8 << 10  // stream objects are a few hundred bytes to a few kilobytes
-	maxObject  = 64 << 20 // one stream object (it repeats the whole text so far) is never larger
-	drainLimit = 64 << 10 // read after a [DONE] so the connection goes back to the pool
-)
-
-var readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readerSize) }}
+// maxObject bounds one stream object (it repeats the whole text so far).
+const maxObject = 64 << 20
 
 // Framing failures of the stream body.
 var (
@@ -33,41 +27,17 @@ var (
 // elements of a JSON array. Next is called from one goroutine; Close may be
 // called from any goroutine at any time.
 type stream struct {
-	upstream string
-	parent   context.Context // the caller's context
-	ctx      context.Context // the request's context, cancelled with a cause
-	cancel   context.CancelCauseFunc
-	body     io.ReadCloser
-	closed   sync.Once
-	now      func() time.Time
-
-	br          *bufio.Reader
-	ch          *chunker
-	idleTimeout time.Duration
-	idle        *time.Timer
+	name string // the upstream's
+	body *upstream.Body
+	ch   *chunker
+	now  func() time.Time
 
 	buf []byte // the object being read
 	err error  // sticky: once set, Next returns it
 }
 
-func newStream(upstream string, parent, ctx context.Context, cancel context.CancelCauseFunc,
-	body io.ReadCloser, idleTimeout time.Duration, ch *chunker, now func() time.Time) *stream {
-	br := readerPool.Get().(*bufio.Reader)
-	br.Reset(body)
-	s := &stream{
-		upstream:    upstream,
-		parent:      parent,
-		ctx:         ctx,
-		cancel:      cancel,
-		body:        body,
-		now:         now,
-		br:          br,
-		ch:          ch,
-		idleTimeout: idleTimeout,
-	}
-	s.idle = time.AfterFunc(time.Hour, func() { cancel(errIdle) })
-	s.idle.Stop()
-	return s
+func newStream(name string, body *upstream.Body, ch *chunker, now func() time.Time) *stream {
+	return &stream{name: name, body: body, ch: ch, now: now}
 }
 
 // Next returns the next chunk, io.EOF at the end of the stream, an *Error
@@ -78,7 +48,7 @@ func (s *stream) Next() (shlyuz.StreamEvent, error) {
 		return shlyuz.StreamEvent{}, s.err
 	}
 	ev, err := s.next()
-	s.idle.Stop()
+	s.body.Unwatch()
 	if err != nil {
 		s.finish(err)
 		return shlyuz.StreamEvent{}, err
@@ -88,55 +58,44 @@ func (s *stream) Next() (shlyuz.StreamEvent, error) {
 
 // Close releases the connection. It is idempotent and unblocks a Next waiting on the upstream.
 func (s *stream) Close() error {
-	s.cancel(ErrStreamClosed)
-	s.closeBody()
-	return nil
-}
-
-func (s *stream) closeBody() {
-	s.closed.Do(func() { s.body.Close() })
+	return s.body.Close()
 }
 
 // finish ends the stream with err; it runs on Next's goroutine.
 func (s *stream) finish(err error) {
 	s.err = err
-	s.idle.Stop()
-	s.closeBody()
-	s.cancel(context.Canceled)
-	s.br.Reset(nil)
-	readerPool.Put(s.br)
-	s.br = nil
+	s.body.Release()
 	s.buf = nil
 }
 
 func (s *stream) next() (shlyuz.StreamEvent, error) {
 	for {
-		s.idle.Reset(s.idleTimeout)
+		s.body.Watch()
 		obj, err := s.readObject()
 		switch {
-		case err == io.EOF && context.Cause(s.ctx) == nil:
+		case err == io.EOF && !s.body.Cancelled():
 			if s.ch.finished {
 				return shlyuz.StreamEvent{}, io.EOF
 			}
-			return shlyuz.StreamEvent{}, shlyuz.ErrUpstream("The upstream ended the stream before it finished.")
+			return shlyuz.StreamEvent{}, upstream.EndedEarly()
 		case err == errDone:
 			if !s.ch.finished {
-				return shlyuz.StreamEvent{}, shlyuz.ErrUpstream("The upstream ended the stream before it finished.")
+				return shlyuz.StreamEvent{}, upstream.EndedEarly()
 			}
 			// Read the rest so that the connection can be reused.
-			_, _ = io.CopyN(io.Discard, s.br, drainLimit)
+			s.body.Drain()
 			return shlyuz.StreamEvent{}, io.EOF
 		case err != nil:
 			return shlyuz.StreamEvent{}, s.readError(err)
 		}
 		env, res, jerr := decodeEnvelope(obj)
 		if jerr != nil {
-			e := malformed("a stream object " + jsonProblem(obj))
+			e := upstream.Malformed("a stream object " + jsonProblem(obj))
 			e.Cause = jerr
 			return shlyuz.StreamEvent{}, e
 		}
 		if present(env.Error) {
-			return shlyuz.StreamEvent{}, streamError(s.upstream, env.Error, s.ch.started, s.now())
+			return shlyuz.StreamEvent{}, streamError(s.name, env.Error, s.ch.started, s.now())
 		}
 		ev, skip, cerr := s.ch.step(res)
 		if cerr != nil {
@@ -152,7 +111,7 @@ func (s *stream) next() (shlyuz.StreamEvent, error) {
 // read), io.EOF at a clean end between objects, errDone at a [DONE] marker.
 func (s *stream) readObject() ([]byte, error) {
 	for {
-		c, err := s.br.ReadByte()
+		c, err := s.body.R.ReadByte()
 		if err != nil {
 			return nil, err
 		}
@@ -162,8 +121,8 @@ func (s *stream) readObject() ([]byte, error) {
 		case '{':
 			return s.readRest()
 		case '[':
-			if b, _ := s.br.Peek(5); string(b) == "DONE]" {
-				_, _ = s.br.Discard(5)
+			if b, _ := s.body.R.Peek(5); string(b) == "DONE]" {
+				_, _ = s.body.R.Discard(5)
 				return nil, errDone
 			}
 			continue // a stream framed as a JSON array
@@ -182,14 +141,14 @@ func (s *stream) readObject() ([]byte, error) {
 			}
 			name[n] = c
 			n++
-			if c, err = s.br.ReadByte(); err != nil {
+			if c, err = s.body.R.ReadByte(); err != nil {
 				return nil, eofInside(err)
 			}
 		}
 		switch string(name[:n]) {
 		case "data":
-			if b, _ := s.br.Peek(1); len(b) == 1 && b[0] == ' ' {
-				_, _ = s.br.Discard(1)
+			if b, _ := s.body.R.Peek(1); len(b) == 1 && b[0] == ' ' {
+				_, _ = s.body.R.Discard(1)
 			}
 		case "event", "id", "retry":
 			if err := s.skipLine(); err != nil {
@@ -206,7 +165,7 @@ func (s *stream) readRest() ([]byte, error) {
 	buf := append(s.buf[:0], '{')
 	depth, inString, escaped := 1, false, false
 	for {
-		c, err := s.br.ReadByte()
+		c, err := s.body.R.ReadByte()
 		if err != nil {
 			return nil, eofInside(err)
 		}
@@ -244,7 +203,7 @@ func (s *stream) readRest() ([]byte, error) {
 
 func (s *stream) skipLine() error {
 	for {
-		_, err := s.br.ReadSlice('\n')
+		_, err := s.body.R.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
 			continue
 		}
@@ -266,15 +225,11 @@ func eofInside(err error) error {
 func (s *stream) readError(err error) error {
 	switch err {
 	case errFraming:
-		return malformed("the stream is not a sequence of JSON objects")
+		return upstream.Malformed("the stream is not a sequence of JSON objects")
 	case errTooLarge:
 		return shlyuz.ErrUpstream("The upstream sent a stream object larger than %d bytes.", maxObject)
 	case errTruncated:
 		return shlyuz.ErrUpstream("The upstream broke off its reply in the middle of an object.")
 	}
-	cause := context.Cause(s.ctx)
-	if cause == ErrStreamClosed {
-		return ErrStreamClosed
-	}
-	return transportError(s.upstream, s.parent, cause, err, true)
+	return s.body.ReadError(err)
 }

@@ -3,19 +3,16 @@ package yandex_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/providers/fake"
+	"github.com/shlyuz/shlyuz/providers/internal/adaptertest"
 	"github.com/shlyuz/shlyuz/providers/yandex"
 )
 
@@ -24,31 +21,17 @@ const (
 	apiKey = "AQVN-test-key-0123456789"
 )
 
-// upstream is a fake upstream on loopback.
-type upstream struct {
-	fake  *fake.Server
-	ts    *httptest.Server
-	conns atomic.Int64 // TCP connections the server accepted
-}
+// upstream is a fake Yandex Foundation Models API on loopback.
+type upstream struct{ *adaptertest.Upstream }
 
 func startFake(t *testing.T, opts fake.Options) *upstream {
 	t.Helper()
-	u := &upstream{fake: fake.New(opts)}
-	u.ts = httptest.NewUnstartedServer(u.fake)
-	u.ts.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			u.conns.Add(1)
-		}
-	}
-	u.ts.Start()
-	t.Cleanup(u.ts.Close)
-	t.Cleanup(u.fake.Close) // runs first: releases hung handlers
-	return u
+	return &upstream{adaptertest.StartFake(t, opts, nil)}
 }
 
 func (u *upstream) provider(t *testing.T, mod func(*shlyuz.UpstreamConfig)) *yandex.Provider {
 	t.Helper()
-	cfg := shlyuz.UpstreamConfig{Name: "yandex-fake", Protocol: "yandex", BaseURL: u.ts.URL + "/", FolderID: folder, APIKey: apiKey}
+	cfg := shlyuz.UpstreamConfig{Name: "yandex-fake", Protocol: "yandex", BaseURL: u.TS.URL + "/", FolderID: folder, APIKey: apiKey}
 	if mod != nil {
 		mod(&cfg)
 	}
@@ -60,35 +43,12 @@ func (u *upstream) provider(t *testing.T, mod func(*shlyuz.UpstreamConfig)) *yan
 	return p
 }
 
-// request builds an UpstreamRequest from a client body.
+// request builds an UpstreamRequest from a client body, for the public model yandex/<model>.
 func request(t *testing.T, model string, stream bool, body string) *shlyuz.UpstreamRequest {
 	t.Helper()
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(body), &fields); err != nil {
-		t.Fatalf("client body: %v", err)
-	}
-	return &shlyuz.UpstreamRequest{
-		GenerationID:  "gen-abc",
-		Model:         "yandex/" + model,
-		UpstreamModel: model,
-		Fields:        fields,
-		Stream:        stream,
-	}
-}
-
-const helloBody = `{"model":"x","messages":[{"role":"user","content":"Hello there, how are you?"}]}`
-
-// asError checks err is an *Error with the status, code and fault.
-func asError(t *testing.T, err error, status int, code string, fault bool) *shlyuz.Error {
-	t.Helper()
-	var e *shlyuz.Error
-	if !errors.As(err, &e) {
-		t.Fatalf("error %v (%T) is not an *Error", err, err)
-	}
-	if e.Status != status || e.Code != code || e.UpstreamFault != fault {
-		t.Fatalf("error = status %d code %s fault %v (%q), want %d %s %v", e.Status, e.Code, e.UpstreamFault, e.Message, status, code, fault)
-	}
-	return e
+	r := adaptertest.Request(t, model, stream, body)
+	r.Model = "yandex/" + model
+	return r
 }
 
 // sent is the native body the fake received last.
@@ -106,34 +66,10 @@ type sent struct {
 func lastSent(t *testing.T, u *upstream) sent {
 	t.Helper()
 	var s sent
-	if err := json.Unmarshal(u.fake.LastRequest(), &s); err != nil {
-		t.Fatalf("last request %q: %v", u.fake.LastRequest(), err)
+	if err := json.Unmarshal(u.Fake.LastRequest(), &s); err != nil {
+		t.Fatalf("last request %q: %v", u.Fake.LastRequest(), err)
 	}
 	return s
-}
-
-func readAll(st shlyuz.ChatStream) (events []shlyuz.StreamEvent, err error) {
-	for {
-		ev, err := st.Next()
-		if err != nil {
-			return events, err
-		}
-		events = append(events, ev)
-	}
-}
-
-type chunk struct {
-	ID      string          `json:"id"`
-	Object  string          `json:"object"`
-	Model   string          `json:"model"`
-	Usage   json.RawMessage `json:"usage"`
-	Choices []struct {
-		Delta struct {
-			Role    string `json:"role"`
-			Content string `json:"content"`
-		} `json:"delta"`
-		FinishReason *string `json:"finish_reason"`
-	} `json:"choices"`
 }
 
 func TestChat(t *testing.T) {
@@ -148,17 +84,7 @@ func TestChat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var choices []struct {
-		Message struct {
-			Role    string
-			Content string
-		}
-		FinishReason string `json:"finish_reason"`
-	}
-	if err := json.Unmarshal(resp.Choices, &choices); err != nil || len(choices) != 1 {
-		t.Fatalf("choices %s: %v", resp.Choices, err)
-	}
-	if c := choices[0]; c.Message.Content != "tok0 tok1 tok2 tok3 tok4" || c.Message.Role != "assistant" || c.FinishReason != "stop" {
+	if c := adaptertest.OnlyChoice(t, resp); c.Message.Text() != "tok0 tok1 tok2 tok3 tok4" || c.Message.Role != "assistant" || c.FinishReason != "stop" {
 		t.Errorf("choice = %+v", c)
 	}
 	// "Be kind" + "Hello there, how are you?" = 32 characters: 8 tokens.
@@ -178,26 +104,26 @@ func TestChat(t *testing.T) {
 	if len(s.Messages) != 2 || !strings.Contains(string(s.Messages[0]), `"role":"system","text":"Be kind"`) {
 		t.Errorf("sent messages %s", s.Messages)
 	}
-	h := u.fake.LastHeader()
+	h := u.Fake.LastHeader()
 	if h.Get("Authorization") != "Api-Key "+apiKey || h.Get("x-folder-id") != folder ||
 		h.Get("Content-Type") != "application/json" || h.Get("x-data-logging-enabled") != "false" {
 		t.Errorf("headers = %v", h)
 	}
-	if strings.Contains(string(u.fake.LastRequest()), "top_p") {
-		t.Errorf("top_p sent upstream: %s", u.fake.LastRequest())
+	if strings.Contains(string(u.Fake.LastRequest()), "top_p") {
+		t.Errorf("top_p sent upstream: %s", u.Fake.LastRequest())
 	}
 }
 
 func TestBearerAuthAndBaseURLForms(t *testing.T) {
 	u := startFake(t, fake.Options{ReplyTokens: 2, APIKey: "t1.iam-token"})
-	for _, base := range []string{u.ts.URL, u.ts.URL + "/foundationModels/v1", u.ts.URL + "/foundationModels/v1/completion/"} {
+	for _, base := range []string{u.TS.URL, u.TS.URL + "/foundationModels/v1", u.TS.URL + "/foundationModels/v1/completion/"} {
 		p := u.provider(t, func(c *shlyuz.UpstreamConfig) {
 			c.BaseURL, c.APIKey, c.AuthScheme = base, "t1.iam-token", "Bearer"
 		})
-		if _, err := p.Chat(context.Background(), request(t, "yandexgpt-lite/rc", false, helloBody)); err != nil {
+		if _, err := p.Chat(context.Background(), request(t, "yandexgpt-lite/rc", false, adaptertest.HelloBody)); err != nil {
 			t.Fatalf("base %s: %v", base, err)
 		}
-		if h := u.fake.LastHeader(); h.Get("Authorization") != "Bearer t1.iam-token" {
+		if h := u.Fake.LastHeader(); h.Get("Authorization") != "Bearer t1.iam-token" {
 			t.Errorf("Authorization = %q", h.Get("Authorization"))
 		}
 		if s := lastSent(t, u); s.ModelURI != "gpt://"+folder+"/yandexgpt-lite/rc" {
@@ -234,11 +160,11 @@ func TestWrongKeyNotLeaked(t *testing.T) {
 	for _, stream := range []bool{false, true} {
 		var err error
 		if stream {
-			_, err = p.ChatStream(context.Background(), request(t, "yandexgpt", true, helloBody))
+			_, err = p.ChatStream(context.Background(), request(t, "yandexgpt", true, adaptertest.HelloBody))
 		} else {
-			_, err = p.Chat(context.Background(), request(t, "yandexgpt", false, helloBody))
+			_, err = p.Chat(context.Background(), request(t, "yandexgpt", false, adaptertest.HelloBody))
 		}
-		e := asError(t, err, 502, "upstream_error", true)
+		e := adaptertest.AsError(t, err, 502, "upstream_error", true)
 		if !strings.Contains(e.Message, "credentials") {
 			t.Errorf("message %q does not say the credentials were refused", e.Message)
 		}
@@ -268,14 +194,14 @@ func TestChatStream(t *testing.T) {
 		},
 		{
 			name:        "client did not ask usage",
-			body:        helloBody,
+			body:        adaptertest.HelloBody,
 			wantContent: "tok0 tok1 tok2 tok3 tok4 tok5 tok6 tok7",
 			wantFinish:  "stop",
 			wantUsage:   shlyuz.Usage{PromptTokens: 6, CompletionTokens: 8, TotalTokens: 14},
 		},
 		{
 			name:        "max_tokens caps the reply",
-			body:        helloBody,
+			body:        adaptertest.HelloBody,
 			maxTokens:   3,
 			wantContent: "tok0 tok1 tok2",
 			wantFinish:  "length",
@@ -292,7 +218,7 @@ func TestChatStream(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			events, err := readAll(st)
+			events, err := adaptertest.ReadAll(st)
 			if err != io.EOF {
 				t.Fatalf("stream ended with %v, want io.EOF", err)
 			}
@@ -312,7 +238,7 @@ func TestChatStream(t *testing.T) {
 				if ev.Usage != nil {
 					usage = ev.Usage
 				}
-				var c chunk
+				var c adaptertest.Chunk
 				if err := json.Unmarshal(ev.Data, &c); err != nil {
 					t.Fatalf("event %d: %v: %s", i, err, ev.Data)
 				}
@@ -325,7 +251,7 @@ func TestChatStream(t *testing.T) {
 				if (i == 0) != (c.Choices[0].Delta.Role == "assistant") {
 					t.Errorf("event %d: role %q", i, c.Choices[0].Delta.Role)
 				}
-				content.WriteString(c.Choices[0].Delta.Content)
+				content.WriteString(c.Choices[0].Delta.Text())
 			}
 			if content.String() != tc.wantContent {
 				t.Errorf("content = %q, want %q", content.String(), tc.wantContent)
@@ -356,12 +282,12 @@ func TestChatStream(t *testing.T) {
 func TestStreamNoUsage(t *testing.T) {
 	u := startFake(t, fake.Options{})
 	p := u.provider(t, nil)
-	st, err := p.ChatStream(context.Background(), request(t, "fault-nousage", true, helloBody))
+	st, err := p.ChatStream(context.Background(), request(t, "fault-nousage", true, adaptertest.HelloBody))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	events, err := readAll(st)
+	events, err := adaptertest.ReadAll(st)
 	if err != io.EOF {
 		t.Fatalf("err = %v", err)
 	}
@@ -375,7 +301,7 @@ func TestStreamNoUsage(t *testing.T) {
 	if tokens != 16 {
 		t.Errorf("estimated %d tokens, want 16", tokens)
 	}
-	resp, err := p.Chat(context.Background(), request(t, "fault-nousage", false, helloBody))
+	resp, err := p.Chat(context.Background(), request(t, "fault-nousage", false, adaptertest.HelloBody))
 	if err != nil || resp.Usage != (shlyuz.Usage{}) {
 		t.Errorf("Chat = %+v, %v; want no usage", resp, err)
 	}
@@ -392,25 +318,13 @@ func TestTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var choices []struct {
-		Message struct {
-			Content   *string `json:"content"`
-			ToolCalls []struct {
-				ID       string `json:"id"`
-				Type     string `json:"type"`
-				Function struct {
-					Name      string `json:"name"`
-					Arguments string `json:"arguments"`
-				} `json:"function"`
-			} `json:"tool_calls"`
-		} `json:"message"`
+	c := adaptertest.OnlyChoice(t, resp)
+	if len(c.Message.ToolCalls) != 1 {
+		t.Fatalf("choices %s", resp.Choices)
 	}
-	if err := json.Unmarshal(resp.Choices, &choices); err != nil || len(choices) != 1 || len(choices[0].Message.ToolCalls) != 1 {
-		t.Fatalf("choices %s: %v", resp.Choices, err)
-	}
-	call := choices[0].Message.ToolCalls[0]
+	call := c.Message.ToolCalls[0]
 	if call.ID == "" || call.Type != "function" || call.Function.Name != "get_weather" ||
-		call.Function.Arguments != fake.ToolArguments || choices[0].Message.Content != nil || resp.FinishReason != "tool_calls" {
+		call.Function.Arguments != fake.ToolArguments || c.Message.Content != nil || resp.FinishReason != "tool_calls" {
 		t.Errorf("reply %s finish %q", resp.Choices, resp.FinishReason)
 	}
 	if resp.Usage.CompletionTokens != fake.ToolCallTokens {
@@ -428,7 +342,7 @@ func TestTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	events, err := readAll(st)
+	events, err := adaptertest.ReadAll(st)
 	if err != io.EOF || len(events) == 0 || events[len(events)-1].FinishReason != "stop" {
 		t.Fatalf("follow-up: %d events, err %v", len(events), err)
 	}
@@ -461,13 +375,13 @@ func TestRefusedBeforeUpstream(t *testing.T) {
 			} else {
 				_, err = p.Chat(context.Background(), request(t, "yandexgpt", false, body))
 			}
-			e := asError(t, err, 400, "invalid_value", false)
+			e := adaptertest.AsError(t, err, 400, "invalid_value", false)
 			if name == "image" && !strings.Contains(e.Message, `"yandex/yandexgpt"`) {
 				t.Errorf("image refusal %q does not name the model", e.Message)
 			}
 		}
 	}
-	if n := u.fake.Requests(); n != 0 {
+	if n := u.Fake.Requests(); n != 0 {
 		t.Errorf("%d requests reached the upstream", n)
 	}
 }
@@ -505,7 +419,7 @@ func TestFaultsBeforeFirstByte(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				p := u.provider(t, nil)
-				req := request(t, "fault-"+tc.fault, stream, helloBody)
+				req := request(t, "fault-"+tc.fault, stream, adaptertest.HelloBody)
 				var err error
 				if stream {
 					var st shlyuz.ChatStream
@@ -517,7 +431,7 @@ func TestFaultsBeforeFirstByte(t *testing.T) {
 				} else {
 					_, err = p.Chat(context.Background(), req)
 				}
-				e := asError(t, err, tc.status, tc.code, tc.upstream)
+				e := adaptertest.AsError(t, err, tc.status, tc.code, tc.upstream)
 				if e.RetryAfter != tc.retryAfter {
 					t.Errorf("RetryAfter = %v, want %v", e.RetryAfter, tc.retryAfter)
 				}
@@ -543,8 +457,8 @@ func TestRetryAfterDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = p.Chat(context.Background(), request(t, "yandexgpt", false, helloBody))
-	e := asError(t, err, 429, "rate_limited", true)
+	_, err = p.Chat(context.Background(), request(t, "yandexgpt", false, adaptertest.HelloBody))
+	e := adaptertest.AsError(t, err, 429, "rate_limited", true)
 	if e.RetryAfter != time.Second {
 		t.Errorf("RetryAfter = %v, want the 1s default", e.RetryAfter)
 	}
@@ -553,18 +467,18 @@ func TestRetryAfterDefault(t *testing.T) {
 func TestMalformedReply(t *testing.T) {
 	u := startFake(t, fake.Options{})
 	p := u.provider(t, nil)
-	_, err := p.Chat(context.Background(), request(t, "fault-malformed", false, helloBody))
-	e := asError(t, err, 502, "upstream_error", true)
+	_, err := p.Chat(context.Background(), request(t, "fault-malformed", false, adaptertest.HelloBody))
+	e := adaptertest.AsError(t, err, 502, "upstream_error", true)
 	if !strings.Contains(e.Message, "malformed") {
 		t.Errorf("message %q", e.Message)
 	}
-	_, err = p.Chat(context.Background(), request(t, "fault-cut", false, helloBody))
-	e = asError(t, err, 502, "upstream_error", true)
+	_, err = p.Chat(context.Background(), request(t, "fault-cut", false, adaptertest.HelloBody))
+	e = adaptertest.AsError(t, err, 502, "upstream_error", true)
 	if !strings.Contains(e.Message, "broke off") {
 		t.Errorf("message %q", e.Message)
 	}
-	_, err = p.Chat(context.Background(), request(t, "fault-midstream-error", false, helloBody))
-	asError(t, err, 502, "upstream_error", true)
+	_, err = p.Chat(context.Background(), request(t, "fault-midstream-error", false, adaptertest.HelloBody))
+	adaptertest.AsError(t, err, 502, "upstream_error", true)
 }
 
 // TestStreamFaults checks failures after the stream started: Next returns them.
@@ -580,13 +494,13 @@ func TestStreamFaults(t *testing.T) {
 	} {
 		t.Run(tc.fault, func(t *testing.T) {
 			p := u.provider(t, nil)
-			st, err := p.ChatStream(context.Background(), request(t, "fault-"+tc.fault, true, helloBody))
+			st, err := p.ChatStream(context.Background(), request(t, "fault-"+tc.fault, true, adaptertest.HelloBody))
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			events, err := readAll(st)
-			e := asError(t, err, 502, "upstream_error", true)
+			events, err := adaptertest.ReadAll(st)
+			e := adaptertest.AsError(t, err, 502, "upstream_error", true)
 			if !strings.Contains(e.Message, tc.msg) {
 				t.Errorf("message %q does not mention %q", e.Message, tc.msg)
 			}
@@ -594,9 +508,9 @@ func TestStreamFaults(t *testing.T) {
 			var content strings.Builder
 			for _, ev := range events {
 				tokens += ev.CompletionTokens
-				var c chunk
+				var c adaptertest.Chunk
 				_ = json.Unmarshal(ev.Data, &c)
-				content.WriteString(c.Choices[0].Delta.Content)
+				content.WriteString(c.Choices[0].Delta.Text())
 			}
 			if tokens != 4 || content.String() != "tok0 tok1 tok2 tok3" { // the fake fails half way through 8 words
 				t.Errorf("%d tokens, %q before the failure; want 4 words", tokens, content.String())
@@ -608,150 +522,17 @@ func TestStreamFaults(t *testing.T) {
 	}
 }
 
-func TestStreamConnectionReused(t *testing.T) {
-	u := startFake(t, fake.Options{})
-	p := u.provider(t, nil)
-	for i := 0; i < 5; i++ {
-		st, err := p.ChatStream(context.Background(), request(t, "yandexgpt", true, helloBody))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := readAll(st); err != io.EOF {
-			t.Fatal(err)
-		}
-		st.Close()
-		if _, err := p.Chat(context.Background(), request(t, "yandexgpt", false, helloBody)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if n := u.conns.Load(); n != 1 {
-		t.Errorf("%d connections for 10 sequential calls, want 1", n)
-	}
-}
-
-func TestUnreachable(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens there now
-	p, err := yandex.New(shlyuz.UpstreamConfig{Name: "gone", BaseURL: "http://" + addr, FolderID: folder, APIKey: apiKey})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = p.Chat(context.Background(), request(t, "yandexgpt", false, helloBody))
-	e := asError(t, err, 502, "upstream_error", true)
-	if !strings.Contains(e.Message, "unreachable") || strings.Contains(e.Message, addr) {
-		t.Errorf("message = %q", e.Message)
-	}
-	_, err = p.ChatStream(context.Background(), request(t, "yandexgpt", true, helloBody))
-	asError(t, err, 502, "upstream_error", true)
-}
-
-func TestChatTimeout(t *testing.T) {
-	u := startFake(t, fake.Options{})
-	p := u.provider(t, func(c *shlyuz.UpstreamConfig) { c.Timeout = 50 * time.Millisecond })
-	_, err := p.Chat(context.Background(), request(t, "fault-hang", false, helloBody))
-	asError(t, err, 504, "upstream_timeout", true)
-}
-
-func TestFirstByteTimeout(t *testing.T) {
-	u := startFake(t, fake.Options{})
-	p := u.provider(t, func(c *shlyuz.UpstreamConfig) { c.FirstByteTimeout = 50 * time.Millisecond })
-	_, err := p.ChatStream(context.Background(), request(t, "fault-slow", true, helloBody))
-	asError(t, err, 504, "upstream_timeout", true)
-}
-
-func TestIdleTimeout(t *testing.T) {
-	u := startFake(t, fake.Options{ReplyTokens: 4})
-	p := u.provider(t, func(c *shlyuz.UpstreamConfig) { c.IdleTimeout = 50 * time.Millisecond })
-	st, err := p.ChatStream(context.Background(), request(t, "fault-stall", true, helloBody))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	events, err := readAll(st)
-	asError(t, err, 504, "upstream_timeout", true)
-	if len(events) != 2 { // two words, then silence
-		t.Errorf("%d events before the stall, want 2", len(events))
-	}
-}
-
-func TestCloseDuringNext(t *testing.T) {
-	u := startFake(t, fake.Options{ReplyTokens: 4})
-	p := u.provider(t, nil)
-	st, err := p.ChatStream(context.Background(), request(t, "fault-stall", true, helloBody))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 2; i++ { // two words; the next Next blocks
-		if _, err := st.Next(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := st.Next()
-		done <- err
-	}()
-	var wg sync.WaitGroup
-	for i := 0; i < 3; i++ { // Close is idempotent and safe from many goroutines
-		wg.Add(1)
-		go func() { defer wg.Done(); st.Close() }()
-	}
-	wg.Wait()
-	select {
-	case err := <-done:
-		if !errors.Is(err, yandex.ErrStreamClosed) || !errors.Is(err, context.Canceled) {
-			t.Errorf("Next after Close = %v, want ErrStreamClosed", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Next still blocked after Close")
-	}
-	if err := st.Close(); err != nil {
-		t.Errorf("second Close = %v", err)
-	}
-}
-
-func TestContextCanceled(t *testing.T) {
-	arrived := make(chan struct{}, 4)
-	u := startFake(t, fake.Options{OnRequest: func(*http.Request, []byte) { arrived <- struct{}{} }})
-	p := u.provider(t, nil)
-
-	t.Run("chat", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
-		go func() { <-arrived; cancel() }()
-		_, err := p.Chat(ctx, request(t, "fault-hang", false, helloBody))
-		var e *shlyuz.Error
-		if !errors.Is(err, context.Canceled) || errors.As(err, &e) {
-			t.Errorf("err = %v, want context.Canceled and no *Error", err)
-		}
-	})
-	t.Run("stream before headers", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
-		go func() { <-arrived; cancel() }()
-		_, err := p.ChatStream(ctx, request(t, "fault-hang", true, helloBody))
-		if err != context.Canceled {
-			t.Errorf("err = %v, want context.Canceled", err)
-		}
-	})
-	t.Run("stream after headers", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		st, err := p.ChatStream(ctx, request(t, "fault-stall", true, helloBody))
-		if err != nil {
-			t.Fatal(err)
-		}
-		<-arrived
-		defer st.Close()
-		if _, err := st.Next(); err != nil {
-			t.Fatal(err)
-		}
-		cancel()
-		_, err = readAll(st)
-		if err != context.Canceled {
-			t.Errorf("err = %v, want context.Canceled", err)
-		}
+// TestTransport runs the checks of timeouts, cancellation and connections
+// that every adapter passes.
+func TestTransport(t *testing.T) {
+	adaptertest.Transport(t, adaptertest.Target{
+		Provider: func(t *testing.T, u *adaptertest.Upstream, mod func(*shlyuz.UpstreamConfig)) shlyuz.Provider {
+			return (&upstream{u}).provider(t, mod)
+		},
+		Request: request,
+		Model:   "yandexgpt",
+		Faults:  "",
+		Lead:    2, // two words
+		Closed:  yandex.ErrStreamClosed,
 	})
 }
