@@ -234,7 +234,7 @@ func redactDSN(dsn string) string {
 func newProvider(u shlyuz.UpstreamConfig) (shlyuz.Provider, error) {
 	switch u.Protocol {
 	case "openai":
-		return openai.New(u), nil
+		return openai.Open(u)
 	case "anthropic":
 		return anthropic.New(u)
 	case "gemini":

@@ -10,7 +10,10 @@ package openai
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -36,8 +39,25 @@ type Provider struct {
 var _ shlyuz.Provider = (*Provider)(nil)
 
 // New makes the adapter for the upstream; zero timeouts take the defaults of
-// shlyuz.UpstreamConfig.WithDefaults.
-func New(cfg shlyuz.UpstreamConfig) *Provider {
+// shlyuz.UpstreamConfig.WithDefaults. It trusts the system's roots only: use
+// Open for a configuration with a CA file.
+func New(cfg shlyuz.UpstreamConfig) *Provider { return newProvider(cfg, nil) }
+
+// Open is New for a configuration that may name a CA file (cfg.CAFile): the
+// upstream's certificate may then chain to it as well as to the system's
+// roots. It fails when the file cannot be read or holds no certificate.
+func Open(cfg shlyuz.UpstreamConfig) (*Provider, error) {
+	if cfg.CAFile == "" {
+		return New(cfg), nil
+	}
+	roots, err := upstream.Roots(cfg.CAFile)
+	if err != nil {
+		return nil, fmt.Errorf("upstream %s: %w", cfg.Name, err)
+	}
+	return newProvider(cfg, roots), nil
+}
+
+func newProvider(cfg shlyuz.UpstreamConfig, roots *x509.CertPool) *Provider {
 	cfg = cfg.WithDefaults()
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
@@ -48,16 +68,20 @@ func New(cfg shlyuz.UpstreamConfig) *Provider {
 	for k, v := range cfg.Headers {
 		h.Set(k, v)
 	}
+	var tlsConfig *tls.Config
+	if roots != nil {
+		tlsConfig = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
+	}
 	p := &Provider{
 		cfg:    cfg,
 		url:    strings.TrimRight(cfg.BaseURL, "/") + "/chat/completions",
 		header: h,
-		client: &http.Client{Transport: NewTransport()},
+		client: upstream.NewClientWithRoots(roots),
 		now:    time.Now,
 	}
 	fh := h.Clone()
 	fh.Set("Accept", upstream.Accept(false)) // as the net/http path sets it for a non-streamed call
-	p.fast = newFastChat(p.url, fh, cfg.Timeout, nil)
+	p.fast = newFastChat(p.url, fh, cfg.Timeout, tlsConfig)
 	return p
 }
 

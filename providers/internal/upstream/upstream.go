@@ -68,6 +68,10 @@ func NewClientWithRoots(roots *x509.CertPool) *http.Client {
 }
 
 // pemRoots is the system's roots plus the PEM certificates of the file.
+// Roots is the system's trusted roots plus the certificates of a PEM file
+// (a private or national CA such as the Russian Trusted Root CA).
+func Roots(path string) (*x509.CertPool, error) { return pemRoots(path) }
+
 func pemRoots(path string) (*x509.CertPool, error) {
 	pem, err := os.ReadFile(path)
 	if err != nil {
