@@ -50,29 +50,12 @@ func (s *Store) Account(ctx context.Context, id string) (shlyuz.Account, error) 
 	return a, nil
 }
 
-const keyColumns = `id, account_id, name, hash, label, spend_limit, limit_reset, expires_at, revoked_at, created_at`
-
-func scanKey(row pgx.Row) (shlyuz.Key, error) {
-	var k shlyuz.Key
-	var reset string
-	var expires, revoked *int64
-	var created int64
-	if err := row.Scan(&k.ID, &k.AccountID, &k.Name, &k.Hash, &k.Label, &k.Limit, &reset, &expires, &revoked, &created); err != nil {
-		return shlyuz.Key{}, err
-	}
-	k.LimitReset = shlyuz.LimitReset(reset)
-	k.ExpiresAt = sqlutil.TimePtr(expires)
-	k.RevokedAt = sqlutil.TimePtr(revoked)
-	k.CreatedAt = sqlutil.Time(created)
-	return k, nil
-}
-
 // oneKey reads the key a single-row query selects.
 func (s *Store) oneKey(ctx context.Context, what, query string, arg string) (shlyuz.Key, error) {
 	var k shlyuz.Key
 	err := s.read(ctx, func(ctx context.Context) error {
 		var err error
-		k, err = scanKey(s.pool.QueryRow(ctx, query, arg))
+		k, err = sqlutil.ScanKey(s.pool.QueryRow(ctx, query, arg))
 		return err
 	})
 	if err != nil {
@@ -88,9 +71,8 @@ func (s *Store) CreateKey(ctx context.Context, k shlyuz.Key) error {
 		return errors.New("cockroach: create key: id and hash are required")
 	}
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO api_keys (`+keyColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			k.ID, k.AccountID, k.Name, k.Hash, k.Label, k.Limit, string(k.LimitReset),
-			sqlutil.MicrosPtr(k.ExpiresAt), sqlutil.MicrosPtr(k.RevokedAt), sqlutil.Micros(k.CreatedAt))
+		_, err := tx.Exec(ctx, `INSERT INTO api_keys (`+sqlutil.KeyColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+			sqlutil.KeyArgs(k)...)
 		switch {
 		case isUniqueViolation(err):
 			return fmt.Errorf("cockroach: create key %s: %w", k.ID, shlyuz.ErrDuplicate)
@@ -105,23 +87,23 @@ func (s *Store) CreateKey(ctx context.Context, k shlyuz.Key) error {
 
 // KeyByHash returns the key whose secret hashes to hash, or shlyuz.ErrNoRows.
 func (s *Store) KeyByHash(ctx context.Context, hash string) (shlyuz.Key, error) {
-	return s.oneKey(ctx, "key by hash", `SELECT `+keyColumns+` FROM api_keys WHERE hash = $1`, hash)
+	return s.oneKey(ctx, "key by hash", `SELECT `+sqlutil.KeyColumns+` FROM api_keys WHERE hash = $1`, hash)
 }
 
 // Key returns the key with the id, or shlyuz.ErrNoRows.
 func (s *Store) Key(ctx context.Context, id string) (shlyuz.Key, error) {
-	return s.oneKey(ctx, "key "+id, `SELECT `+keyColumns+` FROM api_keys WHERE id = $1`, id)
+	return s.oneKey(ctx, "key "+id, `SELECT `+sqlutil.KeyColumns+` FROM api_keys WHERE id = $1`, id)
 }
 
 // KeysOf lists the account's keys, oldest first.
 func (s *Store) KeysOf(ctx context.Context, accountID string) ([]shlyuz.Key, error) {
 	var keys []shlyuz.Key
 	err := s.read(ctx, func(ctx context.Context) error {
-		rows, err := s.pool.Query(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE account_id = $1`, accountID)
+		rows, err := s.pool.Query(ctx, `SELECT `+sqlutil.KeyColumns+` FROM api_keys WHERE account_id = $1`, accountID)
 		if err != nil {
 			return err
 		}
-		keys, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (shlyuz.Key, error) { return scanKey(row) })
+		keys, err = pgx.CollectRows(rows, rowTo(sqlutil.ScanKey))
 		return err
 	})
 	if err != nil {

@@ -11,18 +11,6 @@ import (
 	"github.com/shlyuz/shlyuz/persistence/internal/sqlutil"
 )
 
-const balanceColumns = `account_id, package_credits, package_expires_at, bought_credits, epoch`
-
-func scanBalance(row pgx.Row) (shlyuz.Balance, error) {
-	var b shlyuz.Balance
-	var expires int64
-	if err := row.Scan(&b.AccountID, &b.PackageCredits, &expires, &b.BoughtCredits, &b.Epoch); err != nil {
-		return shlyuz.Balance{}, err
-	}
-	b.PackageExpiresAt = sqlutil.Time(expires)
-	return b, nil
-}
-
 // ClaimBalance raises the account's epoch by one and returns the balance with
 // the new epoch; entries written at an older epoch are fenced from then on.
 func (s *Store) ClaimBalance(ctx context.Context, accountID string) (shlyuz.Balance, error) {
@@ -34,8 +22,8 @@ func (s *Store) ClaimBalance(ctx context.Context, accountID string) (shlyuz.Bala
 	var b shlyuz.Balance
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		b, err = scanBalance(tx.QueryRow(ctx,
-			`UPDATE balances SET epoch = epoch + 1 WHERE account_id = $1 RETURNING `+balanceColumns, accountID))
+		b, err = sqlutil.ScanBalance(tx.QueryRow(ctx,
+			`UPDATE balances SET epoch = epoch + 1 WHERE account_id = $1 RETURNING `+sqlutil.BalanceColumns, accountID))
 		if err != nil {
 			return notFound(err, "claim balance of "+accountID)
 		}
@@ -52,7 +40,7 @@ func (s *Store) Balance(ctx context.Context, accountID string) (shlyuz.Balance, 
 	var b shlyuz.Balance
 	err := s.read(ctx, func(ctx context.Context) error {
 		var err error
-		b, err = scanBalance(s.pool.QueryRow(ctx, `SELECT `+balanceColumns+` FROM balances WHERE account_id = $1`, accountID))
+		b, err = sqlutil.ScanBalance(s.pool.QueryRow(ctx, `SELECT `+sqlutil.BalanceColumns+` FROM balances WHERE account_id = $1`, accountID))
 		return err
 	})
 	if err != nil {
@@ -90,8 +78,7 @@ func (s *Store) Commit(ctx context.Context, b shlyuz.Batch) (shlyuz.CommitResult
 	return res, nil
 }
 
-const insertEntry = `INSERT INTO ledger_entries
-	(id, account_id, key_id, kind, package_delta, bought_delta, package_expires_at, epoch, created_at)
+const insertEntry = `INSERT INTO ledger_entries (` + sqlutil.EntryColumns + `)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`
 
 const applyDelta = `UPDATE balances SET
@@ -138,26 +125,22 @@ func commit(ctx context.Context, tx pgx.Tx, b shlyuz.Batch, accounts []string) (
 	// Insert the entries and upsert the generations in one round trip.
 	batch := &pgx.Batch{}
 	var queued []int // entries, by index, whose insert is in the batch
+	sqlutil.MarkReplays(b.Entries, outcomes, existing)
 	for i := range b.Entries {
 		e := &b.Entries[i]
-		if outcomes[i] == sqlutil.Fenced {
-			if existing[e.ID] {
-				outcomes[i] = sqlutil.Duplicate
-			}
+		if outcomes[i] != sqlutil.Insert {
 			continue
 		}
-		batch.Queue(insertEntry, e.ID, e.AccountID, e.KeyID, string(e.Kind), e.PackageDelta, e.BoughtDelta,
-			sqlutil.Micros(e.PackageExpiresAt), e.Epoch, sqlutil.Micros(e.CreatedAt))
+		batch.Queue(insertEntry, sqlutil.EntryArgs(e)...)
 		queued = append(queued, i)
 	}
 	for i := range b.Generations {
 		g := &b.Generations[i]
-		attempts, err := sqlutil.EncodeAttempts(g.Attempts)
+		args, err := sqlutil.GenerationArgs(g)
 		if err != nil {
 			return shlyuz.CommitResult{}, fmt.Errorf("cockroach: commit: generation %s: %w", g.ID, err)
 		}
-		batch.Queue(upsertGeneration, g.ID, g.AccountID, g.KeyID, g.Model, g.Upstream, attempts, g.Streamed,
-			g.PromptTokens, g.CompletionTokens, g.Credits, g.LatencyMS, g.Status, g.FinishReason, sqlutil.Micros(g.CreatedAt))
+		batch.Queue(upsertGeneration, args...)
 	}
 	if err := sendBatch(ctx, tx, batch, func(i int, n int64) {
 		if i < len(queued) {
@@ -208,23 +191,17 @@ func sendBatch(ctx context.Context, tx pgx.Tx, batch *pgx.Batch, seen func(i int
 	return br.Close()
 }
 
-const entryColumns = `id, account_id, key_id, kind, package_delta, bought_delta, package_expires_at, epoch, created_at`
-
 // Entry returns the ledger entry with the id, or shlyuz.ErrNoRows.
 func (s *Store) Entry(ctx context.Context, id string) (shlyuz.LedgerEntry, error) {
 	var e shlyuz.LedgerEntry
-	var kind string
-	var expires, created int64
 	err := s.read(ctx, func(ctx context.Context) error {
-		return s.pool.QueryRow(ctx, `SELECT `+entryColumns+` FROM ledger_entries WHERE id = $1`, id).
-			Scan(&e.ID, &e.AccountID, &e.KeyID, &kind, &e.PackageDelta, &e.BoughtDelta, &expires, &e.Epoch, &created)
+		var err error
+		e, err = sqlutil.ScanEntry(s.pool.QueryRow(ctx, `SELECT `+sqlutil.EntryColumns+` FROM ledger_entries WHERE id = $1`, id))
+		return err
 	})
 	if err != nil {
 		return shlyuz.LedgerEntry{}, notFound(err, "ledger entry "+id)
 	}
-	e.Kind = shlyuz.EntryKind(kind)
-	e.PackageExpiresAt = sqlutil.Time(expires)
-	e.CreatedAt = sqlutil.Time(created)
 	return e, nil
 }
 
@@ -246,10 +223,7 @@ func (s *Store) Reconcile(ctx context.Context) ([]string, error) {
 	return ids, nil
 }
 
-const generationColumns = `id, account_id, key_id, model, upstream, attempts, streamed,
-	prompt_tokens, completion_tokens, credits, latency_ms, status, finish_reason, created_at`
-
-const upsertGeneration = `INSERT INTO generations (` + generationColumns + `)
+const upsertGeneration = `INSERT INTO generations (` + sqlutil.GenerationColumns + `)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 	ON CONFLICT (id) DO UPDATE SET
 		account_id = excluded.account_id, key_id = excluded.key_id, model = excluded.model,
@@ -261,19 +235,13 @@ const upsertGeneration = `INSERT INTO generations (` + generationColumns + `)
 // Generation returns the generation record with the id, or shlyuz.ErrNoRows.
 func (s *Store) Generation(ctx context.Context, id string) (shlyuz.Generation, error) {
 	var g shlyuz.Generation
-	var attempts string
-	var created int64
 	err := s.read(ctx, func(ctx context.Context) error {
-		return s.pool.QueryRow(ctx, `SELECT `+generationColumns+` FROM generations WHERE id = $1`, id).
-			Scan(&g.ID, &g.AccountID, &g.KeyID, &g.Model, &g.Upstream, &attempts, &g.Streamed,
-				&g.PromptTokens, &g.CompletionTokens, &g.Credits, &g.LatencyMS, &g.Status, &g.FinishReason, &created)
+		var err error
+		g, err = sqlutil.ScanGeneration(s.pool.QueryRow(ctx, `SELECT `+sqlutil.GenerationColumns+` FROM generations WHERE id = $1`, id))
+		return err
 	})
 	if err != nil {
 		return shlyuz.Generation{}, notFound(err, "generation "+id)
 	}
-	if g.Attempts, err = sqlutil.DecodeAttempts(attempts); err != nil {
-		return shlyuz.Generation{}, fmt.Errorf("cockroach: generation %s: %w", id, err)
-	}
-	g.CreatedAt = sqlutil.Time(created)
 	return g, nil
 }

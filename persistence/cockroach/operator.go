@@ -14,10 +14,11 @@ import (
 
 // Settings returns the operator's settings, and false when they were never saved.
 func (s *Store) Settings(ctx context.Context) (shlyuz.Settings, bool, error) {
-	var rate, k string
-	var updated int64
+	var st shlyuz.Settings
 	err := s.read(ctx, func(ctx context.Context) error {
-		return s.pool.QueryRow(ctx, `SELECT rate, k, updated_at FROM settings WHERE id = 1`).Scan(&rate, &k, &updated)
+		var err error
+		st, err = sqlutil.ScanSettings(s.pool.QueryRow(ctx, `SELECT `+sqlutil.SettingsColumns+` FROM settings WHERE id = 1`))
+		return err
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return shlyuz.Settings{}, false, nil
@@ -25,23 +26,15 @@ func (s *Store) Settings(ctx context.Context) (shlyuz.Settings, bool, error) {
 	if err != nil {
 		return shlyuz.Settings{}, false, fmt.Errorf("cockroach: settings: %w", err)
 	}
-	var st shlyuz.Settings
-	if st.Pricing.Rate, err = sqlutil.Decimal("rate", rate); err != nil {
-		return shlyuz.Settings{}, false, fmt.Errorf("cockroach: settings: %w", err)
-	}
-	if st.Pricing.K, err = sqlutil.Decimal("k", k); err != nil {
-		return shlyuz.Settings{}, false, fmt.Errorf("cockroach: settings: %w", err)
-	}
-	st.UpdatedAt = sqlutil.Time(updated)
 	return st, true, nil
 }
 
 // SaveSettings replaces the operator's settings.
 func (s *Store) SaveSettings(ctx context.Context, st shlyuz.Settings) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO settings (id, rate, k, updated_at) VALUES (1, $1, $2, $3)
+		_, err := tx.Exec(ctx, `INSERT INTO settings (id, `+sqlutil.SettingsColumns+`) VALUES (1, $1, $2, $3)
 			ON CONFLICT (id) DO UPDATE SET rate = excluded.rate, k = excluded.k, updated_at = excluded.updated_at`,
-			st.Pricing.Rate.String(), st.Pricing.K.String(), sqlutil.Micros(st.UpdatedAt))
+			sqlutil.SettingsArgs(st)...)
 		if err != nil {
 			return fmt.Errorf("cockroach: save settings: %w", err)
 		}
@@ -53,23 +46,11 @@ func (s *Store) SaveSettings(ctx context.Context, st shlyuz.Settings) error {
 func (s *Store) Plans(ctx context.Context) ([]shlyuz.Plan, error) {
 	var plans []shlyuz.Plan
 	err := s.read(ctx, func(ctx context.Context) error {
-		rows, err := s.pool.Query(ctx, `SELECT id, name, price_rubles, package_credits, period FROM plans`)
+		rows, err := s.pool.Query(ctx, `SELECT `+sqlutil.PlanColumns+` FROM plans`)
 		if err != nil {
 			return err
 		}
-		plans, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (shlyuz.Plan, error) {
-			var p shlyuz.Plan
-			var price, period string
-			if err := row.Scan(&p.ID, &p.Name, &price, &p.PackageCredits, &period); err != nil {
-				return p, err
-			}
-			p.Period = shlyuz.LimitReset(period)
-			var err error
-			if p.PriceRubles, err = sqlutil.Decimal("price_rubles", price); err != nil {
-				return p, fmt.Errorf("plan %s: %w", p.ID, err)
-			}
-			return p, nil
-		})
+		plans, err = pgx.CollectRows(rows, rowTo(sqlutil.ScanPlan))
 		return err
 	})
 	if err != nil {
@@ -85,10 +66,10 @@ func (s *Store) SavePlan(ctx context.Context, p shlyuz.Plan) error {
 		return errors.New("cockroach: save plan: id is required")
 	}
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO plans (id, name, price_rubles, package_credits, period) VALUES ($1, $2, $3, $4, $5)
+		_, err := tx.Exec(ctx, `INSERT INTO plans (`+sqlutil.PlanColumns+`) VALUES ($1, $2, $3, $4, $5)
 			ON CONFLICT (id) DO UPDATE SET name = excluded.name, price_rubles = excluded.price_rubles,
 				package_credits = excluded.package_credits, period = excluded.period`,
-			p.ID, p.Name, p.PriceRubles.String(), p.PackageCredits, string(p.Period))
+			sqlutil.PlanArgs(p)...)
 		if err != nil {
 			return fmt.Errorf("cockroach: save plan %s: %w", p.ID, err)
 		}
@@ -118,17 +99,7 @@ func (s *Store) ModelOverrides(ctx context.Context) ([]shlyuz.Model, error) {
 		if err != nil {
 			return err
 		}
-		models, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (shlyuz.Model, error) {
-			var id, doc string
-			if err := row.Scan(&id, &doc); err != nil {
-				return shlyuz.Model{}, err
-			}
-			m, err := sqlutil.DecodeModel(doc)
-			if err != nil {
-				return shlyuz.Model{}, fmt.Errorf("model override %s: %w", id, err)
-			}
-			return m, nil
-		})
+		models, err = pgx.CollectRows(rows, rowTo(sqlutil.ScanModelOverride))
 		return err
 	})
 	if err != nil {

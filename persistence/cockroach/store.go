@@ -37,6 +37,7 @@ import (
 
 	"github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/persistence"
+	"github.com/shlyuz/shlyuz/persistence/internal/sqlutil"
 )
 
 // maxRetries is how often a transaction is tried again after a serialization failure.
@@ -210,3 +211,8 @@ func sqlState(err error) string {
 
 func isUniqueViolation(err error) bool     { return sqlState(err) == "23505" }
 func isForeignKeyViolation(err error) bool { return sqlState(err) == "23503" }
+
+// rowTo adapts a sqlutil scan function to pgx.CollectRows.
+func rowTo[T any](scan func(sqlutil.Scanner) (T, error)) pgx.RowToFunc[T] {
+	return func(row pgx.CollectableRow) (T, error) { return scan(row) }
+}

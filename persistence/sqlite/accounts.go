@@ -47,23 +47,6 @@ func (s *Store) Account(ctx context.Context, id string) (shlyuz.Account, error) 
 	return a, nil
 }
 
-const keyColumns = `id, account_id, name, hash, label, spend_limit, limit_reset, expires_at, revoked_at, created_at`
-
-func scanKey(row scanner) (shlyuz.Key, error) {
-	var k shlyuz.Key
-	var reset string
-	var expires, revoked *int64
-	var created int64
-	if err := row.Scan(&k.ID, &k.AccountID, &k.Name, &k.Hash, &k.Label, &k.Limit, &reset, &expires, &revoked, &created); err != nil {
-		return shlyuz.Key{}, err
-	}
-	k.LimitReset = shlyuz.LimitReset(reset)
-	k.ExpiresAt = sqlutil.TimePtr(expires)
-	k.RevokedAt = sqlutil.TimePtr(revoked)
-	k.CreatedAt = sqlutil.Time(created)
-	return k, nil
-}
-
 // CreateKey stores a key record (its hash, never the plain key). A taken id or
 // hash is shlyuz.ErrDuplicate; an unknown account is shlyuz.ErrNoRows.
 func (s *Store) CreateKey(ctx context.Context, k shlyuz.Key) error {
@@ -71,9 +54,8 @@ func (s *Store) CreateKey(ctx context.Context, k shlyuz.Key) error {
 		return errors.New("sqlite: create key: id and hash are required")
 	}
 	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (`+keyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			k.ID, k.AccountID, k.Name, k.Hash, k.Label, k.Limit, string(k.LimitReset),
-			sqlutil.MicrosPtr(k.ExpiresAt), sqlutil.MicrosPtr(k.RevokedAt), sqlutil.Micros(k.CreatedAt))
+		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (`+sqlutil.KeyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			sqlutil.KeyArgs(k)...)
 		switch {
 		case isUniqueViolation(err):
 			return fmt.Errorf("sqlite: create key %s: %w", k.ID, shlyuz.ErrDuplicate)
@@ -88,7 +70,7 @@ func (s *Store) CreateKey(ctx context.Context, k shlyuz.Key) error {
 
 // KeyByHash returns the key whose secret hashes to hash, or shlyuz.ErrNoRows.
 func (s *Store) KeyByHash(ctx context.Context, hash string) (shlyuz.Key, error) {
-	k, err := scanKey(s.db.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE hash = ?`, hash))
+	k, err := sqlutil.ScanKey(s.db.QueryRowContext(ctx, `SELECT `+sqlutil.KeyColumns+` FROM api_keys WHERE hash = ?`, hash))
 	if err != nil {
 		return shlyuz.Key{}, notFound(err, "key by hash")
 	}
@@ -97,7 +79,7 @@ func (s *Store) KeyByHash(ctx context.Context, hash string) (shlyuz.Key, error) 
 
 // Key returns the key with the id, or shlyuz.ErrNoRows.
 func (s *Store) Key(ctx context.Context, id string) (shlyuz.Key, error) {
-	k, err := scanKey(s.db.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE id = ?`, id))
+	k, err := sqlutil.ScanKey(s.db.QueryRowContext(ctx, `SELECT `+sqlutil.KeyColumns+` FROM api_keys WHERE id = ?`, id))
 	if err != nil {
 		return shlyuz.Key{}, notFound(err, "key "+id)
 	}
@@ -106,20 +88,12 @@ func (s *Store) Key(ctx context.Context, id string) (shlyuz.Key, error) {
 
 // KeysOf lists the account's keys, oldest first.
 func (s *Store) KeysOf(ctx context.Context, accountID string) ([]shlyuz.Key, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE account_id = ?`, accountID)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+sqlutil.KeyColumns+` FROM api_keys WHERE account_id = ?`, accountID)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: keys of %s: %w", accountID, err)
 	}
-	defer rows.Close()
-	var keys []shlyuz.Key
-	for rows.Next() {
-		k, err := scanKey(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: keys of %s: %w", accountID, err)
-		}
-		keys = append(keys, k)
-	}
-	if err := rows.Err(); err != nil {
+	keys, err := collect(rows, sqlutil.ScanKey)
+	if err != nil {
 		return nil, fmt.Errorf("sqlite: keys of %s: %w", accountID, err)
 	}
 	sqlutil.SortKeys(keys)
@@ -132,15 +106,7 @@ func (s *Store) RevokeKey(ctx context.Context, id string, at time.Time) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`,
 			sqlutil.Micros(at), id)
-		if err != nil {
-			return fmt.Errorf("sqlite: revoke key %s: %w", id, err)
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return fmt.Errorf("sqlite: revoke key %s: %w", id, err)
-		} else if n == 0 {
-			return fmt.Errorf("sqlite: revoke key %s: %w", id, shlyuz.ErrNoRows)
-		}
-		return nil
+		return touchedOne(res, err, "revoke key "+id)
 	})
 }
 

@@ -10,26 +10,14 @@ import (
 	"github.com/shlyuz/shlyuz/persistence/internal/sqlutil"
 )
 
-const balanceColumns = `account_id, package_credits, package_expires_at, bought_credits, epoch`
-
-func scanBalance(row scanner) (shlyuz.Balance, error) {
-	var b shlyuz.Balance
-	var expires int64
-	if err := row.Scan(&b.AccountID, &b.PackageCredits, &expires, &b.BoughtCredits, &b.Epoch); err != nil {
-		return shlyuz.Balance{}, err
-	}
-	b.PackageExpiresAt = sqlutil.Time(expires)
-	return b, nil
-}
-
 // ClaimBalance raises the account's epoch by one and returns the balance with
 // the new epoch; entries written at an older epoch are fenced from then on.
 func (s *Store) ClaimBalance(ctx context.Context, accountID string) (shlyuz.Balance, error) {
 	var b shlyuz.Balance
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
-		b, err = scanBalance(tx.QueryRowContext(ctx,
-			`UPDATE balances SET epoch = epoch + 1 WHERE account_id = ? RETURNING `+balanceColumns, accountID))
+		b, err = sqlutil.ScanBalance(tx.QueryRowContext(ctx,
+			`UPDATE balances SET epoch = epoch + 1 WHERE account_id = ? RETURNING `+sqlutil.BalanceColumns, accountID))
 		if err != nil {
 			return notFound(err, "claim balance of "+accountID)
 		}
@@ -40,7 +28,7 @@ func (s *Store) ClaimBalance(ctx context.Context, accountID string) (shlyuz.Bala
 
 // Balance returns the account's balance, or shlyuz.ErrNoRows.
 func (s *Store) Balance(ctx context.Context, accountID string) (shlyuz.Balance, error) {
-	b, err := scanBalance(s.db.QueryRowContext(ctx, `SELECT `+balanceColumns+` FROM balances WHERE account_id = ?`, accountID))
+	b, err := sqlutil.ScanBalance(s.db.QueryRowContext(ctx, `SELECT `+sqlutil.BalanceColumns+` FROM balances WHERE account_id = ?`, accountID))
 	if err != nil {
 		return shlyuz.Balance{}, notFound(err, "balance of "+accountID)
 	}
@@ -119,15 +107,11 @@ func commit(ctx context.Context, tx *sql.Tx, b shlyuz.Batch) (shlyuz.CommitResul
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
+		found, err := collect(rows, scanString)
+		for _, id := range found {
 			existing[id] = true
 		}
-		return rows.Err()
+		return err
 	})
 	if err != nil {
 		return shlyuz.CommitResult{}, fmt.Errorf("sqlite: commit: look up fenced entries: %w", err)
@@ -139,17 +123,13 @@ func commit(ctx context.Context, tx *sql.Tx, b shlyuz.Batch) (shlyuz.CommitResul
 		return shlyuz.CommitResult{}, fmt.Errorf("sqlite: commit: %w", err)
 	}
 	defer insert.Close()
+	sqlutil.MarkReplays(b.Entries, outcomes, existing)
 	for i := range b.Entries {
 		e := &b.Entries[i]
-		if outcomes[i] == sqlutil.Fenced {
-			if existing[e.ID] {
-				outcomes[i] = sqlutil.Duplicate
-			}
+		if outcomes[i] != sqlutil.Insert {
 			continue
 		}
-		res, err := insert.ExecContext(ctx,
-			e.ID, e.AccountID, e.KeyID, string(e.Kind), e.PackageDelta, e.BoughtDelta,
-			sqlutil.Micros(e.PackageExpiresAt), e.Epoch, sqlutil.Micros(e.CreatedAt))
+		res, err := insert.ExecContext(ctx, sqlutil.EntryArgs(e)...)
 		if err != nil {
 			return shlyuz.CommitResult{}, fmt.Errorf("sqlite: commit: insert entry %s: %w", e.ID, err)
 		}
@@ -186,8 +166,7 @@ func commit(ctx context.Context, tx *sql.Tx, b shlyuz.Batch) (shlyuz.CommitResul
 	return result, nil
 }
 
-const insertEntry = `INSERT INTO ledger_entries
-	(id, account_id, key_id, kind, package_delta, bought_delta, package_expires_at, epoch, created_at)
+const insertEntry = `INSERT INTO ledger_entries (` + sqlutil.EntryColumns + `)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`
 
 const applyDelta = `UPDATE balances SET
@@ -196,21 +175,12 @@ const applyDelta = `UPDATE balances SET
 	package_expires_at = CASE WHEN ? <> 0 THEN ? ELSE package_expires_at END
 	WHERE account_id = ?`
 
-const entryColumns = `id, account_id, key_id, kind, package_delta, bought_delta, package_expires_at, epoch, created_at`
-
 // Entry returns the ledger entry with the id, or shlyuz.ErrNoRows.
 func (s *Store) Entry(ctx context.Context, id string) (shlyuz.LedgerEntry, error) {
-	var e shlyuz.LedgerEntry
-	var kind string
-	var expires, created int64
-	err := s.db.QueryRowContext(ctx, `SELECT `+entryColumns+` FROM ledger_entries WHERE id = ?`, id).
-		Scan(&e.ID, &e.AccountID, &e.KeyID, &kind, &e.PackageDelta, &e.BoughtDelta, &expires, &e.Epoch, &created)
+	e, err := sqlutil.ScanEntry(s.db.QueryRowContext(ctx, `SELECT `+sqlutil.EntryColumns+` FROM ledger_entries WHERE id = ?`, id))
 	if err != nil {
 		return shlyuz.LedgerEntry{}, notFound(err, "ledger entry "+id)
 	}
-	e.Kind = shlyuz.EntryKind(kind)
-	e.PackageExpiresAt = sqlutil.Time(expires)
-	e.CreatedAt = sqlutil.Time(created)
 	return e, nil
 }
 
@@ -220,26 +190,15 @@ func (s *Store) Reconcile(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: reconcile: %w", err)
 	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("sqlite: reconcile: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
+	ids, err := collect(rows, scanString)
+	if err != nil {
 		return nil, fmt.Errorf("sqlite: reconcile: %w", err)
 	}
 	sort.Strings(ids)
 	return ids, nil
 }
 
-const generationColumns = `id, account_id, key_id, model, upstream, attempts, streamed,
-	prompt_tokens, completion_tokens, credits, latency_ms, status, finish_reason, created_at`
-
-const upsertGenerationSQL = `INSERT INTO generations (` + generationColumns + `)
+const upsertGenerationSQL = `INSERT INTO generations (` + sqlutil.GenerationColumns + `)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (id) DO UPDATE SET
 		account_id = excluded.account_id, key_id = excluded.key_id, model = excluded.model,
@@ -249,14 +208,11 @@ const upsertGenerationSQL = `INSERT INTO generations (` + generationColumns + `)
 		finish_reason = excluded.finish_reason, created_at = excluded.created_at`
 
 func upsertGeneration(ctx context.Context, upsert *sql.Stmt, g *shlyuz.Generation) error {
-	attempts, err := sqlutil.EncodeAttempts(g.Attempts)
+	args, err := sqlutil.GenerationArgs(g)
 	if err != nil {
 		return fmt.Errorf("sqlite: commit: generation %s: %w", g.ID, err)
 	}
-	_, err = upsert.ExecContext(ctx,
-		g.ID, g.AccountID, g.KeyID, g.Model, g.Upstream, attempts, g.Streamed,
-		g.PromptTokens, g.CompletionTokens, g.Credits, g.LatencyMS, g.Status, g.FinishReason, sqlutil.Micros(g.CreatedAt))
-	if err != nil {
+	if _, err := upsert.ExecContext(ctx, args...); err != nil {
 		return fmt.Errorf("sqlite: commit: generation %s: %w", g.ID, err)
 	}
 	return nil
@@ -264,18 +220,9 @@ func upsertGeneration(ctx context.Context, upsert *sql.Stmt, g *shlyuz.Generatio
 
 // Generation returns the generation record with the id, or shlyuz.ErrNoRows.
 func (s *Store) Generation(ctx context.Context, id string) (shlyuz.Generation, error) {
-	var g shlyuz.Generation
-	var attempts string
-	var created int64
-	err := s.db.QueryRowContext(ctx, `SELECT `+generationColumns+` FROM generations WHERE id = ?`, id).
-		Scan(&g.ID, &g.AccountID, &g.KeyID, &g.Model, &g.Upstream, &attempts, &g.Streamed,
-			&g.PromptTokens, &g.CompletionTokens, &g.Credits, &g.LatencyMS, &g.Status, &g.FinishReason, &created)
+	g, err := sqlutil.ScanGeneration(s.db.QueryRowContext(ctx, `SELECT `+sqlutil.GenerationColumns+` FROM generations WHERE id = ?`, id))
 	if err != nil {
 		return shlyuz.Generation{}, notFound(err, "generation "+id)
 	}
-	if g.Attempts, err = sqlutil.DecodeAttempts(attempts); err != nil {
-		return shlyuz.Generation{}, fmt.Errorf("sqlite: generation %s: %w", id, err)
-	}
-	g.CreatedAt = sqlutil.Time(created)
 	return g, nil
 }

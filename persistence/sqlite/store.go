@@ -24,6 +24,7 @@ import (
 
 	"github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/persistence"
+	"github.com/shlyuz/shlyuz/persistence/internal/sqlutil"
 )
 
 // Store is a shlyuz.Store in one SQLite file. It is safe for concurrent use.
@@ -122,8 +123,29 @@ func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {
 	return nil
 }
 
-// scanner is a *sql.Row or *sql.Rows.
-type scanner interface{ Scan(dest ...any) error }
+// collect reads every row with scan and closes the rows.
+func collect[T any](rows *sql.Rows, scan func(sqlutil.Scanner) (T, error)) ([]T, error) {
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// scanString reads a row of one text column.
+func scanString(row sqlutil.Scanner) (string, error) {
+	var s string
+	err := row.Scan(&s)
+	return s, err
+}
 
 // notFound turns sql.ErrNoRows into shlyuz.ErrNoRows, naming what was missing.
 func notFound(err error, what string) error {
@@ -131,6 +153,20 @@ func notFound(err error, what string) error {
 		return fmt.Errorf("sqlite: %s: %w", what, shlyuz.ErrNoRows)
 	}
 	return fmt.Errorf("sqlite: %s: %w", what, err)
+}
+
+// touchedOne is the error of a write that must touch a row: err itself, or
+// shlyuz.ErrNoRows when it touched none. what names the write.
+func touchedOne(res sql.Result, err error, what string) error {
+	if err != nil {
+		return fmt.Errorf("sqlite: %s: %w", what, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("sqlite: %s: %w", what, err)
+	} else if n == 0 {
+		return fmt.Errorf("sqlite: %s: %w", what, shlyuz.ErrNoRows)
+	}
+	return nil
 }
 
 // sqliteCode is the extended result code of a SQLite error, or 0.

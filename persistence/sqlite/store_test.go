@@ -2,10 +2,10 @@ package sqlite_test
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -82,36 +82,23 @@ func TestPlainKeyNotStored(t *testing.T) {
 func TestReconcileFindsTampering(t *testing.T) {
 	path := freshPath(t)
 	s := openAt(t, path)
-	ctx := t.Context()
-	for _, id := range []string{"acct-1", "acct-2", "acct-3"} {
-		if err := s.CreateAccount(ctx, shlyuz.Account{ID: id, Email: id + "@example.com"}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.Commit(ctx, shlyuz.Batch{Entries: []shlyuz.LedgerEntry{{ID: "top-" + id, AccountID: id, Kind: shlyuz.EntryTopUp, BoughtDelta: 100}}}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	raw := openRaw(t, path)
+	storetest.RunTampering(t, s, func(ctx context.Context, stmt string) error {
+		_, err := raw.ExecContext(ctx, stmt)
+		return err
+	})
+}
+
+// openRaw opens the database file at path with database/sql, bypassing the
+// store, and closes it when the test ends.
+func openRaw(t *testing.T, path string) *sql.DB {
+	t.Helper()
 	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer raw.Close()
-	for _, stmt := range []string{
-		`UPDATE balances SET bought_credits = bought_credits + 1 WHERE account_id = 'acct-3'`,
-		`INSERT INTO ledger_entries (id, account_id, key_id, kind, package_delta, bought_delta, package_expires_at, epoch, created_at)
-		 VALUES ('sneaky', 'acct-1', '', 'adjustment', 5, 0, 0, 0, 0)`,
-	} {
-		if _, err := raw.ExecContext(ctx, stmt); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := s.Reconcile(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(got, []string{"acct-1", "acct-3"}) {
-		t.Errorf("Reconcile = %v; want [acct-1 acct-3]", got)
-	}
+	t.Cleanup(func() { _ = raw.Close() })
+	return raw
 }
 
 // TestMigrations checks that opening records the applied versions once, and
@@ -131,24 +118,10 @@ func TestMigrations(t *testing.T) {
 	}
 	wg.Wait()
 	openAt(t, path)
-	migrations, err := persistence.Migrations(persistence.DialectSQLite)
-	if err != nil {
-		t.Fatal(err)
-	}
-	last := migrations[len(migrations)-1].Version
-
-	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-	var n, version int64
-	if err := raw.QueryRowContext(t.Context(), `SELECT COUNT(*), MAX(version) FROM schema_migrations`).Scan(&n, &version); err != nil {
-		t.Fatal(err)
-	}
-	if n != int64(len(migrations)) || version != last {
-		t.Errorf("schema_migrations holds %d rows up to version %d; want %d, up to %d", n, version, len(migrations), last)
-	}
+	raw := openRaw(t, path)
+	storetest.WantMigrations(t, persistence.DialectSQLite, func(ctx context.Context, q string, dest ...any) error {
+		return raw.QueryRowContext(ctx, q).Scan(dest...)
+	})
 }
 
 func TestOpenRefusesEmptyPath(t *testing.T) {

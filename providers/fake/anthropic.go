@@ -2,7 +2,6 @@ package fake
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"sort"
 	"strconv"
@@ -21,11 +20,10 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 		writeAnthropicError(w, http.StatusMethodNotAllowed, "invalid_request_error", "Method Not Allowed", "")
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
-	if err != nil {
+	body, ok := s.readBody(r)
+	if !ok {
 		return // the client went away
 	}
-	s.Remember(r, body)
 	if s.opts.APIKey != "" && r.Header.Get("X-Api-Key") != s.opts.APIKey {
 		writeAnthropicError(w, http.StatusUnauthorized, "authentication_error", "invalid x-api-key", "")
 		return
@@ -384,24 +382,9 @@ func anthropicReply(w http.ResponseWriter, model string, sc *Script) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Request-Id", "req_fake_"+sc.ID)
-	switch sc.Fault {
-	case FaultMalformed:
-		b = b[:len(b)/2]
-	case FaultCut:
-		h.Set("Content-Length", strconv.Itoa(len(b)))
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(b[:len(b)/2])
-		if f, ok := w.(http.Flusher); ok {
-			f.Flush()
-		}
-		Abort()
-	case FaultMidstreamError:
+	writeWhole(w, sc.Fault, b, func() {
 		writeAnthropicError(w, http.StatusInternalServerError, "api_error", "Internal server error", "req_fake_"+sc.ID)
-		return
-	}
-	h.Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(b)
+	})
 }
 
 // anthropicEvents writes named SSE events.
@@ -419,13 +402,7 @@ func (e *anthropicEvents) send(name string, data []byte) bool {
 	b = append(b, data...)
 	b = append(b, "\n\n"...)
 	e.buf = b
-	if _, err := e.w.Write(b); err != nil {
-		return false
-	}
-	if e.flusher != nil {
-		e.flusher.Flush()
-	}
-	return true
+	return writeFlush(e.w, e.flusher, b)
 }
 
 // anthropicToolFragments splits the tool call's arguments the way the API

@@ -20,7 +20,6 @@ package fake
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -217,11 +216,10 @@ func (req *chatRequest) ask() Ask {
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
-	if err != nil {
+	body, ok := s.readBody(r)
+	if !ok {
 		return // the client went away
 	}
-	s.Remember(r, body)
 
 	var req chatRequest
 	if err := json.Unmarshal(body, &req); err != nil {
@@ -296,8 +294,14 @@ func (s *Server) wait(ctx context.Context, d time.Duration) bool {
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
+	return s.await(ctx, t.C)
+}
+
+// await waits for c; false when the client went away. When the fake is
+// closed meanwhile, it drops the connection.
+func (s *Server) await(ctx context.Context, c <-chan time.Time) bool {
 	select {
-	case <-t.C:
+	case <-c:
 		return true
 	case <-ctx.Done():
 		return false
@@ -436,25 +440,10 @@ func (s *Server) reply(w http.ResponseWriter, p *replyPlan) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("X-Request-Id", "req_"+p.id)
-	switch p.fault {
-	case FaultMalformed:
-		b = b[:len(b)/2]
-	case FaultCut:
-		h.Set("Content-Length", strconv.Itoa(len(b)))
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(b[:len(b)/2])
-		if f, ok := w.(http.Flusher); ok {
-			f.Flush()
-		}
-		panic(http.ErrAbortHandler) // drop the connection
-	case FaultMidstreamError:
+	writeWhole(w, p.fault, b, func() {
 		writeError(w, http.StatusInternalServerError, "server_error", "", "",
 			"The server had an error while processing your request. Sorry about that!")
-		return
-	}
-	h.Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(b)
+	})
 }
 
 // sse writes one stream's events.
@@ -466,13 +455,7 @@ type sse struct {
 }
 
 func (c *sse) send(b []byte) bool {
-	if _, err := c.w.Write(b); err != nil {
-		return false
-	}
-	if c.flusher != nil {
-		c.flusher.Flush()
-	}
-	return true
+	return writeFlush(c.w, c.flusher, b)
 }
 
 // start begins a chunk, up to its first choice's delta.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -37,11 +36,10 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request) {
 		writeGeminiError(w, http.StatusNotFound, "NOT_FOUND", "Method not found.", "")
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
-	if err != nil {
+	body, ok := s.readBody(r)
+	if !ok {
 		return // the client went away
 	}
-	s.Remember(r, body)
 	if !s.geminiAuthorized(w, r) {
 		return
 	}
@@ -479,21 +477,7 @@ func (g *geminiWriter) reply() {
 	b := out.Bytes()
 	h := g.w.Header()
 	h.Set("Content-Type", "application/json; charset=UTF-8")
-	switch sc.Fault {
-	case FaultMalformed:
-		b = b[:len(b)/2]
-	case FaultCut:
-		h.Set("Content-Length", strconv.Itoa(len(b)))
-		g.w.WriteHeader(http.StatusOK)
-		_, _ = g.w.Write(b[:len(b)/2])
-		if f, ok := g.w.(http.Flusher); ok {
-			f.Flush()
-		}
-		Abort()
-	}
-	h.Set("Content-Length", strconv.Itoa(len(b)))
-	g.w.WriteHeader(http.StatusOK)
-	_, _ = g.w.Write(b)
+	writeWhole(g.w, sc.Fault, b, nil)
 }
 
 // send writes one chunk: an SSE event, or the next element of the array.
@@ -508,13 +492,7 @@ func (g *geminiWriter) send(chunk []byte) bool {
 		b = append(append(b, ",\r\n"...), chunk...)
 	}
 	g.sent++
-	if _, err := g.w.Write(b); err != nil {
-		return false
-	}
-	if g.flusher != nil {
-		g.flusher.Flush()
-	}
-	return true
+	return writeFlush(g.w, g.flusher, b)
 }
 
 // end closes the array of a stream without alt=sse.

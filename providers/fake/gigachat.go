@@ -385,11 +385,10 @@ func unquoteJSON(v json.RawMessage) string {
 
 // gigaChat answers a chat v1 request.
 func (s *Server) gigaChat(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
-	if err != nil {
+	body, ok := s.readBody(r)
+	if !ok {
 		return // the client went away
 	}
-	s.Remember(r, body)
 	var req gigaRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		writeGigaError(w, http.StatusBadRequest, "Bad Request: the body is not valid JSON")
@@ -488,24 +487,9 @@ func gigaReply(w http.ResponseWriter, sc *Script, model string) {
 	gigaHeaders(w, sc)
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
-	switch sc.Fault {
-	case FaultMalformed:
-		b = b[:len(b)/2]
-	case FaultCut:
-		h.Set("Content-Length", strconv.Itoa(len(b)))
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(b[:len(b)/2])
-		if f, ok := w.(http.Flusher); ok {
-			f.Flush()
-		}
-		Abort()
-	case FaultMidstreamError:
+	writeWhole(w, sc.Fault, b, func() {
 		writeGigaError(w, http.StatusInternalServerError, "Internal Server Error")
-		return
-	}
-	h.Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(b)
+	})
 }
 
 // gigaStream writes a streamed chat v1 reply: data-only SSE whose chunks say
@@ -518,15 +502,7 @@ func (s *Server) gigaStream(w http.ResponseWriter, r *http.Request, sc *Script, 
 	h.Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	flusher, _ := w.(http.Flusher)
-	send := func(b []byte) bool {
-		if _, err := w.Write(b); err != nil {
-			return false
-		}
-		if flusher != nil {
-			flusher.Flush()
-		}
-		return true
-	}
+	send := func(b []byte) bool { return writeFlush(w, flusher, b) }
 	// tail closes a chunk begun with `data: {"choices":[{"delta":{…}` .
 	tail := func(b []byte, finish string, usage bool) []byte {
 		b = append(b, `},"index":0`...)

@@ -144,14 +144,7 @@ func (s *Server) Pace(ctx context.Context, t *time.Ticker) bool {
 	if t == nil {
 		return true
 	}
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	case <-s.done:
-		panic(http.ErrAbortHandler)
-	}
+	return s.await(ctx, t.C)
 }
 
 // Pacer is the ticker for Pace, or nil when streams are not paced. Stop it when done.

@@ -2,7 +2,6 @@ package fake
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -67,11 +66,10 @@ func (s *Server) yandex(w http.ResponseWriter, r *http.Request) {
 	if !s.yandexAuthorized(w, r) {
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
-	if err != nil {
+	body, ok := s.readBody(r)
+	if !ok {
 		return // the client went away
 	}
-	s.Remember(r, body)
 
 	var req yandexRequest
 	if err := json.Unmarshal(body, &req); err != nil {
@@ -343,24 +341,9 @@ func yandexReply(w http.ResponseWriter, sc *Script) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("X-Request-Id", "fake-"+sc.ID)
-	switch sc.Fault {
-	case FaultMalformed:
-		b = b[:len(b)/2]
-	case FaultCut:
-		h.Set("Content-Length", strconv.Itoa(len(b)))
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(b[:len(b)/2])
-		if f, ok := w.(http.Flusher); ok {
-			f.Flush()
-		}
-		Abort()
-	case FaultMidstreamError:
+	writeWhole(w, sc.Fault, b, func() {
 		writeYandexError(w, http.StatusInternalServerError, "Internal server error")
-		return
-	}
-	h.Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(b)
+	})
 }
 
 // yandexStream writes a native stream: one JSON object per line, each with
@@ -371,15 +354,7 @@ func (s *Server) yandexStream(w http.ResponseWriter, r *http.Request, sc *Script
 	h.Set("X-Request-Id", "fake-"+sc.ID)
 	w.WriteHeader(http.StatusOK)
 	flusher, _ := w.(http.Flusher)
-	send := func(b []byte) bool {
-		if _, err := w.Write(b); err != nil {
-			return false
-		}
-		if flusher != nil {
-			flusher.Flush()
-		}
-		return true
-	}
+	send := func(b []byte) bool { return writeFlush(w, flusher, b) }
 	ctx := r.Context()
 	usage := sc.Fault != FaultNoUsage
 

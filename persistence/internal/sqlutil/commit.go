@@ -89,6 +89,16 @@ func IDsWith(entries []shlyuz.LedgerEntry, outcomes []Outcome, o Outcome) []stri
 	return ids
 }
 
+// MarkReplays turns Fenced into Duplicate for the entries whose id exists: a
+// fenced entry already written is a replay.
+func MarkReplays(entries []shlyuz.LedgerEntry, outcomes []Outcome, existing map[string]bool) {
+	for i := range entries {
+		if outcomes[i] == Fenced && existing[entries[i].ID] {
+			outcomes[i] = Duplicate
+		}
+	}
+}
+
 // Delta is what a commit adds to one balance row.
 type Delta struct {
 	AccountID string

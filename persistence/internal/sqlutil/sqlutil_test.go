@@ -49,3 +49,12 @@ func TestResult(t *testing.T) {
 		t.Errorf("deltas = %+v; want %+v (sorted, the last expiry wins, no-op accounts left out)", deltas, want)
 	}
 }
+
+func TestMarkReplays(t *testing.T) {
+	entries := []shlyuz.LedgerEntry{{ID: "a"}, {ID: "b"}, {ID: "c"}}
+	outcomes := []Outcome{Fenced, Fenced, Insert}
+	MarkReplays(entries, outcomes, map[string]bool{"a": true, "c": true})
+	if outcomes[0] != Duplicate || outcomes[1] != Fenced || outcomes[2] != Insert {
+		t.Errorf("outcomes = %v; want [Duplicate Fenced Insert]", outcomes)
+	}
+}

@@ -1,0 +1,164 @@
+package sqlutil
+
+import (
+	"fmt"
+
+	"github.com/shlyuz/shlyuz"
+)
+
+// Scanner is one result row: a *sql.Row, *sql.Rows, pgx.Row or
+// pgx.CollectableRow.
+type Scanner interface{ Scan(dest ...any) error }
+
+// The columns each table is read and written by, in the order the Scan and
+// Args functions below expect them. They are the same in every dialect.
+const (
+	KeyColumns        = `id, account_id, name, hash, label, spend_limit, limit_reset, expires_at, revoked_at, created_at`
+	BalanceColumns    = `account_id, package_credits, package_expires_at, bought_credits, epoch`
+	EntryColumns      = `id, account_id, key_id, kind, package_delta, bought_delta, package_expires_at, epoch, created_at`
+	GenerationColumns = `id, account_id, key_id, model, upstream, attempts, streamed,
+	prompt_tokens, completion_tokens, credits, latency_ms, status, finish_reason, created_at`
+	PlanColumns     = `id, name, price_rubles, package_credits, period`
+	SettingsColumns = `rate, k, updated_at`
+)
+
+// ScanKey reads a row of KeyColumns.
+func ScanKey(row Scanner) (shlyuz.Key, error) {
+	var k shlyuz.Key
+	var reset string
+	var expires, revoked *int64
+	var created int64
+	if err := row.Scan(&k.ID, &k.AccountID, &k.Name, &k.Hash, &k.Label, &k.Limit, &reset, &expires, &revoked, &created); err != nil {
+		return shlyuz.Key{}, err
+	}
+	k.LimitReset = shlyuz.LimitReset(reset)
+	k.ExpiresAt = TimePtr(expires)
+	k.RevokedAt = TimePtr(revoked)
+	k.CreatedAt = Time(created)
+	return k, nil
+}
+
+// KeyArgs are the values of KeyColumns for k.
+func KeyArgs(k shlyuz.Key) []any {
+	return []any{k.ID, k.AccountID, k.Name, k.Hash, k.Label, k.Limit, string(k.LimitReset),
+		MicrosPtr(k.ExpiresAt), MicrosPtr(k.RevokedAt), Micros(k.CreatedAt)}
+}
+
+// ScanBalance reads a row of BalanceColumns.
+func ScanBalance(row Scanner) (shlyuz.Balance, error) {
+	var b shlyuz.Balance
+	var expires int64
+	if err := row.Scan(&b.AccountID, &b.PackageCredits, &expires, &b.BoughtCredits, &b.Epoch); err != nil {
+		return shlyuz.Balance{}, err
+	}
+	b.PackageExpiresAt = Time(expires)
+	return b, nil
+}
+
+// ScanEntry reads a row of EntryColumns.
+func ScanEntry(row Scanner) (shlyuz.LedgerEntry, error) {
+	var e shlyuz.LedgerEntry
+	var kind string
+	var expires, created int64
+	if err := row.Scan(&e.ID, &e.AccountID, &e.KeyID, &kind, &e.PackageDelta, &e.BoughtDelta, &expires, &e.Epoch, &created); err != nil {
+		return shlyuz.LedgerEntry{}, err
+	}
+	e.Kind = shlyuz.EntryKind(kind)
+	e.PackageExpiresAt = Time(expires)
+	e.CreatedAt = Time(created)
+	return e, nil
+}
+
+// EntryArgs are the values of EntryColumns for e.
+func EntryArgs(e *shlyuz.LedgerEntry) []any {
+	return []any{e.ID, e.AccountID, e.KeyID, string(e.Kind), e.PackageDelta, e.BoughtDelta,
+		Micros(e.PackageExpiresAt), e.Epoch, Micros(e.CreatedAt)}
+}
+
+// ScanGeneration reads a row of GenerationColumns. An error decoding the
+// attempts is returned as DecodeAttempts words it.
+func ScanGeneration(row Scanner) (shlyuz.Generation, error) {
+	var g shlyuz.Generation
+	var attempts string
+	var created int64
+	err := row.Scan(&g.ID, &g.AccountID, &g.KeyID, &g.Model, &g.Upstream, &attempts, &g.Streamed,
+		&g.PromptTokens, &g.CompletionTokens, &g.Credits, &g.LatencyMS, &g.Status, &g.FinishReason, &created)
+	if err != nil {
+		return shlyuz.Generation{}, err
+	}
+	if g.Attempts, err = DecodeAttempts(attempts); err != nil {
+		return shlyuz.Generation{}, err
+	}
+	g.CreatedAt = Time(created)
+	return g, nil
+}
+
+// GenerationArgs are the values of GenerationColumns for g.
+func GenerationArgs(g *shlyuz.Generation) ([]any, error) {
+	attempts, err := EncodeAttempts(g.Attempts)
+	if err != nil {
+		return nil, err
+	}
+	return []any{g.ID, g.AccountID, g.KeyID, g.Model, g.Upstream, attempts, g.Streamed,
+		g.PromptTokens, g.CompletionTokens, g.Credits, g.LatencyMS, g.Status, g.FinishReason, Micros(g.CreatedAt)}, nil
+}
+
+// ScanPlan reads a row of PlanColumns. A price it cannot parse is an error
+// naming the plan.
+func ScanPlan(row Scanner) (shlyuz.Plan, error) {
+	var p shlyuz.Plan
+	var price, period string
+	if err := row.Scan(&p.ID, &p.Name, &price, &p.PackageCredits, &period); err != nil {
+		return p, err
+	}
+	p.Period = shlyuz.LimitReset(period)
+	var err error
+	if p.PriceRubles, err = Decimal("price_rubles", price); err != nil {
+		return p, fmt.Errorf("plan %s: %w", p.ID, err)
+	}
+	return p, nil
+}
+
+// PlanArgs are the values of PlanColumns for p.
+func PlanArgs(p shlyuz.Plan) []any {
+	return []any{p.ID, p.Name, p.PriceRubles.String(), p.PackageCredits, string(p.Period)}
+}
+
+// ScanModelOverride reads a row of (id, model). A model it cannot decode is
+// an error naming the override.
+func ScanModelOverride(row Scanner) (shlyuz.Model, error) {
+	var id, doc string
+	if err := row.Scan(&id, &doc); err != nil {
+		return shlyuz.Model{}, err
+	}
+	m, err := DecodeModel(doc)
+	if err != nil {
+		return shlyuz.Model{}, fmt.Errorf("model override %s: %w", id, err)
+	}
+	return m, nil
+}
+
+// ScanSettings reads a row of SettingsColumns. The scan's own error (no rows
+// among them) is returned as it is.
+func ScanSettings(row Scanner) (shlyuz.Settings, error) {
+	var rate, k string
+	var updated int64
+	if err := row.Scan(&rate, &k, &updated); err != nil {
+		return shlyuz.Settings{}, err
+	}
+	var st shlyuz.Settings
+	var err error
+	if st.Pricing.Rate, err = Decimal("rate", rate); err != nil {
+		return shlyuz.Settings{}, err
+	}
+	if st.Pricing.K, err = Decimal("k", k); err != nil {
+		return shlyuz.Settings{}, err
+	}
+	st.UpdatedAt = Time(updated)
+	return st, nil
+}
+
+// SettingsArgs are the values of SettingsColumns for st.
+func SettingsArgs(st shlyuz.Settings) []any {
+	return []any{st.Pricing.Rate.String(), st.Pricing.K.String(), Micros(st.UpdatedAt)}
+}
