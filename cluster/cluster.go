@@ -114,10 +114,20 @@ func (d *Directory) Send(identity, kind string, msg any) {
 }
 
 // PID activates (or finds) the virtual actor (identity, kind).
+// A remembered PID whose activation stopped (it may stop itself after a
+// failed load) is looked up again, since actors that forward to it never see
+// the dead letter themselves.
 func (d *Directory) PID(identity, kind string) (*actor.PID, error) {
 	key := pidKey{kind, identity}
-	if pid, ok := d.pids.Load(key); ok {
-		return pid.(*actor.PID), nil
+	if v, ok := d.pids.Load(key); ok {
+		pid := v.(*actor.PID)
+		if pid.Address != d.c.ActorSystem.Address() {
+			return pid, nil // another node's: its own lookups keep it right
+		}
+		if _, alive := d.c.ActorSystem.ProcessRegistry.GetLocal(pid.Id); alive {
+			return pid, nil
+		}
+		d.pids.Delete(key)
 	}
 	return d.pid(key)
 }
