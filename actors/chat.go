@@ -327,7 +327,8 @@ func (cl *call) reserve(m *shlyuz.PricedModel, ups []*Upstream) error {
 		GenID: cl.c.GenerationID, KeyHash: cl.c.KeyHash, Prompt: cl.c.Prompt.Reserve, MaxTokens: cl.c.MaxTokens,
 		MaxOut: m.MaxOutput(), Price: worst, Now: now,
 	})
-	if err != nil {
+	if err != nil { // no answer: let go of whatever the key may hold for this call
+		g.dir.Send(cl.c.KeyHash, KindKey, &keySettle{GenID: cl.c.GenerationID, Now: now})
 		return err
 	}
 	ar := res.(*reserved)
