@@ -2,7 +2,6 @@ package anthropic_test
 
 import (
 	"context"
-	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"io"
@@ -85,7 +84,7 @@ func TestChat(t *testing.T) {
 	}
 
 	sent := u.SentBody(t)
-	for field, want := range map[string]string{
+	adaptertest.CheckSent(t, sent, map[string]string{
 		"model":          `"claude-x"`,
 		"max_tokens":     "1000",
 		"temperature":    "1",
@@ -94,11 +93,7 @@ func TestChat(t *testing.T) {
 		"metadata":       `{"user_id":"u-42"}`,
 		"system":         `[{"type":"text","text":"Be brief."},{"type":"text","text":"Answer in English."}]`,
 		"messages":       `[{"role":"user","content":[{"type":"text","text":"Hello there, how are you?"}]}]`,
-	} {
-		if got := string(sent[field]); got != want {
-			t.Errorf("sent %s = %s, want %s", field, got, want)
-		}
-	}
+	})
 	if len(sent) != 8 {
 		t.Errorf("sent %d fields, want 8: %s", len(sent), u.Fake.LastRequest())
 	}
@@ -179,47 +174,24 @@ func TestCAFile(t *testing.T) {
 	}
 }
 
-// streamed is what a stream said, put together.
-type streamed struct {
-	content  string
-	toolName string
-	toolID   string
-	args     string
-	finish   string
-	usage    *shlyuz.Usage
-	tokens   int64
-	events   int
+// collect reads a finished stream's events, checking each chunk's shape.
+func collect(t *testing.T, events []shlyuz.StreamEvent, clientUsage bool) adaptertest.Streamed {
+	t.Helper()
+	return adaptertest.Collect(t, events, checkChunk(t, clientUsage))
 }
 
-// collect reads a finished stream's events, checking each chunk's shape.
-func collect(t *testing.T, events []shlyuz.StreamEvent, clientUsage bool) streamed {
-	t.Helper()
-	var s streamed
-	var content, args strings.Builder
-	s.events = len(events)
-	for i, ev := range events {
-		s.tokens += ev.CompletionTokens
-		if ev.FinishReason != "" {
-			s.finish = ev.FinishReason
-		}
-		if ev.Usage != nil {
-			s.usage = ev.Usage
-		}
-		if ev.Data == nil {
+// checkChunk checks the shape of a stream's events and chunks.
+func checkChunk(t *testing.T, clientUsage bool) func(int, shlyuz.StreamEvent, *adaptertest.Chunk) {
+	return func(i int, ev shlyuz.StreamEvent, c *adaptertest.Chunk) {
+		if c == nil {
 			if ev.Usage == nil {
 				t.Errorf("event %d has neither data nor usage", i)
 			}
-			continue
+			return
 		}
-		var c adaptertest.Chunk
-		if err := json.Unmarshal(ev.Data, &c); err != nil {
-			t.Fatalf("event %d: %v: %s", i, err, ev.Data)
-		}
-		if c.ID != "gen-abc" || !strings.HasPrefix(c.Model, "public/") || c.Object != "chat.completion.chunk" || c.Created == 0 {
-			t.Errorf("event %d: id %q model %q object %q created %d", i, c.ID, c.Model, c.Object, c.Created)
-		}
-		if clientUsage != (c.Usage != nil) {
-			t.Errorf("event %d: usage member %s, client asked %v", i, c.Usage, clientUsage)
+		adaptertest.CheckChunk(t, i, c, "public/", clientUsage)
+		if c.Created == 0 {
+			t.Errorf("event %d: created %d", i, c.Created)
 		}
 		if len(c.Choices) != 1 {
 			t.Fatalf("event %d: %d choices", i, len(c.Choices))
@@ -231,91 +203,45 @@ func collect(t *testing.T, events []shlyuz.StreamEvent, clientUsage bool) stream
 		if (ch.FinishReason != nil) != (ev.FinishReason != "") || (ch.FinishReason != nil && *ch.FinishReason != ev.FinishReason) {
 			t.Errorf("event %d: finish %q, chunk says %v", i, ev.FinishReason, ch.FinishReason)
 		}
-		content.WriteString(ch.Delta.Text())
 		for _, tc := range ch.Delta.ToolCalls {
 			if tc.Index != 0 {
 				t.Errorf("tool call index %d", tc.Index)
 			}
-			if tc.ID != "" {
-				s.toolID, s.toolName = tc.ID, tc.Function.Name
-				if tc.Type != "function" {
-					t.Errorf("tool call type %q", tc.Type)
-				}
+			if tc.ID != "" && tc.Type != "function" {
+				t.Errorf("tool call type %q", tc.Type)
 			}
-			args.WriteString(tc.Function.Arguments)
 		}
 	}
-	s.content, s.args = content.String(), args.String()
-	return s
 }
 
 func TestChatStream(t *testing.T) {
-	for _, tc := range []struct {
-		name        string
-		body        string
-		maxTokens   int64
-		wantContent string
-		wantFinish  string
-		wantUsage   shlyuz.Usage
-	}{
+	for _, tc := range []adaptertest.StreamCase{
+		adaptertest.UsageAsked,
 		{
-			name:        "client asked usage",
-			body:        `{"messages":[{"role":"user","content":"Hello there, how are you?"}],"stream":true,"stream_options":{"include_usage":true},"seed":7}`,
-			wantContent: "tok0 tok1 tok2 tok3 tok4 tok5 tok6 tok7",
-			wantFinish:  "stop",
-			wantUsage:   shlyuz.Usage{PromptTokens: 6, CompletionTokens: 8, TotalTokens: 14},
+			Name:    "vision",
+			Body:    `{"messages":[{"role":"user","content":[{"type":"text","text":"Describe this picture please"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]}]}`,
+			Content: "tok0 tok1 tok2 tok3 tok4 tok5 tok6 tok7",
+			Finish:  "stop",
+			Usage:   shlyuz.Usage{PromptTokens: 7 + 85, CompletionTokens: 8, TotalTokens: 100},
 		},
-		{
-			name:        "vision",
-			body:        `{"messages":[{"role":"user","content":[{"type":"text","text":"Describe this picture please"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]}]}`,
-			wantContent: "tok0 tok1 tok2 tok3 tok4 tok5 tok6 tok7",
-			wantFinish:  "stop",
-			wantUsage:   shlyuz.Usage{PromptTokens: 7 + 85, CompletionTokens: 8, TotalTokens: 100},
-		},
-		{
-			name:        "max_tokens caps the reply",
-			body:        adaptertest.HelloBody,
-			maxTokens:   3,
-			wantContent: "tok0 tok1 tok2",
-			wantFinish:  "length",
-			wantUsage:   shlyuz.Usage{PromptTokens: 6, CompletionTokens: 3, TotalTokens: 9},
-		},
+		adaptertest.Capped,
 	} {
-		t.Run(tc.name, func(t *testing.T) {
+		t.Run(tc.Name, func(t *testing.T) {
 			u := startFake(t, fake.Options{ReplyTokens: 8})
 			p := u.provider(t, nil)
-			req := request(t, "claude-x", true, tc.body)
-			if tc.maxTokens > 0 {
-				req.MaxTokens = tc.maxTokens
+			req := request(t, "claude-x", true, tc.Body)
+			if tc.MaxTokens > 0 {
+				req.MaxTokens = tc.MaxTokens
 			}
 			st, err := p.ChatStream(context.Background(), req)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			events, err := adaptertest.ReadAll(st)
-			if err != io.EOF {
-				t.Fatalf("stream ended with %v, want io.EOF", err)
-			}
-			s := collect(t, events, strings.Contains(tc.body, `"include_usage":true`))
-			if s.content != tc.wantContent {
-				t.Errorf("content = %q, want %q", s.content, tc.wantContent)
-			}
-			if s.finish != tc.wantFinish {
-				t.Errorf("finish = %q, want %q", s.finish, tc.wantFinish)
-			}
-			if s.usage == nil || *s.usage != tc.wantUsage {
-				t.Errorf("usage = %+v, want %+v", s.usage, tc.wantUsage)
-			}
-			if s.tokens != tc.wantUsage.CompletionTokens {
-				t.Errorf("counted tokens = %d, want %d", s.tokens, tc.wantUsage.CompletionTokens)
-			}
+			tc.Check(t, st, checkChunk(t, tc.ClientAsked()))
 			sent := u.SentBody(t)
 			if string(sent["stream"]) != "true" {
 				t.Errorf("sent stream %s", sent["stream"])
-			}
-			if _, err := st.Next(); err != io.EOF {
-				t.Errorf("Next after the end = %v, want io.EOF again", err)
 			}
 		})
 	}
@@ -332,10 +258,7 @@ func TestStreamRunningUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	events, err := adaptertest.ReadAll(st)
-	if err != io.EOF {
-		t.Fatal(err)
-	}
+	events := adaptertest.ReadToEnd(t, st)
 	var counted int64
 	for i, ev := range events {
 		counted += ev.CompletionTokens
@@ -368,15 +291,11 @@ func TestTools(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				events, err := adaptertest.ReadAll(st)
+				s := collect(t, adaptertest.ReadToEnd(t, st), false)
 				st.Close()
-				if err != io.EOF {
-					t.Fatal(err)
-				}
-				s := collect(t, events, false)
-				id, fn, args, finish = s.toolID, s.toolName, s.args, s.finish
-				if s.content != "" || s.usage == nil || s.usage.CompletionTokens != fake.ToolCallTokens {
-					t.Errorf("content %q usage %+v", s.content, s.usage)
+				id, fn, args, finish = s.ToolID, s.ToolName, s.Args, s.Finish
+				if s.Content != "" || s.Usage == nil || s.Usage.CompletionTokens != fake.ToolCallTokens {
+					t.Errorf("content %q usage %+v", s.Content, s.Usage)
 				}
 			} else {
 				resp, err := p.Chat(context.Background(), request(t, "m", false, first))
@@ -405,10 +324,7 @@ func TestTools(t *testing.T) {
 			}
 
 			// The follow-up: the call and its result go back; the fake checks they pair.
-			argsJSON, _ := json.Marshal(args)
-			follow := `{"messages":[{"role":"user","content":"What is the weather in Moscow?"},` +
-				`{"role":"assistant","content":null,"tool_calls":[{"id":"` + id + `","type":"function","function":{"name":"get_weather","arguments":` + string(argsJSON) + `}}]},` +
-				`{"role":"tool","tool_call_id":"` + id + `","content":"Sunny, +20"}],` + tools + `}`
+			follow := adaptertest.FollowUp("What is the weather in Moscow?", id, args, "Sunny, +20", tools)
 			resp, err := p.Chat(context.Background(), request(t, "m", false, follow))
 			if err != nil {
 				t.Fatal(err)
@@ -432,62 +348,29 @@ func TestTools(t *testing.T) {
 // comes before the stream starts, for Chat and ChatStream alike.
 func TestFaultsBeforeFirstByte(t *testing.T) {
 	u := startFake(t, fake.Options{})
-	for _, tc := range []struct {
-		fault      string
-		status     int
-		code       string
-		upstream   bool
-		retryAfter time.Duration
-		msg        string
-	}{
-		{fault: "500", status: 502, code: "upstream_error", upstream: true, msg: "HTTP 500, api_error"},
-		{fault: "502", status: 502, code: "upstream_error", upstream: true},
-		{fault: "503", status: 502, code: "upstream_error", upstream: true},
-		{fault: "529", status: 503, code: "provider_unavailable", upstream: true, msg: "overloaded"},
-		{fault: "504", status: 504, code: "upstream_timeout", upstream: true, msg: "timeout_error"},
-		{fault: "429", status: 429, code: "rate_limited", upstream: true, retryAfter: 2 * time.Second, msg: "rate limit"},
-		{fault: "quota", status: 502, code: "upstream_error", upstream: true, msg: "out of credits"},
-		{fault: "402", status: 502, code: "upstream_error", upstream: true, msg: "out of credits"},
-		{fault: "400", status: 400, code: "invalid_value", upstream: false, msg: "prompt is too long"},
-		{fault: "413", status: 400, code: "invalid_value", upstream: false, msg: "maximum allowed number of bytes"},
-		{fault: "422", status: 400, code: "invalid_value", upstream: false},
-		{fault: "404", status: 502, code: "upstream_error", upstream: true, msg: "not_found_error"},
-		{fault: "401", status: 502, code: "upstream_error", upstream: true, msg: "credentials (HTTP 401, authentication_error)"},
-		{fault: "403", status: 502, code: "upstream_error", upstream: true, msg: "credentials (HTTP 403, permission_error)"},
-		{fault: "409", status: 502, code: "upstream_error", upstream: true, msg: "HTTP 409"},
-	} {
-		for _, stream := range []bool{false, true} {
-			name := tc.fault
-			if stream {
-				name += "/stream"
-			}
-			t.Run(name, func(t *testing.T) {
-				p := u.provider(t, nil)
-				req := request(t, "claude/fault-"+tc.fault, stream, adaptertest.HelloBody)
-				var err error
-				if stream {
-					var st shlyuz.ChatStream
-					st, err = p.ChatStream(context.Background(), req)
-					if err == nil {
-						st.Close()
-						t.Fatal("ChatStream succeeded")
-					}
-				} else {
-					_, err = p.Chat(context.Background(), req)
-				}
-				e := adaptertest.AsError(t, err, tc.status, tc.code, tc.upstream)
-				if e.RetryAfter != tc.retryAfter {
-					t.Errorf("RetryAfter = %v, want %v", e.RetryAfter, tc.retryAfter)
-				}
-				if !strings.Contains(e.Message, tc.msg) {
-					t.Errorf("message %q does not mention %q", e.Message, tc.msg)
-				}
-				if e.Cause == nil {
-					t.Error("no cause for the logs")
-				}
-			})
+	adaptertest.Faults(t, []adaptertest.Fault{
+		{Fault: "500", Status: 502, Code: "upstream_error", Upstream: true, Msg: "HTTP 500, api_error"},
+		{Fault: "502", Status: 502, Code: "upstream_error", Upstream: true},
+		{Fault: "503", Status: 502, Code: "upstream_error", Upstream: true},
+		{Fault: "529", Status: 503, Code: "provider_unavailable", Upstream: true, Msg: "overloaded"},
+		{Fault: "504", Status: 504, Code: "upstream_timeout", Upstream: true, Msg: "timeout_error"},
+		{Fault: "429", Status: 429, Code: "rate_limited", Upstream: true, RetryAfter: 2 * time.Second, Msg: "rate limit"},
+		{Fault: "quota", Status: 502, Code: "upstream_error", Upstream: true, Msg: "out of credits"},
+		{Fault: "402", Status: 502, Code: "upstream_error", Upstream: true, Msg: "out of credits"},
+		{Fault: "400", Status: 400, Code: "invalid_value", Upstream: false, Msg: "prompt is too long"},
+		{Fault: "413", Status: 400, Code: "invalid_value", Upstream: false, Msg: "maximum allowed number of bytes"},
+		{Fault: "422", Status: 400, Code: "invalid_value", Upstream: false},
+		{Fault: "404", Status: 502, Code: "upstream_error", Upstream: true, Msg: "not_found_error"},
+		{Fault: "401", Status: 502, Code: "upstream_error", Upstream: true, Msg: "credentials (HTTP 401, authentication_error)"},
+		{Fault: "403", Status: 502, Code: "upstream_error", Upstream: true, Msg: "credentials (HTTP 403, permission_error)"},
+		{Fault: "409", Status: 502, Code: "upstream_error", Upstream: true, Msg: "HTTP 409"},
+	}, adaptertest.ChatAndStream, func(t *testing.T, fault string, stream bool) error {
+		return adaptertest.CallError(t, u.provider(t, nil), request(t, "claude/fault-"+fault, stream, adaptertest.HelloBody))
+	}, func(t *testing.T, _ adaptertest.Fault, e *shlyuz.Error) {
+		if e.Cause == nil {
+			t.Error("no cause for the logs")
 		}
-	}
+	})
 }
 
 func TestFaultHeader(t *testing.T) {
@@ -500,37 +383,21 @@ func TestFaultHeader(t *testing.T) {
 func TestWrongKeyNotLeaked(t *testing.T) {
 	u := startFake(t, fake.Options{APIKey: "sk-ant-right-key-000000"})
 	p := u.provider(t, func(c *shlyuz.UpstreamConfig) { c.APIKey = "sk-ant-wrong-key-123456789" })
-	for _, stream := range []bool{false, true} {
-		var err error
-		if stream {
-			_, err = p.ChatStream(context.Background(), request(t, "m", true, adaptertest.HelloBody))
-		} else {
-			_, err = p.Chat(context.Background(), request(t, "m", false, adaptertest.HelloBody))
+	for _, stream := range adaptertest.ChatAndStream {
+		e := adaptertest.AsError(t, adaptertest.CallError(t, p, request(t, "m", stream, adaptertest.HelloBody)), 502, "upstream_error", true)
+		if e.Cause == nil {
+			t.Error("no cause for the logs")
 		}
-		e := adaptertest.AsError(t, err, 502, "upstream_error", true)
-		for _, part := range []string{"sk-", "6789", "x-api-key"} {
-			if strings.Contains(e.Message, part) || strings.Contains(e.Cause.Error(), part) {
-				t.Errorf("error %q (cause %q) leaks %q", e.Message, e.Cause, part)
-			}
-		}
+		adaptertest.NotLeaked(t, e, "sk-", "6789", "x-api-key")
 	}
 }
 
 func TestMalformedReply(t *testing.T) {
 	u := startFake(t, fake.Options{})
 	p := u.provider(t, nil)
-	_, err := p.Chat(context.Background(), request(t, "m/fault-malformed", false, adaptertest.HelloBody))
-	e := adaptertest.AsError(t, err, 502, "upstream_error", true)
-	if !strings.Contains(e.Message, "malformed") {
-		t.Errorf("message %q", e.Message)
-	}
-	_, err = p.Chat(context.Background(), request(t, "m/fault-cut", false, adaptertest.HelloBody))
-	e = adaptertest.AsError(t, err, 502, "upstream_error", true)
-	if !strings.Contains(e.Message, "broke off") {
-		t.Errorf("message %q", e.Message)
-	}
-	_, err = p.Chat(context.Background(), request(t, "m/fault-midstream-error", false, adaptertest.HelloBody))
-	adaptertest.AsError(t, err, 502, "upstream_error", true)
+	adaptertest.Faults(t, adaptertest.BrokenReplies, adaptertest.ChatOnly, func(t *testing.T, fault string, stream bool) error {
+		return adaptertest.CallError(t, p, request(t, "m/fault-"+fault, stream, adaptertest.HelloBody))
+	}, nil)
 }
 
 func TestChatNoUsage(t *testing.T) {
@@ -553,56 +420,23 @@ func TestStreamNoUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	events, err := adaptertest.ReadAll(st)
-	if err != io.EOF {
-		t.Fatalf("err = %v", err)
-	}
-	s := collect(t, events, false)
-	if s.usage != nil {
-		t.Errorf("usage reported: %+v", s.usage)
-	}
-	if s.tokens != 16 || s.finish != "stop" {
-		t.Errorf("counted %d tokens, finish %q; want 16, stop", s.tokens, s.finish)
+	s := collect(t, adaptertest.ReadToEnd(t, st), false)
+	adaptertest.NoUsage(t, s.Events, 16)
+	if s.Finish != "stop" {
+		t.Errorf("finish %q, want stop", s.Finish)
 	}
 }
 
 // TestStreamFaults checks failures after the stream started: Next returns them.
 func TestStreamFaults(t *testing.T) {
 	u := startFake(t, fake.Options{ReplyTokens: 8})
-	for _, tc := range []struct {
-		fault  string
-		status int
-		code   string
-		msg    string
-	}{
-		{"cut", 502, "upstream_error", "broke off"},
-		{"midstream-error", 503, "provider_unavailable", "overloaded_error"},
-		{"malformed", 502, "upstream_error", "malformed"},
-	} {
-		t.Run(tc.fault, func(t *testing.T) {
-			p := u.provider(t, nil)
-			st, err := p.ChatStream(context.Background(), request(t, "m/fault-"+tc.fault, true, adaptertest.HelloBody))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			events, err := adaptertest.ReadAll(st)
-			e := adaptertest.AsError(t, err, tc.status, tc.code, true)
-			if !strings.Contains(e.Message, tc.msg) {
-				t.Errorf("message %q does not mention %q", e.Message, tc.msg)
-			}
-			var tokens int64
-			for _, ev := range events {
-				tokens += ev.CompletionTokens
-			}
-			if tokens != 4 { // the fake fails half way through 8 words
-				t.Errorf("%d tokens before the failure, want 4", tokens)
-			}
-			if _, err2 := st.Next(); err2 != err {
-				t.Errorf("Next after the failure = %v, want the same error", err2)
-			}
-		})
-	}
+	adaptertest.StreamFaults(t, []adaptertest.StreamFault{
+		{Fault: "cut", Msg: "broke off"},
+		{Fault: "midstream-error", Status: 503, Code: "provider_unavailable", Msg: "overloaded_error"},
+		{Fault: "malformed", Msg: "malformed"},
+	}, 4, func(t *testing.T, fault string) (shlyuz.ChatStream, error) { // the fake fails half way through 8 words
+		return u.provider(t, nil).ChatStream(context.Background(), request(t, "m/fault-"+fault, true, adaptertest.HelloBody))
+	}, nil)
 }
 
 // TestStreamToolFaults interrupts a streamed tool call.
@@ -618,8 +452,8 @@ func TestStreamToolFaults(t *testing.T) {
 	events, err := adaptertest.ReadAll(st)
 	adaptertest.AsError(t, err, 503, "provider_unavailable", true)
 	s := collect(t, events, false)
-	if s.toolName != "w" || s.args == "" || s.args == fake.ToolArguments {
-		t.Errorf("before the failure: tool %q args %q", s.toolName, s.args)
+	if s.ToolName != "w" || s.Args == "" || s.Args == fake.ToolArguments {
+		t.Errorf("before the failure: tool %q args %q", s.ToolName, s.Args)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -21,10 +20,7 @@ import (
 // describeError renders an error for a golden file.
 func describeError(t *testing.T, err error) string {
 	t.Helper()
-	var e *shlyuz.Error
-	if !errors.As(err, &e) {
-		t.Fatalf("%v (%T) is not an *Error", err, err)
-	}
+	e := golden.AsError(t, err)
 	param := ""
 	if e.Param != nil {
 		param = " param=" + *e.Param
@@ -40,56 +36,47 @@ func TestRequestGolden(t *testing.T) {
 	ts := httptest.NewServer(f)
 	defer ts.Close()
 	defer f.Close()
-	for _, c := range golden.Cases(t, "request", ".json") {
-		name := c.Name
-		t.Run(name, func(t *testing.T) {
-			req := golden.LoadRequest(t, c.Path, "public/model")
-			body, clientUsage, err := buildBody(req, req.Stream)
-			if err != nil {
-				golden.Check(t, "request/"+name+".golden", []byte(describeError(t, err)))
-				return
-			}
-			out := fmt.Appendf(nil, "client_usage=%v\n", clientUsage)
-			out = append(out, golden.Indent(t, body)...)
-			out = append(out, '\n')
-			golden.Check(t, "request/"+name+".golden", out)
+	golden.Run(t, "request", ".json", func(t *testing.T, c golden.Case) []byte {
+		req := golden.LoadRequest(t, c.Path, "public/model")
+		body, clientUsage, err := buildBody(req, req.Stream)
+		if err != nil {
+			return []byte(describeError(t, err))
+		}
+		out := fmt.Appendf(nil, "client_usage=%v\n", clientUsage)
+		out = append(out, golden.Indent(t, body)...)
+		out = append(out, '\n')
 
-			hreq, _ := http.NewRequest(http.MethodPost, ts.URL+"/v1/messages", bytes.NewReader(body))
-			hreq.Header.Set("Anthropic-Version", DefaultAPIVersion)
-			resp, err := http.DefaultClient.Do(hreq)
-			if err != nil {
-				t.Fatal(err)
-			}
-			reply, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
-				t.Errorf("the fake refused the body: %d %s", resp.StatusCode, reply)
-			}
-		})
-	}
+		hreq, _ := http.NewRequest(http.MethodPost, ts.URL+"/v1/messages", bytes.NewReader(body))
+		hreq.Header.Set("Anthropic-Version", DefaultAPIVersion)
+		resp, err := http.DefaultClient.Do(hreq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reply, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("the fake refused the body: %d %s", resp.StatusCode, reply)
+		}
+		return out
+	})
 }
 
 // TestResponseGolden checks the translation of Anthropic Messages into OpenAI choices.
 func TestResponseGolden(t *testing.T) {
-	for _, c := range golden.Cases(t, "response", ".json") {
-		name := c.Name
-		t.Run(name, func(t *testing.T) {
-			raw, err := os.ReadFile(c.Path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := decodeReply(raw)
-			if err != nil {
-				golden.Check(t, "response/"+name+".golden", []byte(describeError(t, err)))
-				return
-			}
-			u, _ := json.Marshal(r.Usage)
-			out := fmt.Appendf(nil, "finish=%q usage=%s\n", r.FinishReason, u)
-			out = append(out, golden.Indent(t, r.Choices)...)
-			out = append(out, '\n')
-			golden.Check(t, "response/"+name+".golden", out)
-		})
-	}
+	golden.Run(t, "response", ".json", func(t *testing.T, c golden.Case) []byte {
+		raw, err := os.ReadFile(c.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := decodeReply(raw)
+		if err != nil {
+			return []byte(describeError(t, err))
+		}
+		u, _ := json.Marshal(r.Usage)
+		out := fmt.Appendf(nil, "finish=%q usage=%s\n", r.FinishReason, u)
+		out = append(out, golden.Indent(t, r.Choices)...)
+		return append(out, '\n')
+	})
 }
 
 // clientAskedUsage are the stream cases whose client sent stream_options.include_usage=true.
@@ -100,35 +87,21 @@ var clientAskedUsage = map[string]bool{
 // TestStreamGolden feeds recorded-shape Anthropic streams through ChatStream
 // over HTTP and checks the events it emits.
 func TestStreamGolden(t *testing.T) {
-	for _, c := range golden.Cases(t, "stream", ".sse") {
-		name := c.Name
-		t.Run(name, func(t *testing.T) {
-			url := golden.Serve(t, c.Path, "text/event-stream")
-			p, err := New(shlyuz.UpstreamConfig{Name: "golden", BaseURL: url})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.CloseIdleConnections()
-			p.now = func() time.Time { return time.Unix(1760000000, 0) }
+	golden.Run(t, "stream", ".sse", func(t *testing.T, c golden.Case) []byte {
+		url := golden.Serve(t, c.Path, "text/event-stream")
+		p, err := New(shlyuz.UpstreamConfig{Name: "golden", BaseURL: url})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.CloseIdleConnections()
+		p.now = func() time.Time { return time.Unix(1760000000, 0) }
 
-			fields := map[string]json.RawMessage{
-				"messages": json.RawMessage(`[{"role":"user","content":"hi"}]`),
-			}
-			if clientAskedUsage[name] {
-				fields["stream_options"] = json.RawMessage(`{"include_usage":true}`)
-			}
-			st, err := p.ChatStream(context.Background(), &shlyuz.UpstreamRequest{
-				GenerationID: "gen-golden", Model: "public/model", UpstreamModel: "m", Fields: fields, MaxTokens: 100, Stream: true,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-
-			var out bytes.Buffer
-			fmt.Fprintf(&out, "client_usage=%v\n", clientAskedUsage[name])
-			golden.WriteEvents(t, &out, st, func(err error) string { return describeError(t, err) })
-			golden.Check(t, "stream/"+name+".golden", out.Bytes())
-		})
-	}
+		req := golden.ChatRequest("public/model", "m", true, clientAskedUsage[c.Name])
+		req.MaxTokens = 100
+		st, err := p.ChatStream(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return golden.Events(t, fmt.Sprintf("client_usage=%v\n", clientAskedUsage[c.Name]), st, func(err error) string { return describeError(t, err) })
+	})
 }

@@ -106,21 +106,11 @@ func TestChat(t *testing.T) {
 		t.Errorf("response = %+v", resp)
 	}
 
-	sent := u.SentBody(t)
-	for field, want := range map[string]string{
+	adaptertest.CheckSent(t, u.SentBody(t), map[string]string{
 		"contents":          `[{"role":"user","parts":[{"text":"Hello there, how are you?"}]}]`,
 		"systemInstruction": `{"parts":[{"text":"Be brief."}]}`,
 		"generationConfig":  `{"maxOutputTokens":100,"temperature":0.2,"topP":0.9,"stopSequences":["END"],"seed":7,"responseMimeType":"application/json"}`,
-	} {
-		if got := string(sent[field]); got != want {
-			t.Errorf("sent %s = %s, want %s", field, got, want)
-		}
-	}
-	for _, field := range []string{"x_unknown", "messages", "model", "temperature"} {
-		if _, ok := sent[field]; ok {
-			t.Errorf("sent %s upstream", field)
-		}
-	}
+	}, "x_unknown", "messages", "model", "temperature")
 	h := u.Fake.LastHeader()
 	if h.Get("X-Goog-Api-Key") != testKey || h.Get("Authorization") != "" || h.Get("X-Goog-User-Project") != "proj-1" ||
 		h.Get("Content-Type") != "application/json" {
@@ -133,111 +123,56 @@ func TestChat(t *testing.T) {
 
 func TestChatStream(t *testing.T) {
 	const image = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
-	for _, tc := range []struct {
-		name        string
-		body        string
-		maxTokens   int64
-		wantContent string
-		wantFinish  string
-		wantUsage   shlyuz.Usage
-	}{
+	for _, tc := range []adaptertest.StreamCase{
+		adaptertest.UsageAsked,
 		{
-			name:        "plain, client asked usage",
-			body:        `{"messages":[{"role":"user","content":"Hello there, how are you?"}],"stream":true,"stream_options":{"include_usage":true}}`,
-			wantContent: "tok0 tok1 tok2 tok3 tok4 tok5 tok6 tok7",
-			wantFinish:  "stop",
-			wantUsage:   shlyuz.Usage{PromptTokens: 6, CompletionTokens: 8, TotalTokens: 14},
+			Name:    "vision",
+			Body:    `{"messages":[{"role":"user","content":[{"type":"text","text":"Describe this picture please"},{"type":"image_url","image_url":{"url":"` + image + `"}},{"type":"image_url","image_url":{"url":"https://example.com/cat.webp?x=1"}}]}]}`,
+			Content: "tok0 tok1 tok2 tok3 tok4 tok5 tok6 tok7",
+			Finish:  "stop",
+			Usage:   shlyuz.Usage{PromptTokens: 7 + 2*85, CompletionTokens: 8, TotalTokens: 185},
 		},
-		{
-			name:        "vision",
-			body:        `{"messages":[{"role":"user","content":[{"type":"text","text":"Describe this picture please"},{"type":"image_url","image_url":{"url":"` + image + `"}},{"type":"image_url","image_url":{"url":"https://example.com/cat.webp?x=1"}}]}]}`,
-			wantContent: "tok0 tok1 tok2 tok3 tok4 tok5 tok6 tok7",
-			wantFinish:  "stop",
-			wantUsage:   shlyuz.Usage{PromptTokens: 7 + 2*85, CompletionTokens: 8, TotalTokens: 185},
-		},
-		{
-			name:        "max_tokens caps the reply",
-			body:        adaptertest.HelloBody,
-			maxTokens:   3,
-			wantContent: "tok0 tok1 tok2",
-			wantFinish:  "length",
-			wantUsage:   shlyuz.Usage{PromptTokens: 6, CompletionTokens: 3, TotalTokens: 9},
-		},
+		adaptertest.Capped,
 	} {
-		t.Run(tc.name, func(t *testing.T) {
+		t.Run(tc.Name, func(t *testing.T) {
 			u := startFake(t, fake.Options{ReplyTokens: 8, APIKey: testKey})
 			p := u.provider(t, nil)
-			req := request(t, "gemini-2.5-flash", true, tc.body)
-			req.MaxTokens = tc.maxTokens
+			req := request(t, "gemini-2.5-flash", true, tc.Body)
+			req.MaxTokens = tc.MaxTokens
 			st, err := p.ChatStream(context.Background(), req)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			events, err := adaptertest.ReadAll(st)
-			if err != io.EOF {
-				t.Fatalf("stream ended with %v, want io.EOF", err)
-			}
-			clientAsked := strings.Contains(tc.body, `"include_usage":true`)
-			var content strings.Builder
-			var usage *shlyuz.Usage
-			var finish string
-			var tokens int64
-			for i, ev := range events {
-				tokens += ev.CompletionTokens
-				if ev.FinishReason != "" {
-					if finish != "" {
-						t.Errorf("event %d: a second finish %q", i, ev.FinishReason)
-					}
-					finish = ev.FinishReason
-				}
-				if ev.Usage != nil {
-					usage = ev.Usage
-				}
-				if ev.Data == nil {
+			s := tc.Check(t, st, func(i int, ev shlyuz.StreamEvent, c *adaptertest.Chunk) {
+				if c == nil {
 					t.Errorf("event %d has no data", i)
-					continue
+					return
 				}
-				var c adaptertest.Chunk
-				if err := json.Unmarshal(ev.Data, &c); err != nil {
-					t.Fatalf("event %d: %v: %s", i, err, ev.Data)
-				}
-				if c.ID != "gen-abc" || c.Model != "google/gemini-2.5-flash" || c.Object != "chat.completion.chunk" || len(c.Choices) != 1 {
-					t.Errorf("event %d: %s", i, ev.Data)
-				}
-				if clientAsked != (c.Usage != nil) {
-					t.Errorf("event %d: usage member %s, client asked %v", i, c.Usage, clientAsked)
+				adaptertest.CheckChunk(t, i, c, "google/gemini-2.5-flash", tc.ClientAsked())
+				if len(c.Choices) != 1 {
+					t.Fatalf("event %d: %s", i, ev.Data)
 				}
 				if (i == 0) != (c.Choices[0].Delta.Role == "assistant") {
 					t.Errorf("event %d: role %q", i, c.Choices[0].Delta.Role)
 				}
-				if c.Choices[0].Delta.Content != nil {
-					content.WriteString(*c.Choices[0].Delta.Content)
-				}
 				if (c.Choices[0].FinishReason != nil) != (ev.FinishReason != "") {
 					t.Errorf("event %d: finish_reason in data and event disagree", i)
 				}
-			}
-			if content.String() != tc.wantContent {
-				t.Errorf("content = %q, want %q", content.String(), tc.wantContent)
-			}
-			if finish != tc.wantFinish {
-				t.Errorf("finish = %q, want %q", finish, tc.wantFinish)
-			}
-			if usage == nil || *usage != tc.wantUsage {
-				t.Errorf("usage = %+v, want %+v", usage, tc.wantUsage)
-			}
-			if tokens != tc.wantUsage.CompletionTokens {
-				t.Errorf("counted tokens = %d, want %d", tokens, tc.wantUsage.CompletionTokens)
+			})
+			finishes := 0
+			for i, ev := range s.Events {
+				if ev.FinishReason != "" {
+					if finishes++; finishes > 1 {
+						t.Errorf("event %d: a second finish %q", i, ev.FinishReason)
+					}
+				}
 			}
 			if got := u.lastURL(); got != "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse" {
 				t.Errorf("URL = %q", got)
 			}
-			if tc.maxTokens > 0 && !strings.Contains(string(u.SentBody(t)["generationConfig"]), `"maxOutputTokens":3`) {
+			if tc.MaxTokens > 0 && !strings.Contains(string(u.SentBody(t)["generationConfig"]), `"maxOutputTokens":3`) {
 				t.Errorf("sent generationConfig %s", u.SentBody(t)["generationConfig"])
-			}
-			if _, err := st.Next(); err != io.EOF {
-				t.Errorf("Next after the end = %v, want io.EOF again", err)
 			}
 		})
 	}
@@ -250,15 +185,8 @@ const toolsBody = `{"messages":[{"role":"user","content":"Weather in Moscow?"}],
 
 // followUp is the conversation after the tool call, with the assistant's call as the client echoes it.
 func followUp(id, args string) string {
-	return `{"messages":[{"role":"user","content":"Weather in Moscow?"},
-		{"role":"assistant","content":null,"tool_calls":[{"id":` + jsonString(id) + `,"type":"function","function":{"name":"get_weather","arguments":` + jsonString(args) + `}}]},
-		{"role":"tool","tool_call_id":` + jsonString(id) + `,"content":"-5C, snow"}],
-		"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}]}`
-}
-
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
+	return adaptertest.FollowUp("Weather in Moscow?", id, args, "-5C, snow",
+		`"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}]`)
 }
 
 func TestTools(t *testing.T) {
@@ -343,26 +271,20 @@ func callTool(t *testing.T, p *gemini.Provider, req *shlyuz.UpstreamRequest) (id
 		t.Fatal(err)
 	}
 	defer st.Close()
-	events, err := adaptertest.ReadAll(st)
-	if err != io.EOF || len(events) == 0 {
-		t.Fatalf("%d events, err %v", len(events), err)
+	s := adaptertest.Collect(t, adaptertest.ReadToEnd(t, st), func(i int, _ shlyuz.StreamEvent, c *adaptertest.Chunk) {
+		if c == nil {
+			t.Fatalf("event %d has no data", i)
+		}
+	})
+	if len(s.Events) == 0 {
+		t.Fatal("no events")
 	}
-	for _, ev := range events {
-		if ev.FinishReason != "" {
-			finish = ev.FinishReason
-		}
-		var c adaptertest.Chunk
-		if err := json.Unmarshal(ev.Data, &c); err != nil {
-			t.Fatalf("%v: %s", err, ev.Data)
-		}
-		for _, tc := range c.Choices[0].Delta.ToolCalls {
-			if tc.Index != 0 || tc.Type != "function" || id != "" {
-				t.Errorf("tool call delta %s", ev.Data)
-			}
-			id, name, args = tc.ID, tc.Function.Name, tc.Function.Arguments
+	for i, tc := range s.ToolDeltas {
+		if tc.Index != 0 || tc.Type != "function" || i > 0 {
+			t.Errorf("tool call delta %d: %+v", i, tc)
 		}
 	}
-	return id, name, args, finish
+	return s.ToolID, s.ToolName, s.Args, s.Finish
 }
 
 // TestToolsForeignHistory: a Gemini 3 conversation whose tool call was made
@@ -386,64 +308,40 @@ func TestToolsForeignHistory(t *testing.T) {
 // comes before the stream starts, for Chat and ChatStream alike.
 func TestFaultsBeforeFirstByte(t *testing.T) {
 	u := startFake(t, fake.Options{})
-	for _, tc := range []struct {
-		fault      string
-		status     int
-		code       string
-		upstream   bool
-		retryAfter time.Duration
-		msg        string
-	}{
-		{fault: "500", status: 502, code: "upstream_error", upstream: true, msg: "INTERNAL"},
-		{fault: "503", status: 502, code: "upstream_error", upstream: true, msg: "overloaded"},
-		{fault: "502", status: 502, code: "upstream_error", upstream: true},
-		{fault: "504", status: 504, code: "upstream_timeout", upstream: true},
-		{fault: "429", status: 429, code: "rate_limited", upstream: true, retryAfter: 2 * time.Second, msg: "rate limiting"},
-		{fault: "quota", status: 502, code: "upstream_error", upstream: true, msg: "quota"},
-		{fault: "400", status: 400, code: "invalid_value", upstream: false, msg: "input token count"},
-		{fault: "401", status: 502, code: "upstream_error", upstream: true, msg: "credentials"},
-		{fault: "403", status: 502, code: "upstream_error", upstream: true, msg: "credentials"},
-		{fault: "404", status: 502, code: "upstream_error", upstream: true, msg: "does not serve the model"},
-		{fault: "location", status: 502, code: "upstream_error", upstream: true, msg: "location"},
-		{fault: "blocked", status: 400, code: "content_filter", upstream: false, msg: "PROHIBITED_CONTENT"},
-	} {
-		for _, stream := range []bool{false, true} {
-			name := tc.fault
-			if stream {
-				name += "/stream"
-			}
-			t.Run(name, func(t *testing.T) {
-				p := u.provider(t, nil)
-				req := request(t, "fault-"+tc.fault, stream, adaptertest.HelloBody)
-				var err error
-				if stream {
-					var st shlyuz.ChatStream
-					st, err = p.ChatStream(context.Background(), req)
-					if err == nil {
-						// A blocked prompt is a 200 stream whose first chunk says so.
-						var events []shlyuz.StreamEvent
-						events, err = adaptertest.ReadAll(st)
-						st.Close()
-						if len(events) != 0 {
-							t.Errorf("%d events before the error", len(events))
-						}
-					}
-				} else {
-					_, err = p.Chat(context.Background(), req)
-				}
-				e := adaptertest.AsError(t, err, tc.status, tc.code, tc.upstream)
-				if e.RetryAfter != tc.retryAfter {
-					t.Errorf("RetryAfter = %v, want %v", e.RetryAfter, tc.retryAfter)
-				}
-				if !strings.Contains(e.Message, tc.msg) {
-					t.Errorf("message %q does not mention %q", e.Message, tc.msg)
-				}
-				if strings.Contains(e.Message, testKey) {
-					t.Errorf("message %q leaks the key", e.Message)
-				}
-			})
+	adaptertest.Faults(t, []adaptertest.Fault{
+		{Fault: "500", Status: 502, Code: "upstream_error", Upstream: true, Msg: "INTERNAL"},
+		{Fault: "503", Status: 502, Code: "upstream_error", Upstream: true, Msg: "overloaded"},
+		{Fault: "502", Status: 502, Code: "upstream_error", Upstream: true},
+		{Fault: "504", Status: 504, Code: "upstream_timeout", Upstream: true},
+		{Fault: "429", Status: 429, Code: "rate_limited", Upstream: true, RetryAfter: 2 * time.Second, Msg: "rate limiting"},
+		{Fault: "quota", Status: 502, Code: "upstream_error", Upstream: true, Msg: "quota"},
+		{Fault: "400", Status: 400, Code: "invalid_value", Upstream: false, Msg: "input token count"},
+		{Fault: "401", Status: 502, Code: "upstream_error", Upstream: true, Msg: "credentials"},
+		{Fault: "403", Status: 502, Code: "upstream_error", Upstream: true, Msg: "credentials"},
+		{Fault: "404", Status: 502, Code: "upstream_error", Upstream: true, Msg: "does not serve the model"},
+		{Fault: "location", Status: 502, Code: "upstream_error", Upstream: true, Msg: "location"},
+		{Fault: "blocked", Status: 400, Code: "content_filter", Upstream: false, Msg: "PROHIBITED_CONTENT"},
+	}, adaptertest.ChatAndStream, func(t *testing.T, fault string, stream bool) error {
+		p := u.provider(t, nil)
+		req := request(t, "fault-"+fault, stream, adaptertest.HelloBody)
+		if !stream {
+			_, err := p.Chat(context.Background(), req)
+			return err
 		}
-	}
+		st, err := p.ChatStream(context.Background(), req)
+		if err != nil {
+			return err
+		}
+		// A blocked prompt is a 200 stream whose first chunk says so.
+		defer st.Close()
+		events, err := adaptertest.ReadAll(st)
+		if len(events) != 0 {
+			t.Errorf("%d events before the error", len(events))
+		}
+		return err
+	}, func(t *testing.T, _ adaptertest.Fault, e *shlyuz.Error) {
+		adaptertest.NotLeaked(t, e, testKey)
+	})
 }
 
 func TestWrongKeyNotLeaked(t *testing.T) {
@@ -455,11 +353,7 @@ func TestWrongKeyNotLeaked(t *testing.T) {
 		if !strings.Contains(e.Message, "credentials") {
 			t.Errorf("message %q", e.Message)
 		}
-		for _, part := range []string{"AIza", "6789", "not valid"} {
-			if strings.Contains(e.Message, part) || (e.Cause != nil && strings.Contains(e.Cause.Error(), part)) {
-				t.Errorf("error %q (cause %v) leaks %q", e.Message, e.Cause, part)
-			}
-		}
+		adaptertest.NotLeaked(t, e, "AIza", "6789", "not valid")
 		if strings.Contains(u.lastURL(), "key") {
 			t.Errorf("the key went in the URL: %s", u.lastURL())
 		}
@@ -469,50 +363,30 @@ func TestWrongKeyNotLeaked(t *testing.T) {
 func TestMalformedReply(t *testing.T) {
 	u := startFake(t, fake.Options{})
 	p := u.provider(t, nil)
-	for _, fault := range []string{"malformed", "cut", "midstream-error"} {
-		_, err := p.Chat(context.Background(), request(t, "fault-"+fault, false, adaptertest.HelloBody))
-		adaptertest.AsError(t, err, 502, "upstream_error", true)
-	}
+	adaptertest.Faults(t, adaptertest.BrokenReplies, adaptertest.ChatOnly, func(t *testing.T, fault string, stream bool) error {
+		return adaptertest.CallError(t, p, request(t, "fault-"+fault, stream, adaptertest.HelloBody))
+	}, nil)
 }
 
 // TestStreamFaults checks failures after the stream started: Next returns them.
 func TestStreamFaults(t *testing.T) {
 	u := startFake(t, fake.Options{ReplyTokens: 8})
-	for _, tc := range []struct {
-		fault string
-		msg   string
-	}{
-		{"cut", "broke off"},
-		{"midstream-error", "internal error"},
-		{"malformed", "malformed"},
-	} {
-		t.Run(tc.fault, func(t *testing.T) {
-			p := u.provider(t, nil)
-			st, err := p.ChatStream(context.Background(), request(t, "fault-"+tc.fault, true, adaptertest.HelloBody))
-			if err != nil {
-				t.Fatal(err)
+	adaptertest.StreamFaults(t, []adaptertest.StreamFault{
+		{Fault: "cut", Msg: "broke off"},
+		{Fault: "midstream-error", Msg: "internal error"},
+		{Fault: "malformed", Msg: "malformed"},
+	}, 4, func(t *testing.T, fault string) (shlyuz.ChatStream, error) { // the fake fails half way through 8 words
+		return u.provider(t, nil).ChatStream(context.Background(), request(t, "fault-"+fault, true, adaptertest.HelloBody))
+	}, func(t *testing.T, events []shlyuz.StreamEvent) {
+		for _, ev := range events {
+			if ev.FinishReason != "" {
+				t.Errorf("a finish before the failure")
 			}
-			defer st.Close()
-			events, err := adaptertest.ReadAll(st)
-			e := adaptertest.AsError(t, err, 502, "upstream_error", true)
-			if !strings.Contains(e.Message, tc.msg) {
-				t.Errorf("message %q does not mention %q", e.Message, tc.msg)
-			}
-			var tokens int64
-			for _, ev := range events {
-				tokens += ev.CompletionTokens
-				if ev.FinishReason != "" {
-					t.Errorf("a finish before the failure")
-				}
-			}
-			if len(events) != 4 || tokens != 4 { // the fake fails half way through 8 words
-				t.Errorf("%d events, %d tokens before the failure, want 4 and 4", len(events), tokens)
-			}
-			if _, err2 := st.Next(); err2 != err {
-				t.Errorf("Next after the failure = %v, want the same error", err2)
-			}
-		})
-	}
+		}
+		if len(events) != 4 {
+			t.Errorf("%d events before the failure, want 4", len(events))
+		}
+	})
 }
 
 // TestStreamEndsWithoutFinish: a stream closed cleanly before any finishReason is a cut.
@@ -546,20 +420,7 @@ func TestStreamNoUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	events, err := adaptertest.ReadAll(st)
-	if err != io.EOF {
-		t.Fatalf("err = %v", err)
-	}
-	var tokens int64
-	for _, ev := range events {
-		if ev.Usage != nil {
-			t.Errorf("usage reported: %+v", ev.Usage)
-		}
-		tokens += ev.CompletionTokens
-	}
-	if tokens != 16 {
-		t.Errorf("counted %d tokens, want 16", tokens)
-	}
+	adaptertest.NoUsage(t, adaptertest.ReadToEnd(t, st), 16)
 }
 
 // TestClientErrors: requests the adapter cannot translate fail before any call, as the client's fault.

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -23,16 +22,9 @@ import (
 // describeError renders an adapter error for a golden file.
 func describeError(t *testing.T, err error) string {
 	t.Helper()
-	var e *shlyuz.Error
-	if !errors.As(err, &e) {
-		t.Fatalf("%v (%T) is not an *Error", err, err)
-	}
-	param := "-"
-	if e.Param != nil {
-		param = *e.Param
-	}
+	e := golden.AsError(t, err)
 	return fmt.Sprintf("error: status=%d type=%s code=%s upstream_fault=%v retry_after=%v param=%s\n  message: %s\n",
-		e.Status, e.Type, e.Code, e.UpstreamFault, e.RetryAfter, param, e.Message)
+		e.Status, e.Type, e.Code, e.UpstreamFault, e.RetryAfter, golden.Param(e, "-"), e.Message)
 }
 
 // TestRequestGolden checks the translation of a client body into the native
@@ -42,128 +34,108 @@ func TestRequestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range golden.Cases(t, "request", ".json") {
-		name := c.Name
-		t.Run(name, func(t *testing.T) {
-			req := golden.LoadRequest(t, c.Path, "google/model")
-			var out bytes.Buffer
-			body, berr := buildBody(req)
-			if berr != nil {
-				out.WriteString(describeError(t, berr))
-			} else {
-				if !json.Valid(body) {
-					t.Fatalf("built body is not valid JSON: %s", body)
-				}
-				if bytes.Contains(body, []byte(`"text":""`)) || bytes.Contains(body, []byte(`"parts":[]`)) {
-					t.Errorf("an empty part or content: %s", body)
-				}
-				fmt.Fprintf(&out, "POST %s\n%s\n", strings.TrimPrefix(p.endpoint(req.UpstreamModel, req.Stream), DefaultBaseURL), golden.Indent(t, body))
+	golden.Run(t, "request", ".json", func(t *testing.T, c golden.Case) []byte {
+		req := golden.LoadRequest(t, c.Path, "google/model")
+		var out bytes.Buffer
+		body, berr := buildBody(req)
+		if berr != nil {
+			out.WriteString(describeError(t, berr))
+		} else {
+			if !json.Valid(body) {
+				t.Fatalf("built body is not valid JSON: %s", body)
 			}
-			golden.Check(t, "request/"+name+".golden", out.Bytes())
-		})
-	}
+			if bytes.Contains(body, []byte(`"text":""`)) || bytes.Contains(body, []byte(`"parts":[]`)) {
+				t.Errorf("an empty part or content: %s", body)
+			}
+			fmt.Fprintf(&out, "POST %s\n%s\n", strings.TrimPrefix(p.endpoint(req.UpstreamModel, req.Stream), DefaultBaseURL), golden.Indent(t, body))
+		}
+		return out.Bytes()
+	})
 }
 
 // TestReplyGolden feeds recorded generateContent replies through Chat over HTTP.
 func TestReplyGolden(t *testing.T) {
-	for _, c := range golden.Cases(t, "reply", ".json") {
-		name := c.Name
-		t.Run(name, func(t *testing.T) {
-			url := golden.Serve(t, c.Path, "application/json; charset=UTF-8")
-			p, err := New(shlyuz.UpstreamConfig{Name: "golden", BaseURL: url})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.CloseIdleConnections()
-			p.now = func() time.Time { return time.Unix(1760000000, 0) }
-			resp, err := p.Chat(context.Background(), goldenRequest(false))
-			var out bytes.Buffer
-			if err != nil {
-				out.WriteString(describeError(t, err))
-			} else {
-				u, _ := json.Marshal(resp.Usage)
-				fmt.Fprintf(&out, "created=%d finish=%q usage=%s\n%s\n", resp.Created, resp.FinishReason, u, golden.Indent(t, resp.Choices))
-			}
-			golden.Check(t, "reply/"+name+".golden", out.Bytes())
-		})
-	}
+	golden.Run(t, "reply", ".json", func(t *testing.T, c golden.Case) []byte {
+		url := golden.Serve(t, c.Path, "application/json; charset=UTF-8")
+		p, err := New(shlyuz.UpstreamConfig{Name: "golden", BaseURL: url})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.CloseIdleConnections()
+		p.now = func() time.Time { return time.Unix(1760000000, 0) }
+		resp, err := p.Chat(context.Background(), goldenRequest(false))
+		var out bytes.Buffer
+		if err != nil {
+			out.WriteString(describeError(t, err))
+		} else {
+			u, _ := json.Marshal(resp.Usage)
+			fmt.Fprintf(&out, "created=%d finish=%q usage=%s\n%s\n", resp.Created, resp.FinishReason, u, golden.Indent(t, resp.Choices))
+		}
+		return out.Bytes()
+	})
 }
 
 func goldenRequest(stream bool) *shlyuz.UpstreamRequest {
-	return &shlyuz.UpstreamRequest{
-		GenerationID: "gen-golden", Model: "google/model", UpstreamModel: "gemini-2.5-flash", Stream: stream,
-		Fields: map[string]json.RawMessage{"messages": json.RawMessage(`[{"role":"user","content":"hi"}]`)},
-	}
+	return golden.ChatRequest("google/model", "gemini-2.5-flash", stream, false)
 }
 
 // TestStreamGolden feeds recorded alt=sse streams through ChatStream over
 // HTTP and checks the events it emits.
 func TestStreamGolden(t *testing.T) {
-	for _, c := range golden.Cases(t, "stream", ".sse") {
-		name := c.Name
-		t.Run(name, func(t *testing.T) {
-			url := golden.Serve(t, c.Path, "text/event-stream")
-			p, err := New(shlyuz.UpstreamConfig{Name: "golden", BaseURL: url})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.CloseIdleConnections()
-			p.now = func() time.Time { return time.Unix(1760000000, 0) }
-			st, err := p.ChatStream(context.Background(), goldenRequest(true))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-
-			var out bytes.Buffer
-			golden.WriteEvents(t, &out, st, func(err error) string { return describeError(t, err) })
-			golden.Check(t, "stream/"+name+".golden", out.Bytes())
-		})
-	}
+	golden.Run(t, "stream", ".sse", func(t *testing.T, c golden.Case) []byte {
+		url := golden.Serve(t, c.Path, "text/event-stream")
+		p, err := New(shlyuz.UpstreamConfig{Name: "golden", BaseURL: url})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.CloseIdleConnections()
+		p.now = func() time.Time { return time.Unix(1760000000, 0) }
+		st, err := p.ChatStream(context.Background(), goldenRequest(true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return golden.Events(t, "", st, func(err error) string { return describeError(t, err) })
+	})
 }
 
 // TestErrorGolden maps recorded error replies: testdata/error/*.http holds a
 // status line ("HTTP 429"), header lines, a blank line and the body. Chat and
 // ChatStream must map them alike.
 func TestErrorGolden(t *testing.T) {
-	for _, c := range golden.Cases(t, "error", ".http") {
-		name := c.Name
-		t.Run(name, func(t *testing.T) {
-			raw, err := os.ReadFile(c.Path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			status, header, body := parseHTTPCase(t, raw)
-			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				for k, vs := range header {
-					for _, v := range vs {
-						w.Header().Add(k, v)
-					}
+	golden.Run(t, "error", ".http", func(t *testing.T, c golden.Case) []byte {
+		raw, err := os.ReadFile(c.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		status, header, body := parseHTTPCase(t, raw)
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			for k, vs := range header {
+				for _, v := range vs {
+					w.Header().Add(k, v)
 				}
-				w.WriteHeader(status)
-				_, _ = w.Write(body)
-			}))
-			defer ts.Close()
-			p, err := New(shlyuz.UpstreamConfig{Name: "golden", BaseURL: ts.URL, APIKey: "AIzaSy-golden-key"})
-			if err != nil {
-				t.Fatal(err)
 			}
-			defer p.CloseIdleConnections()
-			p.now = func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
-			_, err = p.Chat(context.Background(), goldenRequest(false))
-			got := describeError(t, err)
-			_, serr := p.ChatStream(context.Background(), goldenRequest(true))
-			if s := describeError(t, serr); s != got {
-				t.Errorf("ChatStream maps it otherwise:\n%s\nthan Chat:\n%s", s, got)
-			}
-			var e *shlyuz.Error
-			errors.As(err, &e)
-			if strings.Contains(e.Message, "AIzaSy") || (e.Cause != nil && strings.Contains(e.Cause.Error(), "AIzaSy")) {
-				t.Errorf("the error leaks the key: %q (%v)", e.Message, e.Cause)
-			}
-			golden.Check(t, "error/"+name+".golden", []byte(got))
-		})
-	}
+			w.WriteHeader(status)
+			_, _ = w.Write(body)
+		}))
+		defer ts.Close()
+		p, err := New(shlyuz.UpstreamConfig{Name: "golden", BaseURL: ts.URL, APIKey: "AIzaSy-golden-key"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.CloseIdleConnections()
+		p.now = func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
+		_, err = p.Chat(context.Background(), goldenRequest(false))
+		got := describeError(t, err)
+		_, serr := p.ChatStream(context.Background(), goldenRequest(true))
+		if s := describeError(t, serr); s != got {
+			t.Errorf("ChatStream maps it otherwise:\n%s\nthan Chat:\n%s", s, got)
+		}
+		e := golden.AsError(t, err)
+		if strings.Contains(e.Message, "AIzaSy") || (e.Cause != nil && strings.Contains(e.Cause.Error(), "AIzaSy")) {
+			t.Errorf("the error leaks the key: %q (%v)", e.Message, e.Cause)
+		}
+		return []byte(got)
+	})
 }
 
 func parseHTTPCase(t *testing.T, raw []byte) (int, http.Header, []byte) {

@@ -19,62 +19,24 @@ import (
 
 // collected is a stream read to its end.
 type collected struct {
-	events  []shlyuz.StreamEvent
-	content string
-	finish  string
-	usage   *shlyuz.Usage
-	tokens  int64
-	err     error // nil at io.EOF
+	adaptertest.Streamed
+	err error // nil at io.EOF
 }
 
+// collect reads st to its end; each chunk must carry our id, object and
+// model, and no usage: the gateway writes it.
 func collect(t *testing.T, st shlyuz.ChatStream) collected {
 	t.Helper()
-	var c collected
-	for {
-		ev, err := st.Next()
-		if err != nil {
-			if err != io.EOF {
-				c.err = err
-			}
-			return c
-		}
-		c.events = append(c.events, ev)
-		c.tokens += ev.CompletionTokens
-		if ev.Usage != nil {
-			c.usage = ev.Usage
-		}
-		if ev.FinishReason != "" {
-			c.finish = ev.FinishReason
-		}
-		if ev.Data == nil {
-			continue
-		}
-		var ch struct {
-			ID      string `json:"id"`
-			Object  string `json:"object"`
-			Model   string `json:"model"`
-			Choices []struct {
-				Delta struct {
-					Content *string `json:"content"`
-				} `json:"delta"`
-			} `json:"choices"`
-			Usage json.RawMessage `json:"usage"`
-		}
-		if err := json.Unmarshal(ev.Data, &ch); err != nil {
-			t.Fatalf("event data %s: %v", ev.Data, err)
-		}
-		if ch.ID != "gen-abc" || ch.Object != "chat.completion.chunk" || !strings.HasPrefix(ch.Model, "public/") {
-			t.Errorf("chunk %s: want our id, object and model", ev.Data)
-		}
-		if ch.Usage != nil {
-			t.Errorf("chunk %s carries usage: the gateway writes it", ev.Data)
-		}
-		for _, c0 := range ch.Choices {
-			if c0.Delta.Content != nil {
-				c.content += *c0.Delta.Content
-			}
-		}
+	events, err := adaptertest.ReadAll(st)
+	if err == io.EOF {
+		err = nil
 	}
+	s := adaptertest.Collect(t, events, func(i int, _ shlyuz.StreamEvent, c *adaptertest.Chunk) {
+		if c != nil {
+			adaptertest.CheckChunk(t, i, c, "public/", false)
+		}
+	})
+	return collected{s, err}
 }
 
 func TestNewNeedsKeyAndReadableCA(t *testing.T) {
@@ -121,17 +83,9 @@ func TestChat(t *testing.T) {
 		t.Error("created not set")
 	}
 	sent := u.SentBody(t)
-	for k, v := range map[string]string{"model": `"GigaChat-2-Max"`, "temperature": "0.2", "top_p": "0.9",
-		"repetition_penalty": "1.1", "max_tokens": "100", "stream": "false"} {
-		if string(sent[k]) != v {
-			t.Errorf("sent %s = %s, want %s", k, sent[k], v)
-		}
-	}
-	for _, k := range []string{"stop", "user", "tools", "functions"} {
-		if _, ok := sent[k]; ok {
-			t.Errorf("sent %s, which GigaChat does not take", k)
-		}
-	}
+	adaptertest.CheckSent(t, sent, map[string]string{"model": `"GigaChat-2-Max"`, "temperature": "0.2", "top_p": "0.9",
+		"repetition_penalty": "1.1", "max_tokens": "100", "stream": "false"},
+		"stop", "user", "tools", "functions") // GigaChat does not take them
 	h := u.Fake.LastHeader()
 	if got := h.Get("Authorization"); !strings.HasPrefix(got, "Bearer fake-giga-") {
 		t.Errorf("Authorization = %q", got)
@@ -153,23 +107,23 @@ func TestChatStream(t *testing.T) {
 	if c.err != nil {
 		t.Fatal(c.err)
 	}
-	if c.content != "tok0 tok1 tok2 tok3 tok4 tok5" || c.finish != "stop" {
-		t.Errorf("content %q finish %q", c.content, c.finish)
+	if c.Content != "tok0 tok1 tok2 tok3 tok4 tok5" || c.Finish != "stop" {
+		t.Errorf("content %q finish %q", c.Content, c.Finish)
 	}
-	if c.usage == nil || c.usage.CompletionTokens != 6 || c.usage.PromptTokens != 6 {
-		t.Errorf("usage = %+v", c.usage)
+	if c.Usage == nil || c.Usage.CompletionTokens != 6 || c.Usage.PromptTokens != 6 {
+		t.Errorf("usage = %+v", c.Usage)
 	}
-	if c.tokens != 6 {
-		t.Errorf("estimated completion tokens = %d, want 6", c.tokens)
+	if c.Tokens != 6 {
+		t.Errorf("estimated completion tokens = %d, want 6", c.Tokens)
 	}
 	var first struct {
 		Choices []struct {
 			Delta struct{ Role string } `json:"delta"`
 		} `json:"choices"`
 	}
-	_ = json.Unmarshal(c.events[0].Data, &first)
+	_ = json.Unmarshal(c.Events[0].Data, &first)
 	if len(first.Choices) != 1 || first.Choices[0].Delta.Role != "assistant" {
-		t.Errorf("first chunk %s has no role", c.events[0].Data)
+		t.Errorf("first chunk %s has no role", c.Events[0].Data)
 	}
 	if string(u.SentBody(t)["stream"]) != "true" {
 		t.Error("stream not asked for")
@@ -226,8 +180,8 @@ func TestToolsRoundTrip(t *testing.T) {
 				if c.err != nil {
 					t.Fatal(c.err)
 				}
-				finish = c.finish
-				for _, ev := range c.events {
+				finish = c.Finish
+				for _, ev := range c.Events {
 					var ch struct {
 						Choices []struct {
 							Delta struct {
@@ -267,9 +221,7 @@ func TestToolsRoundTrip(t *testing.T) {
 			}
 
 			// The follow-up: the assistant's call and the tool's result.
-			follow := `{"messages":[{"role":"user","content":"Weather in Moscow?"},` +
-				`{"role":"assistant","content":null,"tool_calls":[{"id":"` + id + `","type":"function","function":{"name":"get_weather","arguments":` + jsonString(args) + `}}]},` +
-				`{"role":"tool","tool_call_id":"` + id + `","content":"{\"temp\":-5}"}],` + weatherTools + `}`
+			follow := adaptertest.FollowUp("Weather in Moscow?", id, args, `{"temp":-5}`, weatherTools)
 			resp, err := p.Chat(context.Background(), adaptertest.Request(t, "GigaChat", false, follow))
 			if err != nil {
 				t.Fatal(err)
@@ -300,11 +252,6 @@ func TestToolsRoundTrip(t *testing.T) {
 			}
 		})
 	}
-}
-
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }
 
 // A 1×1 PNG.
@@ -392,44 +339,21 @@ func TestUploadRefusedIsClientError(t *testing.T) {
 func TestErrorsBeforeFirstByte(t *testing.T) {
 	u := startFake(t, fake.Options{}, nil)
 	p := u.provider(t, Options{}, nil)
-	cases := []struct {
-		model  string
-		status int
-		code   string
-		fault  bool
-	}{
-		{"fault-500", 502, "upstream_error", true},
-		{"fault-503", 502, "upstream_error", true},
-		{"fault-429", 429, "rate_limited", true},
-		{"fault-quota", 502, "upstream_error", true},
-		{"fault-402", 502, "upstream_error", true},
-		{"fault-403", 502, "upstream_error", true},
-		{"fault-404", 502, "upstream_error", true},
-		{"fault-400", 400, "invalid_value", false},
-		{"fault-413", 400, "invalid_value", false},
-		{"fault-422", 400, "invalid_value", false},
-		{"fault-408", 504, "upstream_timeout", true},
-	}
-	for _, c := range cases {
-		for _, stream := range []bool{false, true} {
-			t.Run(c.model+map[bool]string{false: "", true: "/stream"}[stream], func(t *testing.T) {
-				var err error
-				req := adaptertest.Request(t, c.model, stream, adaptertest.HelloBody)
-				if stream {
-					_, err = p.ChatStream(context.Background(), req)
-				} else {
-					_, err = p.Chat(context.Background(), req)
-				}
-				e := adaptertest.AsError(t, err, c.status, c.code, c.fault)
-				if c.status == 429 && e.RetryAfter != 2*time.Second {
-					t.Errorf("RetryAfter = %v", e.RetryAfter)
-				}
-				if c.model == "fault-quota" && !strings.Contains(e.Message, "402") {
-					t.Errorf("quota message %q", e.Message)
-				}
-			})
-		}
-	}
+	adaptertest.Faults(t, []adaptertest.Fault{
+		{Fault: "500", Status: 502, Code: "upstream_error", Upstream: true},
+		{Fault: "503", Status: 502, Code: "upstream_error", Upstream: true},
+		{Fault: "429", Status: 429, Code: "rate_limited", Upstream: true, RetryAfter: 2 * time.Second},
+		{Fault: "quota", Status: 502, Code: "upstream_error", Upstream: true, Msg: "402"},
+		{Fault: "402", Status: 502, Code: "upstream_error", Upstream: true},
+		{Fault: "403", Status: 502, Code: "upstream_error", Upstream: true},
+		{Fault: "404", Status: 502, Code: "upstream_error", Upstream: true},
+		{Fault: "400", Status: 400, Code: "invalid_value", Upstream: false},
+		{Fault: "413", Status: 400, Code: "invalid_value", Upstream: false},
+		{Fault: "422", Status: 400, Code: "invalid_value", Upstream: false},
+		{Fault: "408", Status: 504, Code: "upstream_timeout", Upstream: true},
+	}, adaptertest.ChatAndStream, func(t *testing.T, fault string, stream bool) error {
+		return adaptertest.CallError(t, p, adaptertest.Request(t, "fault-"+fault, stream, adaptertest.HelloBody))
+	}, nil)
 }
 
 func TestUnauthorizedTwiceIsCredentialsRefused(t *testing.T) {
@@ -452,14 +376,8 @@ func TestUnauthorizedTwiceIsCredentialsRefused(t *testing.T) {
 func TestOAuthRefusedSaysCredentials(t *testing.T) {
 	u := startFake(t, fake.Options{}, nil)
 	p := u.provider(t, Options{}, func(c *shlyuz.UpstreamConfig) { c.APIKey = "d3Jvbmc6a2V5" })
-	for _, stream := range []bool{false, true} {
-		var err error
-		if stream {
-			_, err = p.ChatStream(context.Background(), adaptertest.Request(t, "GigaChat", true, adaptertest.HelloBody))
-		} else {
-			_, err = p.Chat(context.Background(), adaptertest.Request(t, "GigaChat", false, adaptertest.HelloBody))
-		}
-		e := adaptertest.AsError(t, err, 502, "upstream_error", true)
+	for _, stream := range adaptertest.ChatAndStream {
+		e := adaptertest.AsError(t, adaptertest.CallError(t, p, adaptertest.Request(t, "GigaChat", stream, adaptertest.HelloBody)), 502, "upstream_error", true)
 		if !strings.Contains(e.Message, "GigaChat credentials") || strings.Contains(e.Message, "d3Jvbmc6a2V5") {
 			t.Errorf("message %q", e.Message)
 		}
@@ -514,26 +432,20 @@ func TestOAuthFailures(t *testing.T) {
 func TestErrorsAfterFirstByte(t *testing.T) {
 	u := startFake(t, fake.Options{ReplyTokens: 8}, nil)
 	p := u.provider(t, Options{}, nil)
-	for _, model := range []string{"fault-midstream-error", "fault-cut", "fault-malformed"} {
-		t.Run(model, func(t *testing.T) {
-			st, err := p.ChatStream(context.Background(), adaptertest.Request(t, model, true, adaptertest.HelloBody))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			c := collect(t, st)
-			if len(c.events) == 0 || c.tokens == 0 {
-				t.Errorf("no events before the failure")
-			}
-			adaptertest.AsError(t, c.err, 502, "upstream_error", true)
-		})
-	}
-	for _, model := range []string{"fault-cut", "fault-malformed", "fault-midstream-error"} {
-		t.Run(model+"/chat", func(t *testing.T) {
-			_, err := p.Chat(context.Background(), adaptertest.Request(t, model, false, adaptertest.HelloBody))
-			adaptertest.AsError(t, err, 502, "upstream_error", true)
-		})
-	}
+	adaptertest.StreamFaults(t, []adaptertest.StreamFault{
+		{Fault: "midstream-error"}, {Fault: "cut", Msg: "broke off"}, {Fault: "malformed", Msg: "malformed"},
+	}, 4, func(t *testing.T, fault string) (shlyuz.ChatStream, error) { // the fake fails half way through 8 words
+		return p.ChatStream(context.Background(), adaptertest.Request(t, "fault-"+fault, true, adaptertest.HelloBody))
+	}, func(t *testing.T, events []shlyuz.StreamEvent) {
+		if len(events) == 0 {
+			t.Errorf("no events before the failure")
+		}
+	})
+	t.Run("chat", func(t *testing.T) {
+		adaptertest.Faults(t, adaptertest.BrokenReplies, adaptertest.ChatOnly, func(t *testing.T, fault string, stream bool) error {
+			return adaptertest.CallError(t, p, adaptertest.Request(t, "fault-"+fault, stream, adaptertest.HelloBody))
+		}, nil)
+	})
 }
 
 func TestNoUsage(t *testing.T) {
@@ -545,8 +457,8 @@ func TestNoUsage(t *testing.T) {
 	}
 	c := collect(t, st)
 	st.Close()
-	if c.err != nil || c.usage != nil || c.finish != "stop" || c.tokens != 3 {
-		t.Errorf("err %v usage %+v finish %q tokens %d", c.err, c.usage, c.finish, c.tokens)
+	if c.err != nil || c.Usage != nil || c.Finish != "stop" || c.Tokens != 3 {
+		t.Errorf("err %v usage %+v finish %q tokens %d", c.err, c.Usage, c.Finish, c.Tokens)
 	}
 	resp, err := p.Chat(context.Background(), adaptertest.Request(t, "fault-nousage", false, adaptertest.HelloBody))
 	if err != nil || resp.Usage != (shlyuz.Usage{}) {

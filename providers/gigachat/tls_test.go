@@ -59,8 +59,8 @@ func TestTLSWithCAFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c := collect(t, st); c.err != nil || c.content != "tok0 tok1 tok2" {
-			t.Errorf("stream over TLS: %q %v", c.content, c.err)
+		if c := collect(t, st); c.err != nil || c.Content != "tok0 tok1 tok2" {
+			t.Errorf("stream over TLS: %q %v", c.Content, c.err)
 		}
 		st.Close()
 		p.CloseIdleConnections()

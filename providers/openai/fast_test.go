@@ -7,7 +7,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,6 +24,7 @@ import (
 
 	"github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/providers/fake"
+	"github.com/shlyuz/shlyuz/providers/internal/adaptertest"
 )
 
 // noNetHTTP fails a test that reaches net/http's client: the calls under test
@@ -55,44 +55,19 @@ func deadlineCtx(t *testing.T, d time.Duration) context.Context {
 	return ctx
 }
 
-func chatReq(model, body string) *shlyuz.UpstreamRequest {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(body), &fields); err != nil {
-		panic(err)
-	}
-	return &shlyuz.UpstreamRequest{GenerationID: "gen-abc", Model: "public/" + model, UpstreamModel: model, Fields: fields}
-}
-
-const fastHello = `{"messages":[{"role":"user","content":"Hello there, how are you?"}]}`
-
-func wantError(t *testing.T, err error, status int, code string, fault bool) *shlyuz.Error {
-	t.Helper()
-	var e *shlyuz.Error
-	if !errors.As(err, &e) {
-		t.Fatalf("error %v (%T) is not an *Error", err, err)
-	}
-	if e.Status != status || e.Code != code || e.UpstreamFault != fault {
-		t.Fatalf("error = status %d code %s fault %v (%q, cause %v), want %d %s %v", e.Status, e.Code, e.UpstreamFault, e.Message, e.Cause, status, code, fault)
-	}
-	return e
-}
-
 // TestFastChatTimeout: against an upstream that never answers, the call ends
 // with a 504 once the upstream's Timeout passed (the context's deadline being
 // later), and the connection to the upstream is closed.
 func TestFastChatTimeout(t *testing.T) {
 	arrived := make(chan context.Context, 1)
-	f := fake.New(fake.Options{OnRequest: func(r *http.Request, _ []byte) { arrived <- r.Context() }})
-	ts := httptest.NewServer(f)
-	t.Cleanup(ts.Close)
-	t.Cleanup(f.Close)
+	ts := adaptertest.StartFake(t, fake.Options{OnRequest: func(r *http.Request, _ []byte) { arrived <- r.Context() }}, nil).TS
 	const timeout = 200 * time.Millisecond
 	p := fastProvider(t, shlyuz.UpstreamConfig{Name: "fake", BaseURL: ts.URL + "/v1", Timeout: timeout})
 
 	start := time.Now()
-	_, err := p.Chat(deadlineCtx(t, time.Minute), chatReq("fake/fault-hang", fastHello))
+	_, err := p.Chat(deadlineCtx(t, time.Minute), adaptertest.Request(t, "fake/fault-hang", false, adaptertest.HelloBody))
 	took := time.Since(start)
-	e := wantError(t, err, 504, "upstream_timeout", true)
+	e := adaptertest.AsError(t, err, 504, "upstream_timeout", true)
 	if !strings.Contains(e.Message, "did not answer in time") {
 		t.Errorf("message %q", e.Message)
 	}
@@ -113,8 +88,8 @@ func TestFastChatTimeout(t *testing.T) {
 	// The context's deadline, when earlier than Timeout, bounds the call.
 	p = fastProvider(t, shlyuz.UpstreamConfig{Name: "fake", BaseURL: ts.URL + "/v1"})
 	start = time.Now()
-	_, err = p.Chat(deadlineCtx(t, timeout), chatReq("fake/fault-hang", fastHello))
-	wantError(t, err, 504, "upstream_timeout", true)
+	_, err = p.Chat(deadlineCtx(t, timeout), adaptertest.Request(t, "fake/fault-hang", false, adaptertest.HelloBody))
+	adaptertest.AsError(t, err, 504, "upstream_timeout", true)
 	if took := time.Since(start); took > timeout+2*time.Second {
 		t.Errorf("the call took %v with a deadline of %v", took, timeout)
 	}
@@ -131,8 +106,8 @@ func TestFastChatUnreachable(t *testing.T) {
 	ln.Close() // nothing listens there now
 	p := fastProvider(t, shlyuz.UpstreamConfig{Name: "gone", BaseURL: "http://" + addr + "/v1"})
 	start := time.Now()
-	_, err = p.Chat(deadlineCtx(t, time.Minute), chatReq("m", fastHello))
-	e := wantError(t, err, 502, "upstream_error", true)
+	_, err = p.Chat(deadlineCtx(t, time.Minute), adaptertest.Request(t, "m", false, adaptertest.HelloBody))
+	e := adaptertest.AsError(t, err, 502, "upstream_error", true)
 	if !strings.Contains(e.Message, "unreachable") || strings.Contains(e.Message, addr) {
 		t.Errorf("message = %q", e.Message)
 	}
@@ -144,8 +119,8 @@ func TestFastChatUnreachable(t *testing.T) {
 	}
 
 	p = fastProvider(t, shlyuz.UpstreamConfig{Name: "nxdomain", BaseURL: "http://no-such-host.invalid/v1"})
-	_, err = p.Chat(deadlineCtx(t, time.Minute), chatReq("m", fastHello))
-	e = wantError(t, err, 502, "upstream_error", true)
+	_, err = p.Chat(deadlineCtx(t, time.Minute), adaptertest.Request(t, "m", false, adaptertest.HelloBody))
+	e = adaptertest.AsError(t, err, 502, "upstream_error", true)
 	if !strings.Contains(e.Message, "unreachable") {
 		t.Errorf("message = %q", e.Message)
 	}
@@ -154,15 +129,12 @@ func TestFastChatUnreachable(t *testing.T) {
 // TestFastChatContext: a context that is done before the call sends nothing.
 func TestFastChatContext(t *testing.T) {
 	var requests atomic.Int64
-	f := fake.New(fake.Options{OnRequest: func(*http.Request, []byte) { requests.Add(1) }})
-	ts := httptest.NewServer(f)
-	t.Cleanup(ts.Close)
-	t.Cleanup(f.Close)
+	ts := adaptertest.StartFake(t, fake.Options{OnRequest: func(*http.Request, []byte) { requests.Add(1) }}, nil).TS
 	p := fastProvider(t, shlyuz.UpstreamConfig{Name: "fake", BaseURL: ts.URL + "/v1"})
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	cancel()
-	_, err := p.Chat(ctx, chatReq("fake/model", fastHello))
+	_, err := p.Chat(ctx, adaptertest.Request(t, "fake/model", false, adaptertest.HelloBody))
 	var e *shlyuz.Error
 	if err != context.Canceled || errors.As(err, &e) {
 		t.Errorf("cancelled: err = %v, want context.Canceled", err)
@@ -170,8 +142,8 @@ func TestFastChatContext(t *testing.T) {
 
 	ctx, cancel = context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
 	defer cancel()
-	_, err = p.Chat(ctx, chatReq("fake/model", fastHello))
-	wantError(t, err, 504, "upstream_timeout", true)
+	_, err = p.Chat(ctx, adaptertest.Request(t, "fake/model", false, adaptertest.HelloBody))
+	adaptertest.AsError(t, err, 504, "upstream_timeout", true)
 
 	if n := requests.Load(); n != 0 {
 		t.Errorf("%d requests reached the upstream", n)
@@ -181,36 +153,21 @@ func TestFastChatContext(t *testing.T) {
 // TestFastChat checks a reply, the request the upstream got and the reuse of
 // the connection.
 func TestFastChat(t *testing.T) {
-	var conns atomic.Int64
-	f := fake.New(fake.Options{ReplyTokens: 5, APIKey: "sk-upstream-secret"})
-	ts := httptest.NewUnstartedServer(f)
-	ts.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	ts.Start()
-	t.Cleanup(ts.Close)
-	t.Cleanup(f.Close)
+	u := adaptertest.StartFake(t, fake.Options{ReplyTokens: 5, APIKey: "sk-upstream-secret"}, nil)
+	f, ts := u.Fake, u.TS
 	p := fastProvider(t, shlyuz.UpstreamConfig{
 		Name: "fake", BaseURL: ts.URL + "/v1/", APIKey: "sk-upstream-secret",
 		Headers: map[string]string{"OpenAI-Project": "proj_1"},
 	})
-	req := chatReq("fake/model", `{"model":"public/fake/model","messages":[{"role":"user","content":"Hello there, how are you?"}],"temperature":0.2,"x_unknown":{"a":[1, 2]},"provider":{"order":["x"]},"stream":false}`)
+	req := adaptertest.Request(t, "fake/model", false, `{"model":"public/fake/model","messages":[{"role":"user","content":"Hello there, how are you?"}],"temperature":0.2,"x_unknown":{"a":[1, 2]},"provider":{"order":["x"]},"stream":false}`)
 	req.MaxTokens = 100
 	for i := 0; i < 5; i++ {
 		resp, err := p.Chat(deadlineCtx(t, time.Minute), req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var choices []struct {
-			Message struct{ Role, Content string }
-		}
-		if err := json.Unmarshal(resp.Choices, &choices); err != nil || len(choices) != 1 {
-			t.Fatalf("choices %s: %v", resp.Choices, err)
-		}
-		if got := choices[0].Message.Content; got != "tok0 tok1 tok2 tok3 tok4" || choices[0].Message.Role != "assistant" {
-			t.Errorf("message = %+v", choices[0].Message)
+		if m := adaptertest.OnlyChoice(t, resp).Message; m.Text() != "tok0 tok1 tok2 tok3 tok4" || m.Role != "assistant" {
+			t.Errorf("message = %+v", m)
 		}
 		if want := (shlyuz.Usage{PromptTokens: 6, CompletionTokens: 5, TotalTokens: 11}); resp.Usage != want {
 			t.Errorf("usage = %+v, want %+v", resp.Usage, want)
@@ -228,62 +185,24 @@ func TestFastChat(t *testing.T) {
 		h.Get("Content-Type") != "application/json" || h.Get("Accept") != "application/json" || h.Get("User-Agent") != "shlyuz" {
 		t.Errorf("headers = %v", h)
 	}
-	if n := conns.Load(); n != 1 {
+	if n := u.Conns.Load(); n != 1 {
 		t.Errorf("%d connections for 5 sequential calls, want 1", n)
 	}
 }
 
 // TestFastChatFaults maps the upstream's failures as the net/http path does.
 func TestFastChatFaults(t *testing.T) {
-	f := fake.New(fake.Options{APIKey: "sk-right-key-000000"})
-	ts := httptest.NewServer(f)
-	t.Cleanup(ts.Close)
-	t.Cleanup(f.Close)
-	for _, tc := range []struct {
-		fault      string
-		status     int
-		code       string
-		fault_     bool
-		retryAfter time.Duration
-		msg        string
-	}{
-		{fault: "500", status: 502, code: "upstream_error", fault_: true, msg: "HTTP 500"},
-		{fault: "502", status: 502, code: "upstream_error", fault_: true},
-		{fault: "503", status: 502, code: "upstream_error", fault_: true},
-		{fault: "429", status: 429, code: "rate_limited", fault_: true, retryAfter: 2 * time.Second},
-		{fault: "quota", status: 502, code: "upstream_error", fault_: true, msg: "quota"},
-		{fault: "402", status: 502, code: "upstream_error", fault_: true, msg: "out of credits"},
-		{fault: "408", status: 504, code: "upstream_timeout", fault_: true},
-		{fault: "400", status: 400, code: "invalid_value", fault_: false, msg: "maximum context length"},
-		{fault: "404", status: 400, code: "invalid_value", fault_: false},
-		{fault: "413", status: 400, code: "invalid_value", fault_: false},
-		{fault: "422", status: 400, code: "invalid_value", fault_: false},
-		{fault: "401", status: 502, code: "upstream_error", fault_: true, msg: "credentials"},
-		{fault: "403", status: 502, code: "upstream_error", fault_: true, msg: "unsupported_country_region_territory"},
-		{fault: "malformed", status: 502, code: "upstream_error", fault_: true, msg: "malformed"},
-		{fault: "cut", status: 502, code: "upstream_error", fault_: true, msg: "broke off"},
-	} {
-		t.Run(tc.fault, func(t *testing.T) {
-			p := fastProvider(t, shlyuz.UpstreamConfig{Name: "fake", BaseURL: ts.URL + "/v1", APIKey: "sk-right-key-000000"})
-			_, err := p.Chat(deadlineCtx(t, time.Minute), chatReq("fake/fault-"+tc.fault, fastHello))
-			e := wantError(t, err, tc.status, tc.code, tc.fault_)
-			if e.RetryAfter != tc.retryAfter {
-				t.Errorf("RetryAfter = %v, want %v", e.RetryAfter, tc.retryAfter)
-			}
-			if !strings.Contains(e.Message, tc.msg) {
-				t.Errorf("message %q does not mention %q", e.Message, tc.msg)
-			}
-		})
-	}
+	ts := adaptertest.StartFake(t, fake.Options{APIKey: "sk-right-key-000000"}, nil).TS
+	adaptertest.Faults(t, slices.Concat(BeforeFirstByte, adaptertest.BrokenReplies), adaptertest.ChatOnly, func(t *testing.T, fault string, _ bool) error {
+		p := fastProvider(t, shlyuz.UpstreamConfig{Name: "fake", BaseURL: ts.URL + "/v1", APIKey: "sk-right-key-000000"})
+		_, err := p.Chat(deadlineCtx(t, time.Minute), adaptertest.Request(t, "fake/fault-"+fault, false, adaptertest.HelloBody))
+		return err
+	}, nil)
 	t.Run("wrong key", func(t *testing.T) {
 		p := fastProvider(t, shlyuz.UpstreamConfig{Name: "fake", BaseURL: ts.URL + "/v1", APIKey: "sk-wrong-key-123456789"})
-		_, err := p.Chat(deadlineCtx(t, time.Minute), chatReq("fake/model", fastHello))
-		e := wantError(t, err, 502, "upstream_error", true)
-		for _, part := range []string{"sk-", "6789", "Incorrect"} {
-			if strings.Contains(e.Message, part) || strings.Contains(fmt.Sprint(e.Cause), part) {
-				t.Errorf("error %q (cause %v) leaks %q", e.Message, e.Cause, part)
-			}
-		}
+		_, err := p.Chat(deadlineCtx(t, time.Minute), adaptertest.Request(t, "fake/model", false, adaptertest.HelloBody))
+		e := adaptertest.AsError(t, err, 502, "upstream_error", true)
+		adaptertest.NotLeaked(t, e, "sk-", "6789", "Incorrect")
 	})
 }
 
@@ -366,7 +285,7 @@ func TestFastChatWire(t *testing.T) {
 			Name: "raw", BaseURL: "http://" + s.ln.Addr().String() + path, APIKey: "sk-abc",
 			Headers: map[string]string{"OpenAI-Project": " proj_1 ", "x-title": "Shlyuz", "HTTP-Referer": "https://example.com/"},
 		}
-		req := chatReq("m", `{"messages":[{"role":"user","content":"Привет \u003c\"x\"\u003e"}],"temperature":0.2,"stream":true,"stream_options":{"include_usage":true},"x":{"a" : [1, 2]}}`)
+		req := adaptertest.Request(t, "m", false, `{"messages":[{"role":"user","content":"Привет \u003c\"x\"\u003e"}],"temperature":0.2,"stream":true,"stream_options":{"include_usage":true},"x":{"a" : [1, 2]}}`)
 		req.MaxTokens = 7
 		std := New(cfg)
 		defer std.CloseIdleConnections()
@@ -426,20 +345,20 @@ func TestFastChatGzip(t *testing.T) {
 		writeReply(c, 200, "Content-Encoding: gzip\r\n", gz(okReply))
 	})
 	p := fastProvider(t, shlyuz.UpstreamConfig{Name: "raw", BaseURL: "http://" + s.ln.Addr().String() + "/v1"})
-	resp, err := p.Chat(deadlineCtx(t, time.Minute), chatReq("m", fastHello))
+	resp, err := p.Chat(deadlineCtx(t, time.Minute), adaptertest.Request(t, "m", false, adaptertest.HelloBody))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if resp.FinishReason != "stop" || resp.Usage.TotalTokens != 2 {
 		t.Errorf("response = %+v", resp)
 	}
-	_, err = p.Chat(deadlineCtx(t, time.Minute), chatReq("limited", fastHello))
-	e := wantError(t, err, 429, "rate_limited", true)
+	_, err = p.Chat(deadlineCtx(t, time.Minute), adaptertest.Request(t, "limited", false, adaptertest.HelloBody))
+	e := adaptertest.AsError(t, err, 429, "rate_limited", true)
 	if e.RetryAfter != 3*time.Second || !strings.Contains(e.Message, "slow down") {
 		t.Errorf("error %q, RetryAfter %v", e.Message, e.RetryAfter)
 	}
-	_, err = p.Chat(deadlineCtx(t, time.Minute), chatReq("corrupt", fastHello))
-	e = wantError(t, err, 502, "upstream_error", true)
+	_, err = p.Chat(deadlineCtx(t, time.Minute), adaptertest.Request(t, "corrupt", false, adaptertest.HelloBody))
+	e = adaptertest.AsError(t, err, 502, "upstream_error", true)
 	if !strings.Contains(e.Message, "broke off") {
 		t.Errorf("message %q", e.Message)
 	}
@@ -464,20 +383,20 @@ func TestFastChatBrokenReplies(t *testing.T) {
 		}
 	})
 	p := fastProvider(t, shlyuz.UpstreamConfig{Name: "raw", BaseURL: "http://" + s.ln.Addr().String() + "/v1"})
-	if _, err := p.Chat(deadlineCtx(t, time.Minute), chatReq("ok", fastHello)); err != nil {
+	if _, err := p.Chat(deadlineCtx(t, time.Minute), adaptertest.Request(t, "ok", false, adaptertest.HelloBody)); err != nil {
 		t.Fatal(err)
 	}
-	_, err := p.Chat(deadlineCtx(t, time.Minute), chatReq("reset", fastHello))
-	e := wantError(t, err, 502, "upstream_error", true)
+	_, err := p.Chat(deadlineCtx(t, time.Minute), adaptertest.Request(t, "reset", false, adaptertest.HelloBody))
+	e := adaptertest.AsError(t, err, 502, "upstream_error", true)
 	if !strings.Contains(e.Message, "broke off") {
 		t.Errorf("message %q (cause %v)", e.Message, e.Cause)
 	}
 	// The reset connection did not go back to the pool.
-	if _, err := p.Chat(deadlineCtx(t, time.Minute), chatReq("ok", fastHello)); err != nil {
+	if _, err := p.Chat(deadlineCtx(t, time.Minute), adaptertest.Request(t, "ok", false, adaptertest.HelloBody)); err != nil {
 		t.Fatalf("the call after a reset: %v", err)
 	}
-	_, err = p.Chat(deadlineCtx(t, time.Minute), chatReq("huge", fastHello))
-	e = wantError(t, err, 502, "upstream_error", true)
+	_, err = p.Chat(deadlineCtx(t, time.Minute), adaptertest.Request(t, "huge", false, adaptertest.HelloBody))
+	e = adaptertest.AsError(t, err, 502, "upstream_error", true)
 	if !strings.Contains(e.Message, "larger than") {
 		t.Errorf("message %q (cause %v)", e.Message, e.Cause)
 	}
@@ -530,8 +449,8 @@ func TestFastChatTLS(t *testing.T) {
 	cfg := shlyuz.UpstreamConfig{Name: "tls", BaseURL: ts.URL + "/v1"}
 	p := fastProvider(t, cfg)
 	// The system's roots do not know the test server.
-	_, err := p.Chat(deadlineCtx(t, time.Minute), chatReq("fake/model", fastHello))
-	e := wantError(t, err, 502, "upstream_error", true)
+	_, err := p.Chat(deadlineCtx(t, time.Minute), adaptertest.Request(t, "fake/model", false, adaptertest.HelloBody))
+	e := adaptertest.AsError(t, err, 502, "upstream_error", true)
 	if !strings.Contains(fmt.Sprint(e.Cause), "certificate") {
 		t.Errorf("cause %v, want a certificate error", e.Cause)
 	}
@@ -542,7 +461,7 @@ func TestFastChatTLS(t *testing.T) {
 	h.Set("Accept", "application/json")
 	p.fast = newFastChat(p.url, h, p.cfg.Timeout, &tls.Config{RootCAs: roots})
 	for i := 0; i < 3; i++ {
-		resp, err := p.Chat(deadlineCtx(t, time.Minute), chatReq("fake/model", fastHello))
+		resp, err := p.Chat(deadlineCtx(t, time.Minute), adaptertest.Request(t, "fake/model", false, adaptertest.HelloBody))
 		if err != nil {
 			t.Fatal(err)
 		}

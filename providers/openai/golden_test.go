@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"testing"
 
@@ -14,44 +13,40 @@ import (
 
 // TestRequestGolden checks the translation of a client body into the body sent upstream.
 func TestRequestGolden(t *testing.T) {
-	for _, c := range golden.Cases(t, "request", ".json") {
-		name := c.Name
-		t.Run(name, func(t *testing.T) {
-			req := golden.LoadRequest(t, c.Path, "public/model")
-			body, clientUsage := buildBody(req, req.Stream)
-			if !json.Valid(body) {
-				t.Fatalf("built body is not valid JSON: %s", body)
+	golden.Run(t, "request", ".json", func(t *testing.T, c golden.Case) []byte {
+		req := golden.LoadRequest(t, c.Path, "public/model")
+		body, clientUsage := buildBody(req, req.Stream)
+		if !json.Valid(body) {
+			t.Fatalf("built body is not valid JSON: %s", body)
+		}
+		// Gateway-only fields never go up; max_tokens and max_completion_tokens never both (when we set one).
+		var sent map[string]json.RawMessage
+		_ = json.Unmarshal(body, &sent)
+		for k := range gatewayOnly {
+			if _, ok := sent[k]; ok {
+				t.Errorf("gateway-only field %q sent upstream", k)
 			}
-			// Gateway-only fields never go up; max_tokens and max_completion_tokens never both (when we set one).
-			var sent map[string]json.RawMessage
-			_ = json.Unmarshal(body, &sent)
-			for k := range gatewayOnly {
-				if _, ok := sent[k]; ok {
-					t.Errorf("gateway-only field %q sent upstream", k)
-				}
+		}
+		_, mt := sent["max_tokens"]
+		_, mct := sent["max_completion_tokens"]
+		if req.MaxTokens > 0 && mt && mct {
+			t.Errorf("both max_tokens and max_completion_tokens sent")
+		}
+		// Every other client field goes up byte for byte.
+		for k, v := range req.Fields {
+			switch k {
+			case "model", "stream", "stream_options", "max_tokens", "max_completion_tokens":
+				continue
 			}
-			_, mt := sent["max_tokens"]
-			_, mct := sent["max_completion_tokens"]
-			if req.MaxTokens > 0 && mt && mct {
-				t.Errorf("both max_tokens and max_completion_tokens sent")
+			if gatewayOnly[k] {
+				continue
 			}
-			// Every other client field goes up byte for byte.
-			for k, v := range req.Fields {
-				switch k {
-				case "model", "stream", "stream_options", "max_tokens", "max_completion_tokens":
-					continue
-				}
-				if gatewayOnly[k] {
-					continue
-				}
-				if !bytes.Equal(sent[k], v) {
-					t.Errorf("field %q: sent %s, client sent %s", k, sent[k], v)
-				}
+			if !bytes.Equal(sent[k], v) {
+				t.Errorf("field %q: sent %s, client sent %s", k, sent[k], v)
 			}
-			out := fmt.Appendf(nil, "client_usage=%v\n%s\n", clientUsage, body)
-			golden.Check(t, "request/"+name+".golden", out)
-		})
-	}
+		}
+		return fmt.Appendf(nil, "client_usage=%v\n%s\n", clientUsage, body)
+	})
 }
 
 // clientAskedUsage are the stream cases whose client sent stream_options.include_usage=true.
@@ -65,37 +60,17 @@ var clientAskedUsage = map[string]bool{
 // TestStreamGolden feeds recorded upstream streams through ChatStream over
 // HTTP and checks the events it emits.
 func TestStreamGolden(t *testing.T) {
-	for _, c := range golden.Cases(t, "stream", ".sse") {
-		name := c.Name
-		t.Run(name, func(t *testing.T) {
-			url := golden.Serve(t, c.Path, "text/event-stream")
-			p := New(shlyuz.UpstreamConfig{Name: "golden", BaseURL: url + "/v1"})
-			defer p.CloseIdleConnections()
-
-			fields := map[string]json.RawMessage{
-				"messages": json.RawMessage(`[{"role":"user","content":"hi"}]`),
-			}
-			if clientAskedUsage[name] {
-				fields["stream_options"] = json.RawMessage(`{"include_usage":true}`)
-			}
-			st, err := p.ChatStream(context.Background(), &shlyuz.UpstreamRequest{
-				GenerationID: "gen-golden", Model: "public/model", UpstreamModel: "m", Fields: fields, Stream: true,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-
-			var out bytes.Buffer
-			fmt.Fprintf(&out, "client_usage=%v\n", clientAskedUsage[name])
-			golden.WriteEvents(t, &out, st, func(err error) string {
-				var e *shlyuz.Error
-				if !errors.As(err, &e) {
-					t.Fatalf("Next: %v is not an *Error", err)
-				}
-				return fmt.Sprintf("error status=%d code=%s upstream_fault=%v message=%q\n", e.Status, e.Code, e.UpstreamFault, e.Message)
-			})
-			golden.Check(t, "stream/"+name+".golden", out.Bytes())
+	golden.Run(t, "stream", ".sse", func(t *testing.T, c golden.Case) []byte {
+		url := golden.Serve(t, c.Path, "text/event-stream")
+		p := New(shlyuz.UpstreamConfig{Name: "golden", BaseURL: url + "/v1"})
+		defer p.CloseIdleConnections()
+		st, err := p.ChatStream(context.Background(), golden.ChatRequest("public/model", "m", true, clientAskedUsage[c.Name]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return golden.Events(t, fmt.Sprintf("client_usage=%v\n", clientAskedUsage[c.Name]), st, func(err error) string {
+			e := golden.AsError(t, err)
+			return fmt.Sprintf("error status=%d code=%s upstream_fault=%v message=%q\n", e.Status, e.Code, e.UpstreamFault, e.Message)
 		})
-	}
+	})
 }

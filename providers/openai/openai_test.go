@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/providers/fake"
@@ -58,20 +57,10 @@ func TestChat(t *testing.T) {
 		t.Errorf("response = %+v", resp)
 	}
 
-	sent := u.SentBody(t)
-	for field, want := range map[string]string{
+	adaptertest.CheckSent(t, u.SentBody(t), map[string]string{
 		"model": `"fake/model"`, "max_tokens": "100", "stream": "false",
 		"temperature": "0.2", "x_unknown": `{"a":[1, 2]}`,
-	} {
-		if got := string(sent[field]); got != want {
-			t.Errorf("sent %s = %s, want %s", field, got, want)
-		}
-	}
-	for _, field := range []string{"provider", "stream_options", "max_completion_tokens"} {
-		if _, ok := sent[field]; ok {
-			t.Errorf("sent %s upstream", field)
-		}
-	}
+	}, "provider", "stream_options", "max_completion_tokens")
 	h := u.Fake.LastHeader()
 	if h.Get("Authorization") != "Bearer sk-upstream-secret" || h.Get("OpenAI-Project") != "proj_1" ||
 		h.Get("Content-Type") != "application/json" {
@@ -80,109 +69,48 @@ func TestChat(t *testing.T) {
 }
 
 func TestChatStream(t *testing.T) {
-	for _, tc := range []struct {
-		name        string
-		body        string
-		maxTokens   int64
-		wantContent string
-		wantFinish  string
-		wantUsage   shlyuz.Usage
-	}{
+	for _, tc := range []adaptertest.StreamCase{
+		adaptertest.UsageAsked,
 		{
-			name:        "client asked usage",
-			body:        `{"messages":[{"role":"user","content":"Hello there, how are you?"}],"stream":true,"stream_options":{"include_usage":true},"seed":7}`,
-			wantContent: "tok0 tok1 tok2 tok3 tok4 tok5 tok6 tok7",
-			wantFinish:  "stop",
-			wantUsage:   shlyuz.Usage{PromptTokens: 6, CompletionTokens: 8, TotalTokens: 14},
+			Name:    "client did not ask usage",
+			Body:    `{"messages":[{"role":"user","content":[{"type":"text","text":"Describe this picture please"},{"type":"image_url","image_url":{"url":"https://x/y.png"}}]}]}`,
+			Content: "tok0 tok1 tok2 tok3 tok4 tok5 tok6 tok7",
+			Finish:  "stop",
+			Usage:   shlyuz.Usage{PromptTokens: 7 + 85, CompletionTokens: 8, TotalTokens: 100},
 		},
-		{
-			name:        "client did not ask usage",
-			body:        `{"messages":[{"role":"user","content":[{"type":"text","text":"Describe this picture please"},{"type":"image_url","image_url":{"url":"https://x/y.png"}}]}]}`,
-			wantContent: "tok0 tok1 tok2 tok3 tok4 tok5 tok6 tok7",
-			wantFinish:  "stop",
-			wantUsage:   shlyuz.Usage{PromptTokens: 7 + 85, CompletionTokens: 8, TotalTokens: 100},
-		},
-		{
-			name:        "max_tokens caps the reply",
-			body:        adaptertest.HelloBody,
-			maxTokens:   3,
-			wantContent: "tok0 tok1 tok2",
-			wantFinish:  "length",
-			wantUsage:   shlyuz.Usage{PromptTokens: 6, CompletionTokens: 3, TotalTokens: 9},
-		},
+		adaptertest.Capped,
 	} {
-		t.Run(tc.name, func(t *testing.T) {
+		t.Run(tc.Name, func(t *testing.T) {
 			u := startFake(t, fake.Options{ReplyTokens: 8})
 			p := u.provider(t, nil)
-			req := adaptertest.Request(t, "fake/model", true, tc.body)
-			req.MaxTokens = tc.maxTokens
+			req := adaptertest.Request(t, "fake/model", true, tc.Body)
+			req.MaxTokens = tc.MaxTokens
 			st, err := p.ChatStream(context.Background(), req)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			events, err := adaptertest.ReadAll(st)
-			if err != io.EOF {
-				t.Fatalf("stream ended with %v, want io.EOF", err)
-			}
-			clientAsked := strings.Contains(tc.body, `"include_usage":true`)
-			var content strings.Builder
-			var usage *shlyuz.Usage
-			var finish string
-			var tokens int64
-			for i, ev := range events {
-				tokens += ev.CompletionTokens
-				if ev.FinishReason != "" {
-					finish = ev.FinishReason
+			s := tc.Check(t, st, func(i int, ev shlyuz.StreamEvent, c *adaptertest.Chunk) {
+				if c == nil {
+					return
 				}
-				if ev.Usage != nil {
-					usage = ev.Usage
-				}
-				if ev.Data == nil {
-					if ev.Usage == nil || i != len(events)-1 {
-						t.Errorf("event %d has neither data nor usage, or is not last", i)
-					}
-					continue
-				}
-				var c adaptertest.Chunk
-				if err := json.Unmarshal(ev.Data, &c); err != nil {
-					t.Fatalf("event %d: %v: %s", i, err, ev.Data)
-				}
-				if c.ID != "gen-abc" || c.Model != "public/fake/model" || c.Object != "chat.completion.chunk" {
-					t.Errorf("event %d: id %q model %q object %q", i, c.ID, c.Model, c.Object)
-				}
-				if clientAsked != (c.Usage != nil) {
-					t.Errorf("event %d: usage member %s, client asked %v", i, c.Usage, clientAsked)
-				}
+				adaptertest.CheckChunk(t, i, c, "public/fake/model", tc.ClientAsked())
 				if i == 0 && c.Choices[0].Delta.Role != "assistant" {
 					t.Errorf("first chunk has no role: %s", ev.Data)
 				}
-				for _, ch := range c.Choices {
-					content.WriteString(ch.Delta.Text())
+			})
+			for i, ev := range s.Events {
+				if ev.Data == nil && (ev.Usage == nil || i != len(s.Events)-1) {
+					t.Errorf("event %d has neither data nor usage, or is not last", i)
 				}
-			}
-			if content.String() != tc.wantContent {
-				t.Errorf("content = %q, want %q", content.String(), tc.wantContent)
-			}
-			if finish != tc.wantFinish {
-				t.Errorf("finish = %q, want %q", finish, tc.wantFinish)
-			}
-			if usage == nil || *usage != tc.wantUsage {
-				t.Errorf("usage = %+v, want %+v", usage, tc.wantUsage)
-			}
-			if tokens != tc.wantUsage.CompletionTokens {
-				t.Errorf("estimated tokens = %d, want %d", tokens, tc.wantUsage.CompletionTokens)
 			}
 
 			sent := u.SentBody(t)
 			if string(sent["stream"]) != "true" || !strings.Contains(string(sent["stream_options"]), `"include_usage":true`) {
 				t.Errorf("sent stream %s stream_options %s", sent["stream"], sent["stream_options"])
 			}
-			if tc.maxTokens > 0 && string(sent["max_tokens"]) != "3" {
+			if tc.MaxTokens > 0 && string(sent["max_tokens"]) != "3" {
 				t.Errorf("sent max_tokens %s", sent["max_tokens"])
-			}
-			if _, err := st.Next(); err != io.EOF {
-				t.Errorf("Next after the end = %v, want io.EOF again", err)
 			}
 		})
 	}
@@ -196,77 +124,16 @@ func TestStreamNoUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	events, err := adaptertest.ReadAll(st)
-	if err != io.EOF {
-		t.Fatalf("err = %v", err)
-	}
-	var tokens int64
-	for _, ev := range events {
-		if ev.Usage != nil {
-			t.Errorf("usage reported: %+v", ev.Usage)
-		}
-		tokens += ev.CompletionTokens
-	}
-	if tokens != 16 {
-		t.Errorf("estimated %d tokens, want 16", tokens)
-	}
+	adaptertest.NoUsage(t, adaptertest.ReadToEnd(t, st), 16)
 }
 
 // TestFaultsBeforeFirstByte checks the mapping of every upstream failure that
 // comes before the stream starts, for Chat and ChatStream alike.
 func TestFaultsBeforeFirstByte(t *testing.T) {
 	u := startFake(t, fake.Options{})
-	for _, tc := range []struct {
-		fault      string
-		status     int
-		code       string
-		fault_     bool
-		retryAfter time.Duration
-		msg        string
-	}{
-		{fault: "500", status: 502, code: "upstream_error", fault_: true, msg: "HTTP 500"},
-		{fault: "502", status: 502, code: "upstream_error", fault_: true},
-		{fault: "503", status: 502, code: "upstream_error", fault_: true},
-		{fault: "429", status: 429, code: "rate_limited", fault_: true, retryAfter: 2 * time.Second},
-		{fault: "quota", status: 502, code: "upstream_error", fault_: true, msg: "quota"},
-		{fault: "402", status: 502, code: "upstream_error", fault_: true, msg: "out of credits"},
-		{fault: "408", status: 504, code: "upstream_timeout", fault_: true},
-		{fault: "400", status: 400, code: "invalid_value", fault_: false, msg: "maximum context length"},
-		{fault: "404", status: 400, code: "invalid_value", fault_: false},
-		{fault: "413", status: 400, code: "invalid_value", fault_: false},
-		{fault: "422", status: 400, code: "invalid_value", fault_: false},
-		{fault: "401", status: 502, code: "upstream_error", fault_: true, msg: "credentials"},
-		{fault: "403", status: 502, code: "upstream_error", fault_: true, msg: "unsupported_country_region_territory"},
-	} {
-		for _, stream := range []bool{false, true} {
-			name := tc.fault
-			if stream {
-				name += "/stream"
-			}
-			t.Run(name, func(t *testing.T) {
-				p := u.provider(t, nil)
-				req := adaptertest.Request(t, "fake/fault-"+tc.fault, stream, adaptertest.HelloBody)
-				var err error
-				if stream {
-					var st shlyuz.ChatStream
-					st, err = p.ChatStream(context.Background(), req)
-					if err == nil {
-						st.Close()
-						t.Fatal("ChatStream succeeded")
-					}
-				} else {
-					_, err = p.Chat(context.Background(), req)
-				}
-				e := adaptertest.AsError(t, err, tc.status, tc.code, tc.fault_)
-				if e.RetryAfter != tc.retryAfter {
-					t.Errorf("RetryAfter = %v, want %v", e.RetryAfter, tc.retryAfter)
-				}
-				if !strings.Contains(e.Message, tc.msg) {
-					t.Errorf("message %q does not mention %q", e.Message, tc.msg)
-				}
-			})
-		}
-	}
+	adaptertest.Faults(t, openai.BeforeFirstByte, adaptertest.ChatAndStream, func(t *testing.T, fault string, stream bool) error {
+		return adaptertest.CallError(t, u.provider(t, nil), adaptertest.Request(t, "fake/fault-"+fault, stream, adaptertest.HelloBody))
+	}, nil)
 }
 
 func TestFaultHeader(t *testing.T) {
@@ -281,57 +148,28 @@ func TestWrongKeyNotLeaked(t *testing.T) {
 	p := u.provider(t, func(c *shlyuz.UpstreamConfig) { c.APIKey = "sk-wrong-key-123456789" })
 	_, err := p.Chat(context.Background(), adaptertest.Request(t, "fake/model", false, adaptertest.HelloBody))
 	e := adaptertest.AsError(t, err, 502, "upstream_error", true)
-	for _, part := range []string{"sk-", "6789", "Incorrect"} {
-		if strings.Contains(e.Message, part) {
-			t.Errorf("message %q leaks %q", e.Message, part)
-		}
-	}
+	adaptertest.NotLeaked(t, e, "sk-", "6789", "Incorrect")
 }
 
+// TestMalformedReply: a reply that is not JSON or breaks off is the upstream's fault.
 func TestMalformedReply(t *testing.T) {
 	u := startFake(t, fake.Options{})
 	p := u.provider(t, nil)
-	_, err := p.Chat(context.Background(), adaptertest.Request(t, "fake/fault-malformed", false, adaptertest.HelloBody))
-	adaptertest.AsError(t, err, 502, "upstream_error", true)
-	_, err = p.Chat(context.Background(), adaptertest.Request(t, "fake/fault-cut", false, adaptertest.HelloBody))
-	adaptertest.AsError(t, err, 502, "upstream_error", true)
+	adaptertest.Faults(t, adaptertest.BrokenReplies, adaptertest.ChatOnly, func(t *testing.T, fault string, stream bool) error {
+		return adaptertest.CallError(t, p, adaptertest.Request(t, "fake/fault-"+fault, stream, adaptertest.HelloBody))
+	}, nil)
 }
 
 // TestStreamFaults checks failures after the stream started: Next returns them.
 func TestStreamFaults(t *testing.T) {
 	u := startFake(t, fake.Options{ReplyTokens: 8})
-	for _, tc := range []struct {
-		fault string
-		msg   string
-	}{
-		{"cut", "broke off"},
-		{"midstream-error", "The server had an error"},
-		{"malformed", "malformed"},
-	} {
-		t.Run(tc.fault, func(t *testing.T) {
-			p := u.provider(t, nil)
-			st, err := p.ChatStream(context.Background(), adaptertest.Request(t, "fake/fault-"+tc.fault, true, adaptertest.HelloBody))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			events, err := adaptertest.ReadAll(st)
-			e := adaptertest.AsError(t, err, 502, "upstream_error", true)
-			if !strings.Contains(e.Message, tc.msg) {
-				t.Errorf("message %q does not mention %q", e.Message, tc.msg)
-			}
-			var tokens int64
-			for _, ev := range events {
-				tokens += ev.CompletionTokens
-			}
-			if tokens != 4 { // the fake fails half way through 8 tokens
-				t.Errorf("%d tokens before the failure, want 4", tokens)
-			}
-			if _, err2 := st.Next(); err2 != err {
-				t.Errorf("Next after the failure = %v, want the same error", err2)
-			}
-		})
-	}
+	adaptertest.StreamFaults(t, []adaptertest.StreamFault{
+		{Fault: "cut", Msg: "broke off"},
+		{Fault: "midstream-error", Msg: "The server had an error"},
+		{Fault: "malformed", Msg: "malformed"},
+	}, 4, func(t *testing.T, fault string) (shlyuz.ChatStream, error) { // the fake fails half way through 8 tokens
+		return u.provider(t, nil).ChatStream(context.Background(), adaptertest.Request(t, "fake/fault-"+fault, true, adaptertest.HelloBody))
+	}, nil)
 }
 
 // TestUnknownHost: a host name that does not resolve is an unreachable upstream.
@@ -355,9 +193,9 @@ func TestLongLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	events, err := adaptertest.ReadAll(st)
-	if err != io.EOF || len(events) != 1 {
-		t.Fatalf("%d events, err %v", len(events), err)
+	events := adaptertest.ReadToEnd(t, st)
+	if len(events) != 1 {
+		t.Fatalf("%d events", len(events))
 	}
 	var c adaptertest.Chunk
 	if err := json.Unmarshal(events[0].Data, &c); err != nil || c.Choices[0].Delta.Text() != big || c.ID != "gen-abc" {

@@ -20,96 +20,70 @@ func describeError(err error) string {
 	if !errors.As(err, &e) {
 		return fmt.Sprintf("error (not an *Error) %v", err)
 	}
-	param := "-"
-	if e.Param != nil {
-		param = *e.Param
-	}
 	return fmt.Sprintf("error status=%d code=%s param=%s upstream_fault=%v retry_after=%s message=%q",
-		e.Status, e.Code, param, e.UpstreamFault, e.RetryAfter, e.Message)
+		e.Status, e.Code, golden.Param(e, "-"), e.UpstreamFault, e.RetryAfter, e.Message)
 }
 
 // TestRequestGolden checks the translation of a client's OpenAI body into
 // the native body (or the refusal of it).
 func TestRequestGolden(t *testing.T) {
-	for _, c := range golden.Cases(t, "request", ".json") {
-		name := c.Name
-		t.Run(name, func(t *testing.T) {
-			req := golden.LoadRequest(t, c.Path, "yandex/yandexgpt")
-			body, err := buildBody(req, "b1gfolder", req.Stream)
-			var out []byte
-			if err != nil {
-				out = []byte(describeError(err) + "\n")
-			} else {
-				if !json.Valid(body) {
-					t.Fatalf("built body is not valid JSON: %s", body)
-				}
-				out = append(golden.Indent(t, body), '\n')
+	golden.Run(t, "request", ".json", func(t *testing.T, c golden.Case) []byte {
+		req := golden.LoadRequest(t, c.Path, "yandex/yandexgpt")
+		body, err := buildBody(req, "b1gfolder", req.Stream)
+		var out []byte
+		if err != nil {
+			out = []byte(describeError(err) + "\n")
+		} else {
+			if !json.Valid(body) {
+				t.Fatalf("built body is not valid JSON: %s", body)
 			}
-			golden.Check(t, "request/"+name+".golden", out)
-		})
-	}
+			out = append(golden.Indent(t, body), '\n')
+		}
+		return out
+	})
 }
 
 // TestReplyGolden checks the translation of native non-streamed replies.
 func TestReplyGolden(t *testing.T) {
 	now := time.Unix(1760000000, 0)
-	for _, c := range golden.Cases(t, "reply", ".json") {
-		name := c.Name
-		t.Run(name, func(t *testing.T) {
-			raw, err := os.ReadFile(c.Path)
-			if err != nil {
-				t.Fatal(err)
+	golden.Run(t, "reply", ".json", func(t *testing.T, c golden.Case) []byte {
+		raw, err := os.ReadFile(c.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := decodeReply("golden", raw, "gen-golden", now)
+		var out bytes.Buffer
+		if err != nil {
+			out.WriteString(describeError(err) + "\n")
+		} else {
+			if !json.Valid(resp.Choices) {
+				t.Fatalf("choices are not valid JSON: %s", resp.Choices)
 			}
-			resp, err := decodeReply("golden", raw, "gen-golden", now)
-			var out bytes.Buffer
-			if err != nil {
-				out.WriteString(describeError(err) + "\n")
-			} else {
-				if !json.Valid(resp.Choices) {
-					t.Fatalf("choices are not valid JSON: %s", resp.Choices)
-				}
-				u, _ := json.Marshal(resp.Usage)
-				fmt.Fprintf(&out, "created=%d finish=%q system_fingerprint=%q\nusage=%s\nchoices=%s\n",
-					resp.Created, resp.FinishReason, resp.SystemFingerprint, u, resp.Choices)
-			}
-			golden.Check(t, "reply/"+name+".golden", out.Bytes())
-		})
-	}
+			u, _ := json.Marshal(resp.Usage)
+			fmt.Fprintf(&out, "created=%d finish=%q system_fingerprint=%q\nusage=%s\nchoices=%s\n",
+				resp.Created, resp.FinishReason, resp.SystemFingerprint, u, resp.Choices)
+		}
+		return out.Bytes()
+	})
 }
 
 // TestStreamGolden feeds native stream bodies through ChatStream over HTTP
 // and checks the events it emits.
 func TestStreamGolden(t *testing.T) {
-	for _, c := range golden.Cases(t, "stream", ".ndjson") {
-		name := c.Name
-		t.Run(name, func(t *testing.T) {
-			url := golden.Serve(t, c.Path, "application/json")
-			p, err := New(shlyuz.UpstreamConfig{Name: "golden", BaseURL: url, FolderID: "b1gfolder", APIKey: "k"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			p.now = func() time.Time { return time.Unix(1760000000, 0) }
-			defer p.CloseIdleConnections()
+	golden.Run(t, "stream", ".ndjson", func(t *testing.T, c golden.Case) []byte {
+		url := golden.Serve(t, c.Path, "application/json")
+		p, err := New(shlyuz.UpstreamConfig{Name: "golden", BaseURL: url, FolderID: "b1gfolder", APIKey: "k"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.now = func() time.Time { return time.Unix(1760000000, 0) }
+		defer p.CloseIdleConnections()
 
-			clientUsage := strings.Contains(name, "client_usage")
-			fields := map[string]json.RawMessage{
-				"messages": json.RawMessage(`[{"role":"user","content":"hi"}]`),
-			}
-			if clientUsage {
-				fields["stream_options"] = json.RawMessage(`{"include_usage":true}`)
-			}
-			st, err := p.ChatStream(context.Background(), &shlyuz.UpstreamRequest{
-				GenerationID: "gen-golden", Model: "yandex/yandexgpt", UpstreamModel: "yandexgpt", Fields: fields, Stream: true,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-
-			var out bytes.Buffer
-			fmt.Fprintf(&out, "client_usage=%v\n", clientUsage)
-			golden.WriteEvents(t, &out, st, func(err error) string { return describeError(err) + "\n" })
-			golden.Check(t, "stream/"+name+".golden", out.Bytes())
-		})
-	}
+		clientUsage := strings.Contains(c.Name, "client_usage")
+		st, err := p.ChatStream(context.Background(), golden.ChatRequest("yandex/yandexgpt", "yandexgpt", true, clientUsage))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return golden.Events(t, fmt.Sprintf("client_usage=%v\n", clientUsage), st, func(err error) string { return describeError(err) + "\n" })
+	})
 }

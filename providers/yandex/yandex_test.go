@@ -157,123 +157,60 @@ func TestNewRefusesIncompleteConfig(t *testing.T) {
 func TestWrongKeyNotLeaked(t *testing.T) {
 	u := startFake(t, fake.Options{APIKey: "AQVN-right-key-000000"})
 	p := u.provider(t, func(c *shlyuz.UpstreamConfig) { c.APIKey = "AQVN-wrong-key-123456789" })
-	for _, stream := range []bool{false, true} {
-		var err error
-		if stream {
-			_, err = p.ChatStream(context.Background(), request(t, "yandexgpt", true, adaptertest.HelloBody))
-		} else {
-			_, err = p.Chat(context.Background(), request(t, "yandexgpt", false, adaptertest.HelloBody))
-		}
-		e := adaptertest.AsError(t, err, 502, "upstream_error", true)
+	for _, stream := range adaptertest.ChatAndStream {
+		e := adaptertest.AsError(t, adaptertest.CallError(t, p, request(t, "yandexgpt", stream, adaptertest.HelloBody)), 502, "upstream_error", true)
 		if !strings.Contains(e.Message, "credentials") {
 			t.Errorf("message %q does not say the credentials were refused", e.Message)
 		}
-		for _, part := range []string{"AQV", "6789", "Unknown api key"} {
-			if strings.Contains(e.Message, part) || strings.Contains(e.Error(), part) {
-				t.Errorf("error %q leaks %q", e.Message, part)
-			}
-		}
+		adaptertest.NotLeaked(t, e, "AQV", "6789", "Unknown api key")
 	}
 }
 
 func TestChatStream(t *testing.T) {
-	for _, tc := range []struct {
-		name        string
-		body        string
-		maxTokens   int64
-		wantContent string
-		wantFinish  string
-		wantUsage   shlyuz.Usage
-	}{
+	for _, tc := range []adaptertest.StreamCase{
+		adaptertest.UsageAsked,
 		{
-			name:        "client asked usage",
-			body:        `{"messages":[{"role":"user","content":"Hello there, how are you?"}],"stream":true,"stream_options":{"include_usage":true}}`,
-			wantContent: "tok0 tok1 tok2 tok3 tok4 tok5 tok6 tok7",
-			wantFinish:  "stop",
-			wantUsage:   shlyuz.Usage{PromptTokens: 6, CompletionTokens: 8, TotalTokens: 14},
+			Name:    "client did not ask usage",
+			Body:    adaptertest.HelloBody,
+			Content: "tok0 tok1 tok2 tok3 tok4 tok5 tok6 tok7",
+			Finish:  "stop",
+			Usage:   shlyuz.Usage{PromptTokens: 6, CompletionTokens: 8, TotalTokens: 14},
 		},
-		{
-			name:        "client did not ask usage",
-			body:        adaptertest.HelloBody,
-			wantContent: "tok0 tok1 tok2 tok3 tok4 tok5 tok6 tok7",
-			wantFinish:  "stop",
-			wantUsage:   shlyuz.Usage{PromptTokens: 6, CompletionTokens: 8, TotalTokens: 14},
-		},
-		{
-			name:        "max_tokens caps the reply",
-			body:        adaptertest.HelloBody,
-			maxTokens:   3,
-			wantContent: "tok0 tok1 tok2",
-			wantFinish:  "length",
-			wantUsage:   shlyuz.Usage{PromptTokens: 6, CompletionTokens: 3, TotalTokens: 9},
-		},
+		adaptertest.Capped,
 	} {
-		t.Run(tc.name, func(t *testing.T) {
+		t.Run(tc.Name, func(t *testing.T) {
 			u := startFake(t, fake.Options{ReplyTokens: 8, APIKey: apiKey})
 			p := u.provider(t, nil)
-			req := request(t, "yandexgpt", true, tc.body)
-			req.MaxTokens = tc.maxTokens
+			req := request(t, "yandexgpt", true, tc.Body)
+			req.MaxTokens = tc.MaxTokens
 			st, err := p.ChatStream(context.Background(), req)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			events, err := adaptertest.ReadAll(st)
-			if err != io.EOF {
-				t.Fatalf("stream ended with %v, want io.EOF", err)
-			}
-			clientAsked := strings.Contains(tc.body, `"include_usage":true`)
-			var content strings.Builder
-			var usage *shlyuz.Usage
-			var finish string
-			var tokens int64
-			for i, ev := range events {
-				tokens += ev.CompletionTokens
-				if ev.FinishReason != "" {
-					if i != len(events)-1 {
-						t.Errorf("finish on event %d of %d", i, len(events))
-					}
-					finish = ev.FinishReason
+			s := tc.Check(t, st, func(i int, ev shlyuz.StreamEvent, c *adaptertest.Chunk) {
+				if c == nil {
+					t.Fatalf("event %d has no data", i)
 				}
-				if ev.Usage != nil {
-					usage = ev.Usage
-				}
-				var c adaptertest.Chunk
-				if err := json.Unmarshal(ev.Data, &c); err != nil {
-					t.Fatalf("event %d: %v: %s", i, err, ev.Data)
-				}
-				if c.ID != "gen-abc" || c.Model != "yandex/yandexgpt" || c.Object != "chat.completion.chunk" {
-					t.Errorf("event %d: id %q model %q object %q", i, c.ID, c.Model, c.Object)
-				}
-				if clientAsked != (string(c.Usage) == "null") {
-					t.Errorf("event %d: usage member %s, client asked %v", i, c.Usage, clientAsked)
+				adaptertest.CheckChunk(t, i, c, "yandex/yandexgpt", tc.ClientAsked())
+				if tc.ClientAsked() != (string(c.Usage) == "null") {
+					t.Errorf("event %d: usage member %s, client asked %v", i, c.Usage, tc.ClientAsked())
 				}
 				if (i == 0) != (c.Choices[0].Delta.Role == "assistant") {
 					t.Errorf("event %d: role %q", i, c.Choices[0].Delta.Role)
 				}
-				content.WriteString(c.Choices[0].Delta.Text())
+			})
+			for i, ev := range s.Events {
+				if ev.FinishReason != "" && i != len(s.Events)-1 {
+					t.Errorf("finish on event %d of %d", i, len(s.Events))
+				}
 			}
-			if content.String() != tc.wantContent {
-				t.Errorf("content = %q, want %q", content.String(), tc.wantContent)
-			}
-			if finish != tc.wantFinish {
-				t.Errorf("finish = %q, want %q", finish, tc.wantFinish)
-			}
-			if usage == nil || *usage != tc.wantUsage {
-				t.Errorf("usage = %+v, want %+v", usage, tc.wantUsage)
-			}
-			if tokens != tc.wantUsage.CompletionTokens {
-				t.Errorf("CompletionTokens add up to %d, want %d", tokens, tc.wantUsage.CompletionTokens)
-			}
-			s := lastSent(t, u)
-			if !s.CompletionOptions.Stream {
+			sent := lastSent(t, u)
+			if !sent.CompletionOptions.Stream {
 				t.Errorf("sent stream false")
 			}
-			if tc.maxTokens > 0 && string(s.CompletionOptions.MaxTokens) != `"3"` {
-				t.Errorf("sent maxTokens %s", s.CompletionOptions.MaxTokens)
-			}
-			if _, err := st.Next(); err != io.EOF {
-				t.Errorf("Next after the end = %v, want io.EOF again", err)
+			if tc.MaxTokens > 0 && string(sent.CompletionOptions.MaxTokens) != `"3"` {
+				t.Errorf("sent maxTokens %s", sent.CompletionOptions.MaxTokens)
 			}
 		})
 	}
@@ -287,20 +224,7 @@ func TestStreamNoUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	events, err := adaptertest.ReadAll(st)
-	if err != io.EOF {
-		t.Fatalf("err = %v", err)
-	}
-	var tokens int64
-	for _, ev := range events {
-		if ev.Usage != nil {
-			t.Errorf("usage reported: %+v", ev.Usage)
-		}
-		tokens += ev.CompletionTokens
-	}
-	if tokens != 16 {
-		t.Errorf("estimated %d tokens, want 16", tokens)
-	}
+	adaptertest.NoUsage(t, adaptertest.ReadToEnd(t, st), 16)
 	resp, err := p.Chat(context.Background(), request(t, "fault-nousage", false, adaptertest.HelloBody))
 	if err != nil || resp.Usage != (shlyuz.Usage{}) {
 		t.Errorf("Chat = %+v, %v; want no usage", resp, err)
@@ -334,17 +258,15 @@ func TestTools(t *testing.T) {
 		t.Errorf("sent tools %s", s.Tools)
 	}
 
-	followUp := `{"messages":[{"role":"user","content":"Weather in Moscow?"},` +
-		`{"role":"assistant","content":null,"tool_calls":[{"id":"` + call.ID + `","type":"function","function":{"name":"get_weather","arguments":` + jsonString(call.Function.Arguments) + `}}]},` +
-		`{"role":"tool","tool_call_id":"` + call.ID + `","content":"-5 and snow"}],` + tools + `}`
+	followUp := adaptertest.FollowUp("Weather in Moscow?", call.ID, call.Function.Arguments, "-5 and snow", tools)
 	st, err := p.ChatStream(context.Background(), request(t, "yandexgpt", true, followUp))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	events, err := adaptertest.ReadAll(st)
-	if err != io.EOF || len(events) == 0 || events[len(events)-1].FinishReason != "stop" {
-		t.Fatalf("follow-up: %d events, err %v", len(events), err)
+	events := adaptertest.ReadToEnd(t, st)
+	if len(events) == 0 || events[len(events)-1].FinishReason != "stop" {
+		t.Fatalf("follow-up: %d events", len(events))
 	}
 	s := lastSent(t, u)
 	if len(s.Messages) != 3 ||
@@ -352,11 +274,6 @@ func TestTools(t *testing.T) {
 		string(s.Messages[2]) != `{"role":"user","toolResultList":{"toolResults":[{"functionResult":{"name":"get_weather","content":"-5 and snow"}}]}}` {
 		t.Errorf("sent messages:\n%s", s.Messages)
 	}
-}
-
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }
 
 // TestRefusedBeforeUpstream checks requests the native API cannot serve never go upstream.
@@ -390,60 +307,27 @@ func TestRefusedBeforeUpstream(t *testing.T) {
 // comes before the stream starts, for Chat and ChatStream alike.
 func TestFaultsBeforeFirstByte(t *testing.T) {
 	u := startFake(t, fake.Options{})
-	for _, tc := range []struct {
-		fault      string
-		status     int
-		code       string
-		upstream   bool
-		retryAfter time.Duration
-		msg        string
-	}{
-		{fault: "500", status: 502, code: "upstream_error", upstream: true, msg: "HTTP 500"},
-		{fault: "502", status: 502, code: "upstream_error", upstream: true},
-		{fault: "503", status: 502, code: "upstream_error", upstream: true},
-		{fault: "504", status: 504, code: "upstream_timeout", upstream: true},
-		{fault: "429", status: 429, code: "rate_limited", upstream: true, retryAfter: 2 * time.Second, msg: "RequestsPerSecond"},
-		{fault: "quota", status: 502, code: "upstream_error", upstream: true, msg: "quota is exhausted"},
-		{fault: "402", status: 502, code: "upstream_error", upstream: true},
-		{fault: "408", status: 504, code: "upstream_timeout", upstream: true},
-		{fault: "400", status: 400, code: "invalid_value", upstream: false, msg: "number of input tokens"},
-		{fault: "413", status: 400, code: "invalid_value", upstream: false},
-		{fault: "404", status: 502, code: "upstream_error", upstream: true, msg: "model"},
-		{fault: "401", status: 502, code: "upstream_error", upstream: true, msg: "UNAUTHENTICATED"},
-		{fault: "403", status: 502, code: "upstream_error", upstream: true, msg: "PERMISSION_DENIED"},
-	} {
-		for _, stream := range []bool{false, true} {
-			name := tc.fault
-			if stream {
-				name += "/stream"
-			}
-			t.Run(name, func(t *testing.T) {
-				p := u.provider(t, nil)
-				req := request(t, "fault-"+tc.fault, stream, adaptertest.HelloBody)
-				var err error
-				if stream {
-					var st shlyuz.ChatStream
-					st, err = p.ChatStream(context.Background(), req)
-					if err == nil {
-						st.Close()
-						t.Fatal("ChatStream succeeded")
-					}
-				} else {
-					_, err = p.Chat(context.Background(), req)
-				}
-				e := adaptertest.AsError(t, err, tc.status, tc.code, tc.upstream)
-				if e.RetryAfter != tc.retryAfter {
-					t.Errorf("RetryAfter = %v, want %v", e.RetryAfter, tc.retryAfter)
-				}
-				if !strings.Contains(e.Message, tc.msg) {
-					t.Errorf("message %q does not mention %q", e.Message, tc.msg)
-				}
-				if strings.Contains(e.Message, "AQVN") || strings.Contains(e.Message, folder) {
-					t.Errorf("message %q leaks a credential or the folder", e.Message)
-				}
-			})
+	adaptertest.Faults(t, []adaptertest.Fault{
+		{Fault: "500", Status: 502, Code: "upstream_error", Upstream: true, Msg: "HTTP 500"},
+		{Fault: "502", Status: 502, Code: "upstream_error", Upstream: true},
+		{Fault: "503", Status: 502, Code: "upstream_error", Upstream: true},
+		{Fault: "504", Status: 504, Code: "upstream_timeout", Upstream: true},
+		{Fault: "429", Status: 429, Code: "rate_limited", Upstream: true, RetryAfter: 2 * time.Second, Msg: "RequestsPerSecond"},
+		{Fault: "quota", Status: 502, Code: "upstream_error", Upstream: true, Msg: "quota is exhausted"},
+		{Fault: "402", Status: 502, Code: "upstream_error", Upstream: true},
+		{Fault: "408", Status: 504, Code: "upstream_timeout", Upstream: true},
+		{Fault: "400", Status: 400, Code: "invalid_value", Upstream: false, Msg: "number of input tokens"},
+		{Fault: "413", Status: 400, Code: "invalid_value", Upstream: false},
+		{Fault: "404", Status: 502, Code: "upstream_error", Upstream: true, Msg: "model"},
+		{Fault: "401", Status: 502, Code: "upstream_error", Upstream: true, Msg: "UNAUTHENTICATED"},
+		{Fault: "403", Status: 502, Code: "upstream_error", Upstream: true, Msg: "PERMISSION_DENIED"},
+	}, adaptertest.ChatAndStream, func(t *testing.T, fault string, stream bool) error {
+		return adaptertest.CallError(t, u.provider(t, nil), request(t, "fault-"+fault, stream, adaptertest.HelloBody))
+	}, func(t *testing.T, _ adaptertest.Fault, e *shlyuz.Error) {
+		if strings.Contains(e.Message, "AQVN") || strings.Contains(e.Message, folder) {
+			t.Errorf("message %q leaks a credential or the folder", e.Message)
 		}
-	}
+	})
 }
 
 func TestRetryAfterDefault(t *testing.T) {
@@ -467,59 +351,25 @@ func TestRetryAfterDefault(t *testing.T) {
 func TestMalformedReply(t *testing.T) {
 	u := startFake(t, fake.Options{})
 	p := u.provider(t, nil)
-	_, err := p.Chat(context.Background(), request(t, "fault-malformed", false, adaptertest.HelloBody))
-	e := adaptertest.AsError(t, err, 502, "upstream_error", true)
-	if !strings.Contains(e.Message, "malformed") {
-		t.Errorf("message %q", e.Message)
-	}
-	_, err = p.Chat(context.Background(), request(t, "fault-cut", false, adaptertest.HelloBody))
-	e = adaptertest.AsError(t, err, 502, "upstream_error", true)
-	if !strings.Contains(e.Message, "broke off") {
-		t.Errorf("message %q", e.Message)
-	}
-	_, err = p.Chat(context.Background(), request(t, "fault-midstream-error", false, adaptertest.HelloBody))
-	adaptertest.AsError(t, err, 502, "upstream_error", true)
+	adaptertest.Faults(t, adaptertest.BrokenReplies, adaptertest.ChatOnly, func(t *testing.T, fault string, stream bool) error {
+		return adaptertest.CallError(t, p, request(t, "fault-"+fault, stream, adaptertest.HelloBody))
+	}, nil)
 }
 
 // TestStreamFaults checks failures after the stream started: Next returns them.
 func TestStreamFaults(t *testing.T) {
 	u := startFake(t, fake.Options{ReplyTokens: 8})
-	for _, tc := range []struct {
-		fault string
-		msg   string
-	}{
-		{"cut", "broke off"},
-		{"midstream-error", "Internal server error"},
-		{"malformed", "malformed"},
-	} {
-		t.Run(tc.fault, func(t *testing.T) {
-			p := u.provider(t, nil)
-			st, err := p.ChatStream(context.Background(), request(t, "fault-"+tc.fault, true, adaptertest.HelloBody))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			events, err := adaptertest.ReadAll(st)
-			e := adaptertest.AsError(t, err, 502, "upstream_error", true)
-			if !strings.Contains(e.Message, tc.msg) {
-				t.Errorf("message %q does not mention %q", e.Message, tc.msg)
-			}
-			var tokens int64
-			var content strings.Builder
-			for _, ev := range events {
-				tokens += ev.CompletionTokens
-				var c adaptertest.Chunk
-				_ = json.Unmarshal(ev.Data, &c)
-				content.WriteString(c.Choices[0].Delta.Text())
-			}
-			if tokens != 4 || content.String() != "tok0 tok1 tok2 tok3" { // the fake fails half way through 8 words
-				t.Errorf("%d tokens, %q before the failure; want 4 words", tokens, content.String())
-			}
-			if _, err2 := st.Next(); err2 != err {
-				t.Errorf("Next after the failure = %v, want the same error", err2)
-			}
-		})
-	}
+	adaptertest.StreamFaults(t, []adaptertest.StreamFault{
+		{Fault: "cut", Msg: "broke off"},
+		{Fault: "midstream-error", Msg: "Internal server error"},
+		{Fault: "malformed", Msg: "malformed"},
+	}, 4, func(t *testing.T, fault string) (shlyuz.ChatStream, error) { // the fake fails half way through 8 words
+		return u.provider(t, nil).ChatStream(context.Background(), request(t, "fault-"+fault, true, adaptertest.HelloBody))
+	}, func(t *testing.T, events []shlyuz.StreamEvent) {
+		if got := adaptertest.Collect(t, events, nil).Content; got != "tok0 tok1 tok2 tok3" {
+			t.Errorf("%q before the failure; want 4 words", got)
+		}
+	})
 }
 
 // TestTransport runs the checks of timeouts, cancellation and connections

@@ -108,7 +108,7 @@ func AsError(t *testing.T, err error, status int, code string, fault bool) *shly
 		t.Fatalf("error %v (%T) is not an *Error", err, err)
 	}
 	if e.Status != status || e.Code != code || e.UpstreamFault != fault {
-		t.Fatalf("error = status %d code %s fault %v (%q), want %d %s %v", e.Status, e.Code, e.UpstreamFault, e.Message, status, code, fault)
+		t.Fatalf("error = status %d code %s fault %v (%q, cause %v), want %d %s %v", e.Status, e.Code, e.UpstreamFault, e.Message, e.Cause, status, code, fault)
 	}
 	return e
 }

@@ -7,6 +7,7 @@ package golden
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -152,4 +153,59 @@ func WriteEvents(t *testing.T, out *bytes.Buffer, st shlyuz.ChatStream, describe
 			fmt.Fprintf(out, "  data: %s\n", ev.Data)
 		}
 	}
+}
+
+// Run runs a subtest for each testdata/<dir>/*<ext> case and compares what
+// render makes of it with testdata/<dir>/<name>.golden.
+func Run(t *testing.T, dir, ext string, render func(t *testing.T, c Case) []byte) {
+	t.Helper()
+	for _, c := range Cases(t, dir, ext) {
+		t.Run(c.Name, func(t *testing.T) {
+			Check(t, dir+"/"+c.Name+".golden", render(t, c))
+		})
+	}
+}
+
+// ChatRequest is the gateway's request of a recorded reply or stream:
+// generation gen-golden, the public model model routed to upstreamModel, the
+// client's one message "hi", asking for usage when clientUsage.
+func ChatRequest(model, upstreamModel string, stream, clientUsage bool) *shlyuz.UpstreamRequest {
+	fields := map[string]json.RawMessage{
+		"messages": json.RawMessage(`[{"role":"user","content":"hi"}]`),
+	}
+	if clientUsage {
+		fields["stream_options"] = json.RawMessage(`{"include_usage":true}`)
+	}
+	return &shlyuz.UpstreamRequest{
+		GenerationID: "gen-golden", Model: model, UpstreamModel: upstreamModel, Fields: fields, Stream: stream,
+	}
+}
+
+// Events renders a stream for a golden file: head, then the events as
+// WriteEvents writes them. It closes st.
+func Events(t *testing.T, head string, st shlyuz.ChatStream, describe func(error) string) []byte {
+	t.Helper()
+	defer st.Close()
+	var out bytes.Buffer
+	out.WriteString(head)
+	WriteEvents(t, &out, st, describe)
+	return out.Bytes()
+}
+
+// AsError is err as an *Error; another error fails the test.
+func AsError(t testing.TB, err error) *shlyuz.Error {
+	t.Helper()
+	var e *shlyuz.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("%v (%T) is not an *Error", err, err)
+	}
+	return e
+}
+
+// Param is the error's param, or none when it has none.
+func Param(e *shlyuz.Error, none string) string {
+	if e.Param == nil {
+		return none
+	}
+	return *e.Param
 }
