@@ -130,7 +130,7 @@ plans:
 models:
 %supstreams:
   - {name: fake, base_url: %q, max_concurrent: 1024}
-  - {name: dead, base_url: "http://127.0.0.1:1/v1"}
+  - {name: dead, base_url: "http://127.0.0.1:1/v1", breaker: {consecutive_failures: 1000000}}
   - {name: faulty, base_url: %q, breaker: {consecutive_failures: 1000000}}
   - name: flaky
     base_url: %q
