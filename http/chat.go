@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -112,11 +113,27 @@ func (s *Server) streamChat(c *fiber.Ctx, call *actors.ChatCall) error {
 	c.Set("X-Accel-Buffering", "no")
 	id, model, heartbeat := call.GenerationID, st.Model(), s.opts.Heartbeat
 	s.streams.Add(1)
+	log := s.log
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
 		defer s.streams.Done()
+		defer func() { // the writer runs outside the handler, beyond Fiber's recover
+			if r := recover(); r != nil {
+				log.Error("stream writer panicked", "generation", id, "panic", r)
+				st.Finish(fmt.Errorf("stream writer panicked: %v", r))
+			}
+		}()
 		steps := make(chan streamStep, 64)
 		stop := make(chan struct{})
 		go func() {
+			defer func() { // an adapter's bug ends this stream, not the gateway
+				if r := recover(); r != nil {
+					log.Error("stream reader panicked", "generation", id, "panic", r)
+					select {
+					case steps <- streamStep{err: shlyuz.ErrUpstream("The upstream's stream could not be read.")}:
+					case <-stop:
+					}
+				}
+			}()
 			for {
 				ev, err := st.Next()
 				select {

@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
 	"github.com/gofiber/fiber/v2/middleware/pprof"
+	"github.com/gofiber/fiber/v2/middleware/recover"
 	"github.com/shlyuz/shlyuz/actors"
 	"github.com/shlyuz/shlyuz/metrics"
 )
@@ -54,6 +55,7 @@ func New(gw *actors.Gateway, o Options) *Server {
 		// No WriteTimeout: it would cut long streams.
 		IdleTimeout: 2 * time.Minute,
 	})
+	s.App.Use(recover.New()) // a bug in one request is that request's 500, not the gateway's end
 	s.App.Use(requestID)
 	if o.Metrics != nil {
 		s.App.Use(s.measure)
