@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/mail"
+	"sort"
 	"strings"
 	"time"
 
@@ -36,6 +37,18 @@ func (s *Server) adminRoutes(r fiber.Router) {
 	r.Delete("/plans/:id", s.adminDeletePlan)
 	r.Post("/models", s.adminSaveModel)
 	r.Get("/reconcile", s.adminReconcile)
+	r.Get("/upstreams", s.adminUpstreams)
+}
+
+// adminUpstreams is each upstream's breaker state and slots in use, as its provider actor reports them.
+func (s *Server) adminUpstreams(c *fiber.Ctx) error {
+	ups := s.gw.Upstreams()
+	out := make([]fiber.Map, 0, len(ups))
+	for _, u := range ups {
+		out = append(out, fiber.Map{"name": u.Name, "breaker": u.State.String(), "in_flight": u.InFlight})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i]["name"].(string) < out[j]["name"].(string) })
+	return c.JSON(fiber.Map{"data": out})
 }
 
 // decodeStrict reads a JSON object body into v, refusing unknown fields.

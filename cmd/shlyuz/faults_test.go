@@ -162,6 +162,20 @@ func TestBreakerOpensAndRecovers(t *testing.T) {
 	if h.fake.Requests() != seen {
 		t.Fatalf("an open breaker let a request through")
 	}
+	var ups struct {
+		Data []struct {
+			Name    string `json:"name"`
+			Breaker string `json:"breaker"`
+		} `json:"data"`
+	}
+	call(t, h.base, "GET", "/api/admin/upstreams", adminToken, nil, &ups)
+	state := map[string]string{}
+	for _, u := range ups.Data {
+		state[u.Name] = u.Breaker
+	}
+	if state["flaky"] != "open" || state["fake"] != "closed" {
+		t.Fatalf("breaker states %v", state)
+	}
 	waitFor(t, 5*time.Second, "the breaker to close again", func() bool {
 		resp := postChat(t, h.base, key, chatBody("breaker/ok", false, 0))
 		resp.Body.Close()
