@@ -227,7 +227,15 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 	}
 	var last error
 	for _, m := range models {
-		ups := cl.g.upstreamsFor(m.ID, cl.c.Order, cl.c.AllowFallbacks)
+		route, ups := cl.g.upstreamsFor(m.ID, cl.c.Order, cl.c.AllowFallbacks)
+		if len(ups) == 0 { // nothing could serve it: no reservation, no charge
+			last = shlyuz.ErrProviderUnavailable(time.Second, "No upstream is configured for the model %q.", m.ID)
+			if !cl.c.AllowFallbacks {
+				break
+			}
+			continue
+		}
+		upstreamModel := route.UpstreamName(m.ID)
 		if err := cl.reserve(m, ups); err != nil {
 			if cl.model == nil {
 				return err // nothing reserved: a money or key error ends the request
@@ -236,9 +244,8 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 			continue
 		}
 		for _, u := range ups {
-			route := shlyuz.PickRoute(cl.g.routes, m.ID)
 			req := &shlyuz.UpstreamRequest{
-				GenerationID: cl.c.GenerationID, Model: m.ID, UpstreamModel: route.UpstreamName(m.ID),
+				GenerationID: cl.c.GenerationID, Model: m.ID, UpstreamModel: upstreamModel,
 				Fields: cl.c.Fields, MaxTokens: cl.maxTokens, Stream: cl.c.Stream,
 			}
 			if err := cl.acquire(u); err != nil {
@@ -267,18 +274,15 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 			break
 		}
 	}
-	if last == nil {
-		last = shlyuz.ErrProviderUnavailable(time.Second, "No upstream is configured for the model %q.", cl.c.Models[0])
-	}
 	cl.fail(last)
 	return last
 }
 
-// upstreamsFor lists the upstreams to try for a model: the client's order first.
-func (g *Gateway) upstreamsFor(model string, order []string, fallbacks bool) []*Upstream {
+// upstreamsFor is the model's route and the upstreams to try, the client's order first.
+func (g *Gateway) upstreamsFor(model string, order []string, fallbacks bool) (*shlyuz.Route, []*Upstream) {
 	route := shlyuz.PickRoute(g.routes, model)
 	if route == nil {
-		return nil
+		return nil, nil
 	}
 	names := route.Upstreams
 	if len(order) > 0 {
@@ -302,7 +306,7 @@ func (g *Gateway) upstreamsFor(model string, order []string, fallbacks bool) []*
 	for _, n := range names {
 		out = append(out, g.upstreams[n])
 	}
-	return out
+	return route, out
 }
 
 func (cl *call) note(u *Upstream, err error) {
