@@ -42,7 +42,7 @@ func parseErrorBody(body []byte) wireError {
 		return we
 	}
 	if m, ok := top["message"]; ok { // a proxy's flat error
-		return wireError{Message: jsonText(m), Type: jsonText(top["type"]), Parsed: true}
+		return wireError{Message: upstream.JSONText(m), Type: upstream.JSONText(top["type"]), Parsed: true}
 	}
 	return wireError{}
 }
@@ -51,24 +51,9 @@ func parseErrorBody(body []byte) wireError {
 func parseErrorValue(v []byte) wireError {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(v, &obj) != nil {
-		return wireError{Message: jsonText(v)}
+		return wireError{Message: upstream.JSONText(v)}
 	}
-	return wireError{Type: jsonText(obj["type"]), Message: jsonText(obj["message"])}
-}
-
-// jsonText renders a raw JSON scalar as text: strings unquoted, null and absent as "".
-func jsonText(v json.RawMessage) string {
-	if len(v) == 0 || isNull(v) {
-		return ""
-	}
-	if v[0] == '"' {
-		var s string
-		if json.Unmarshal(v, &s) == nil {
-			return s
-		}
-		return ""
-	}
-	return string(v)
+	return wireError{Type: upstream.JSONText(obj["type"]), Message: upstream.JSONText(obj["message"])}
 }
 
 // isBilling reports whether an error is about the upstream account's money,

@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
 // The Anthropic request, in the order its members are sent. Fields the
@@ -154,7 +155,7 @@ func buildBody(req *shlyuz.UpstreamRequest, stream bool) (body []byte, clientUsa
 		return nil, false, err
 	}
 	if u := f["user"]; len(u) > 0 && u[0] == '"' {
-		if id := jsonText(u); id != "" {
+		if id := upstream.JSONText(u); id != "" {
 			w.Metadata = &wireMetadata{UserID: id}
 		}
 	}
@@ -211,7 +212,7 @@ func stopSequences(v json.RawMessage) ([]string, error) {
 	}
 	var list []string
 	if v[0] == '"' {
-		list = []string{jsonText(v)}
+		list = []string{upstream.JSONText(v)}
 	} else if err := json.Unmarshal(v, &list); err != nil {
 		return nil, shlyuz.ErrInvalidValue("stop", "The field \"stop\" must be a string or an array of strings.")
 	}
@@ -351,7 +352,7 @@ func contentParts(c json.RawMessage, i int) ([]clientPart, error) {
 	}
 	switch c[0] {
 	case '"':
-		return []clientPart{{Type: "text", Text: jsonText(c)}}, nil
+		return []clientPart{{Type: "text", Text: upstream.JSONText(c)}}, nil
 	case '[':
 		var parts []clientPart
 		if err := json.Unmarshal(c, &parts); err != nil {
@@ -400,7 +401,7 @@ func userBlocks(c json.RawMessage, i int) ([]block, error) {
 func imageBlock(v json.RawMessage, i int) (block, error) {
 	var u string
 	if len(v) > 0 && v[0] == '"' {
-		u = jsonText(v)
+		u = upstream.JSONText(v)
 	} else {
 		var obj struct {
 			URL string `json:"url"`
@@ -494,7 +495,7 @@ func toolInput(args json.RawMessage) (json.RawMessage, error) {
 	}
 	text := []byte(args)
 	if args[0] == '"' {
-		s := jsonText(args)
+		s := upstream.JSONText(args)
 		if strings.TrimSpace(s) == "" {
 			return json.RawMessage("{}"), nil
 		}
@@ -518,7 +519,7 @@ func toolResult(m *clientMessage, i int) (block, error) {
 	b := block{Type: "tool_result", ToolUseID: toolID(m.ToolCallID)}
 	c := m.Content
 	if len(c) > 0 && c[0] == '"' {
-		if s := jsonText(c); s != "" {
+		if s := upstream.JSONText(c); s != "" {
 			b.Content = s
 		}
 		return b, nil
@@ -585,7 +586,7 @@ func translateTools(f map[string]json.RawMessage, w *wireRequest) error {
 	}
 	if v := f["tool_choice"]; len(v) > 0 && !isNull(v) {
 		if v[0] == '"' {
-			switch s := jsonText(v); s {
+			switch s := upstream.JSONText(v); s {
 			case "auto":
 				w.ToolChoice = &wireToolChoice{Type: "auto"}
 			case "none":

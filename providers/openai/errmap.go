@@ -41,11 +41,11 @@ func parseErrorBody(body []byte) wireError {
 		return we
 	}
 	if m, ok := top["message"]; ok {
-		we := wireError{Message: jsonText(m), Type: jsonText(top["type"]), Code: jsonText(top["code"]), Param: jsonText(top["param"]), Parsed: true}
+		we := wireError{Message: upstream.JSONText(m), Type: upstream.JSONText(top["type"]), Code: upstream.JSONText(top["code"]), Param: upstream.JSONText(top["param"]), Parsed: true}
 		return we
 	}
 	if d, ok := top["detail"]; ok { // FastAPI-style servers
-		return wireError{Message: jsonText(d), Parsed: true}
+		return wireError{Message: upstream.JSONText(d), Parsed: true}
 	}
 	return wireError{}
 }
@@ -54,36 +54,20 @@ func parseErrorBody(body []byte) wireError {
 func parseErrorValue(v []byte) wireError {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(v, &obj) != nil {
-		return wireError{Message: jsonText(v)}
+		return wireError{Message: upstream.JSONText(v)}
 	}
 	we := wireError{
-		Message: jsonText(obj["message"]),
-		Type:    jsonText(obj["type"]),
-		Code:    jsonText(obj["code"]),
-		Param:   jsonText(obj["param"]),
+		Message: upstream.JSONText(obj["message"]),
+		Type:    upstream.JSONText(obj["type"]),
+		Code:    upstream.JSONText(obj["code"]),
+		Param:   upstream.JSONText(obj["param"]),
 	}
 	if we.Message == "" {
 		if inner, ok := obj["error"]; ok { // Yandex: error.error
-			we.Message = jsonText(inner)
+			we.Message = upstream.JSONText(inner)
 		}
 	}
 	return we
-}
-
-// jsonText renders a raw JSON scalar as text: strings unquoted, numbers as
-// written, null and absent as "", anything else compact.
-func jsonText(v json.RawMessage) string {
-	if len(v) == 0 || isNull(v) {
-		return ""
-	}
-	if v[0] == '"' {
-		var s string
-		if json.Unmarshal(v, &s) == nil {
-			return s
-		}
-		return ""
-	}
-	return string(v)
 }
 
 // upstreamStreamError is an error event inside a 200 stream.

@@ -13,6 +13,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -107,4 +108,20 @@ func Accept(stream bool) string {
 		return "text/event-stream"
 	}
 	return "application/json"
+}
+
+// JSONText renders a raw JSON scalar as text: strings unquoted, numbers as
+// written, null and absent as "", anything else compact as given.
+func JSONText(v json.RawMessage) string {
+	if t := bytes.TrimSpace(v); len(t) == 0 || string(t) == "null" {
+		return ""
+	}
+	if v[0] == '"' {
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			return s
+		}
+		return ""
+	}
+	return string(v)
 }
