@@ -33,8 +33,8 @@ func (b *Balance) Available(now time.Time) Credits {
 	return b.BoughtCredits
 }
 
-// Total is package plus bought credits, live or not.
-func (b *Balance) Total(now time.Time) Credits { return b.PackageCredits + b.BoughtCredits }
+// Total is package plus bought credits, live or not: what the ledger adds up to.
+func (b *Balance) Total() Credits { return b.PackageCredits + b.BoughtCredits }
 
 // Split says how a spend of amount at now divides between the package and the
 // bought credits, package first. It returns negative deltas ready for a ledger

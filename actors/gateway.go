@@ -179,9 +179,6 @@ func DefaultPricing() shlyuz.Pricing {
 // Catalog is the current priced catalog.
 func (g *Gateway) Catalog() *shlyuz.Catalog { return g.catalog.Load() }
 
-// Location is the time zone of key periods.
-func (g *Gateway) Location() *time.Location { return g.loc }
-
 // Store is the gateway's store.
 func (g *Gateway) Store() shlyuz.Store { return g.store }
 

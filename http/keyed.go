@@ -88,7 +88,7 @@ func balanceView(b shlyuz.Balance, reserved shlyuz.Credits, now time.Time) fiber
 	if b.PackageLive(now) {
 		pkg, expires = b.PackageCredits, b.PackageExpiresAt
 	}
-	total := pkg + b.BoughtCredits
+	total := b.Available(now)
 	return fiber.Map{
 		"package_credits": pkg, "package_expires_at": expires, "bought_credits": b.BoughtCredits,
 		"total_credits": total, "reserved_credits": reserved, "rubles": shlyuz.FormatRubles(total),
