@@ -147,7 +147,8 @@ func (x *Errors) Transport(upstream string, parent context.Context, cause, err e
 		e := shlyuz.ErrUpstreamTimeout("The upstream stopped sending the stream.")
 		e.Cause = fmt.Errorf("%s %s: idle timeout: %w", x.label(), upstream, err)
 		return e
-	case cause == x.FirstByte, errors.Is(err, context.DeadlineExceeded), IsTimeout(err):
+	case cause == x.FirstByte, errors.Is(err, context.DeadlineExceeded), IsTimeout(err),
+		errors.Is(parent.Err(), context.DeadlineExceeded): // the deadline passed, whatever the read error says (a TLS read on a connection closed for it)
 		e := shlyuz.ErrUpstreamTimeout("The upstream did not answer in time.")
 		e.Cause = fmt.Errorf("%s %s: %w", x.label(), upstream, err)
 		return e
