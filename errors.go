@@ -114,6 +114,25 @@ func ErrKeyLimitExceeded(limit, spent Credits, resetsAt time.Time, affordableTok
 		limit, spent, reset, affordableTokens, wanted)
 }
 
+// ErrInsufficientCreditsFor is a media request (priced in images, seconds or
+// characters) whose worst case the balance cannot reserve.
+func ErrInsufficientCreditsFor(available, wanted Credits) *Error {
+	return newErr(402, TypeInsufficient, "insufficient_credits",
+		"Insufficient credits: the balance has %d credits free, but the request may cost up to %d. Top up, or ask for less.",
+		available, wanted)
+}
+
+// ErrKeyLimitExceededCredits is a media request whose worst case the key's ceiling cannot reserve.
+func ErrKeyLimitExceededCredits(limit, spent Credits, resetsAt time.Time, wanted Credits) *Error {
+	reset := "never resets"
+	if !resetsAt.IsZero() {
+		reset = "resets at " + resetsAt.Format(time.RFC3339)
+	}
+	return newErr(403, TypePermission, "key_limit_exceeded",
+		"Key limit exceeded: the ceiling is %d credits, %d are spent or reserved this period (%s), but the request may cost up to %d.",
+		limit, spent, reset, wanted)
+}
+
 // ErrModelNotFound is an unknown model id.
 func ErrModelNotFound(model string) *Error {
 	return newErr(404, TypeNotFound, "model_not_found", "The model %q does not exist. GET /api/v1/models lists the models.", model).WithParam("model")

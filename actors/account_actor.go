@@ -84,6 +84,9 @@ func (a *accountActor) reserve(m *acctReserve) *reserved {
 		delete(a.holds, m.GenID)
 	}
 	free := a.balance.Available(m.Now) - a.reserved
+	if m.Fixed > 0 {
+		return a.reserveFixed(m, free)
+	}
 	afford := m.Price.CompletionTokensFor(free, m.Prompt)
 	tokens := m.MaxTokens
 	if tokens == 0 {

@@ -5,16 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
-	"github.com/shlyuz/shlyuz/cluster"
-	"github.com/shlyuz/shlyuz/persistence/sqlite"
 )
 
 // instant is an upstream that answers at once, in memory: the benchmarks
@@ -46,49 +41,7 @@ func (s *instantStream) Close() error { return nil }
 // newBenchGateway is a one-node gateway on a SQLite file with an account,
 // a capped key and plenty of credits.
 func newBenchGateway(b *testing.B) (*actors.Gateway, string) {
-	b.Helper()
-	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return quiet }))
-	journal := actors.NewJournal(store, 20*time.Millisecond, quiet, actors.JournalMetrics{})
-	model := shlyuz.Model{ID: "bench/model", Name: "bench", InputModalities: []string{"text"}, OutputModalities: []string{"text"},
-		USD: shlyuz.USDPrice{PromptPerMTok: shlyuz.MustDecimal("1"), CompletionPerMTok: shlyuz.MustDecimal("2")}}
-	gw, err := actors.New(actors.Options{System: sys, Store: store, Journal: journal, Log: quiet,
-		Upstreams: []*actors.Upstream{{Config: shlyuz.UpstreamConfig{Name: "instant", MaxConcurrent: 100000}, Provider: instant{}}},
-		Routes:    []shlyuz.Route{{Match: "*", Upstreams: []string{"instant"}}},
-		Models:    []shlyuz.Model{model}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	dir, err := cluster.Start(sys, cluster.Config{}, gw.Kinds())
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := gw.Attach(ctx, dir); err != nil {
-		b.Fatal(err)
-	}
-	if err := store.CreateAccount(ctx, shlyuz.Account{ID: "acc-bench", Email: "bench@example.com", CreatedAt: time.Now()}); err != nil {
-		b.Fatal(err)
-	}
-	if _, _, err := gw.TopUp("acc-bench", 1<<50, "seed"); err != nil {
-		b.Fatal(err)
-	}
-	plain, hash := shlyuz.NewKeySecret()
-	limit := shlyuz.Credits(1 << 50)
-	if err := store.CreateKey(ctx, shlyuz.Key{ID: "key-bench", AccountID: "acc-bench", Hash: hash, Label: shlyuz.MaskKey(plain),
-		Limit: &limit, LimitReset: shlyuz.ResetMonth, CreatedAt: time.Now()}); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		gw.Stop()
-		dir.Stop()
-		_ = journal.Close(context.Background())
-		_ = store.Close()
-	})
+	gw, hash := newTestGateway(b, testUpstream{name: "instant", provider: instant{}})
 	return gw, hash
 }
 

@@ -51,6 +51,11 @@ type call struct {
 	slotUp    *Upstream
 	settled   bool
 	upTime    time.Duration // spent in the serving upstream's call (to the first event for streams)
+
+	// A media call's worst case in credits at the catalog price (0: a chat
+	// call, reserved by tokens), and which upstreams can serve it.
+	fixed    shlyuz.Credits
+	supports func(*Upstream) bool
 }
 
 // Complete runs a non-streamed chat: reserve, call upstreams in order until one
@@ -228,6 +233,9 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 	var last error
 	for _, m := range models {
 		route, ups := cl.g.upstreamsFor(m.ID, cl.c.Order, cl.c.AllowFallbacks)
+		if cl.supports != nil {
+			ups = slices.DeleteFunc(ups, func(u *Upstream) bool { return !cl.supports(u) })
+		}
 		if len(ups) == 0 { // nothing could serve it: no reservation, no charge
 			last = shlyuz.ErrProviderUnavailable(time.Second, "No upstream is configured for the model %q.", m.ID)
 			if !cl.c.AllowFallbacks {
@@ -321,16 +329,21 @@ func (cl *call) note(u *Upstream, err error) {
 // reserve holds the worst case of the model at the key and the account.
 func (cl *call) reserve(m *shlyuz.PricedModel, ups []*Upstream) error {
 	g, now := cl.g, cl.g.now()
-	worst := m.Price
-	for _, u := range ups {
-		worst = worst.Max(m.Price.Scale(u.Config.PriceMultiplier))
+	msg := &keyReserve{GenID: cl.c.GenerationID, KeyHash: cl.c.KeyHash, Now: now}
+	if cl.fixed > 0 {
+		for _, u := range ups {
+			msg.Fixed = max(msg.Fixed, scaleCredits(cl.fixed, u.Config.PriceMultiplier))
+		}
+	} else {
+		worst := m.Price
+		for _, u := range ups {
+			worst = worst.Max(m.Price.Scale(u.Config.PriceMultiplier))
+		}
+		msg.Prompt, msg.MaxTokens, msg.MaxOut, msg.Price = cl.c.Prompt.Reserve, cl.c.MaxTokens, m.MaxOutput(), worst
 	}
 	// One round trip: the key actor holds its part and forwards to the
 	// account actor, which answers here; on a refusal each lets go of its hold.
-	res, err := g.request(cl.c.KeyHash, KindKey, &keyReserve{
-		GenID: cl.c.GenerationID, KeyHash: cl.c.KeyHash, Prompt: cl.c.Prompt.Reserve, MaxTokens: cl.c.MaxTokens,
-		MaxOut: m.MaxOutput(), Price: worst, Now: now,
-	})
+	res, err := g.request(cl.c.KeyHash, KindKey, msg)
 	if err != nil { // no answer: let go of whatever the key may hold for this call
 		g.dir.Send(cl.c.KeyHash, KindKey, &keySettle{GenID: cl.c.GenerationID, Now: now})
 		return err
@@ -372,9 +385,17 @@ func (cl *call) settle(u shlyuz.Usage, status, finish string) *Receipt {
 	if cl.settled {
 		return nil
 	}
-	cl.settled = true
 	price := cl.model.Price.Scale(cl.upstream.Config.PriceMultiplier) // the serving upstream's price
-	credits := min(price.Charge(u.PromptTokens, u.CompletionTokens), cl.held)
+	return cl.settleCredits(price.Charge(u.PromptTokens, u.CompletionTokens), u, status, finish)
+}
+
+// settleCredits charges credits (never more than was held) and writes the record.
+func (cl *call) settleCredits(credits shlyuz.Credits, u shlyuz.Usage, status, finish string) *Receipt {
+	if cl.settled {
+		return nil
+	}
+	cl.settled = true
+	credits = min(credits, cl.held)
 	if u.TotalTokens == 0 {
 		u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	}

@@ -114,6 +114,10 @@ func (a *keyActor) reserve(ctx actor.Context, m *keyReserve) {
 		a.reserved -= old
 		delete(a.holds, m.GenID)
 	}
+	if m.Fixed > 0 {
+		a.reserveFixed(ctx, m)
+		return
+	}
 	tokens := m.MaxOut
 	if m.MaxTokens > 0 {
 		tokens = m.MaxTokens

@@ -35,7 +35,10 @@ type keyReserve struct {
 	MaxTokens int64 // what the client asked for; 0: absent
 	MaxOut    int64 // the model's output ceiling
 	Price     shlyuz.Price
-	Now       time.Time
+	// Fixed, when above zero, is the whole worst case in credits (a media call
+	// priced in images, seconds or characters); Prompt, MaxTokens and Price are unused.
+	Fixed shlyuz.Credits
+	Now   time.Time
 }
 
 // reserved is the answer to a keyReserve, from the key actor (a refusal) or
@@ -74,6 +77,7 @@ type acctReserve struct {
 	KeyTokens int64 // what the key affords
 	KeyAmount shlyuz.Credits
 	Price     shlyuz.Price
+	Fixed     shlyuz.Credits // a media call's worst case in credits; see keyReserve
 	Now       time.Time
 }
 

@@ -1,0 +1,154 @@
+package actors_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/actors"
+	"github.com/shlyuz/shlyuz/cluster"
+	"github.com/shlyuz/shlyuz/persistence/sqlite"
+)
+
+// testUpstream is one upstream of a test gateway.
+type testUpstream struct {
+	name       string
+	provider   shlyuz.Provider
+	multiplier string // price multiplier; "": 1
+}
+
+// tb is what the gateway helpers need of a test: a *testing.T or B, or the
+// package's shared one for a gateway that lives as long as the test binary.
+type tb interface {
+	Helper()
+	Fatal(args ...any)
+	TempDir() string
+	Cleanup(func())
+}
+
+// mainTB is the shared tb: its cleanups run when TestMain ends.
+type mainTB struct {
+	dirs     []string
+	cleanups []func()
+}
+
+var sharedTB = &mainTB{}
+
+func (*mainTB) Helper()            {}
+func (*mainTB) Fatal(args ...any)  { panic(fmt.Sprint(args...)) }
+func (m *mainTB) Cleanup(f func()) { m.cleanups = append(m.cleanups, f) }
+func (m *mainTB) TempDir() string {
+	d, err := os.MkdirTemp("", "shlyuz-actors-")
+	if err != nil {
+		panic(err)
+	}
+	m.dirs = append(m.dirs, d)
+	return d
+}
+
+func (m *mainTB) close() {
+	for i := len(m.cleanups) - 1; i >= 0; i-- {
+		m.cleanups[i]()
+	}
+	for _, d := range m.dirs {
+		_ = os.RemoveAll(d)
+	}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	sharedTB.close()
+	os.Exit(code)
+}
+
+// testGateway is a one-node gateway on a SQLite file, its store, and a way to
+// make funded accounts and keys on it.
+type testGateway struct {
+	*actors.Gateway
+	store *sqlite.Store
+	tb    tb
+}
+
+// newTestGateway is a one-node gateway on a SQLite file routing every model
+// to the upstreams in order, with an account holding plenty of credits and a
+// key with a huge ceiling (its hash is returned).
+func newTestGateway(tb tb, ups ...testUpstream) (*actors.Gateway, string) {
+	tg := startTestGateway(tb, ups...)
+	return tg.Gateway, tg.account("acc-bench", 1<<50, 1<<50)
+}
+
+// startTestGateway starts a gateway whose models "bench/model" and
+// "text/model" are routed to every upstream, and to the first only.
+// Only one may run at a time in a test binary under -race (protoactor's
+// cluster members race on gRPC's logger): tests share one.
+func startTestGateway(tb tb, ups ...testUpstream) *testGateway {
+	tb.Helper()
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, filepath.Join(tb.TempDir(), "gateway.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return quiet }))
+	journal := actors.NewJournal(store, 20*time.Millisecond, quiet, actors.JournalMetrics{})
+	model := shlyuz.Model{ID: "bench/model", Name: "bench", InputModalities: []string{"text"}, OutputModalities: []string{"text"},
+		USD: shlyuz.USDPrice{PromptPerMTok: shlyuz.MustDecimal("1"), CompletionPerMTok: shlyuz.MustDecimal("2")}}
+	text := model
+	text.ID = "text/model"
+	var upstreams []*actors.Upstream
+	var names []string
+	for _, u := range ups {
+		cfg := shlyuz.UpstreamConfig{Name: u.name, MaxConcurrent: 100000}
+		if u.multiplier != "" {
+			cfg.PriceMultiplier = shlyuz.MustDecimal(u.multiplier)
+		}
+		upstreams = append(upstreams, &actors.Upstream{Config: cfg, Provider: u.provider})
+		names = append(names, u.name)
+	}
+	gw, err := actors.New(actors.Options{System: sys, Store: store, Journal: journal, Log: quiet,
+		Upstreams: upstreams, Models: []shlyuz.Model{model, text},
+		Routes: []shlyuz.Route{{Match: "text/model", Upstreams: names[:1]}, {Match: "*", Upstreams: names}}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dir, err := cluster.Start(sys, cluster.Config{}, gw.Kinds())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := gw.Attach(ctx, dir); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		gw.Stop()
+		dir.Stop()
+		_ = journal.Close(context.Background())
+		_ = store.Close()
+	})
+	return &testGateway{Gateway: gw, store: store, tb: tb}
+}
+
+// account makes an account with the credits and a key with the ceiling
+// (a monthly one); it returns the key's hash.
+func (tg *testGateway) account(id string, credits, ceiling shlyuz.Credits) string {
+	tg.tb.Helper()
+	ctx := context.Background()
+	if err := tg.store.CreateAccount(ctx, shlyuz.Account{ID: id, Email: id + "@example.com", CreatedAt: time.Now()}); err != nil {
+		tg.tb.Fatal(err)
+	}
+	if _, _, err := tg.TopUp(id, credits, "seed-"+id); err != nil {
+		tg.tb.Fatal(err)
+	}
+	plain, hash := shlyuz.NewKeySecret()
+	if err := tg.store.CreateKey(ctx, shlyuz.Key{ID: "key-" + id, AccountID: id, Hash: hash, Label: shlyuz.MaskKey(plain),
+		Limit: &ceiling, LimitReset: shlyuz.ResetMonth, CreatedAt: time.Now()}); err != nil {
+		tg.tb.Fatal(err)
+	}
+	return hash
+}
