@@ -52,9 +52,6 @@ func loadConfig(path string) (*Config, error) {
 	}
 	for i := range cfg.Upstreams {
 		u := &cfg.Upstreams[i]
-		if u.Name == "" || u.BaseURL == "" {
-			return nil, fmt.Errorf("config: upstream %d needs a name and a base_url", i+1)
-		}
 		if u.APIKeyEnv != "" {
 			u.APIKey = os.Getenv(u.APIKeyEnv)
 		}

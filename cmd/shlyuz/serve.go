@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -46,6 +45,9 @@ func serve(args []string) error {
 	}
 	cfg, err := loadConfig(*configPath)
 	if err != nil {
+		return bad("--config (SHLYUZ_CONFIG)", err)
+	}
+	if err := validateConfig(cfg); err != nil {
 		return err
 	}
 	if *listen == "" {
@@ -65,7 +67,7 @@ func serve(args []string) error {
 	defer stop()
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
-		return err
+		return bad("--listen (SHLYUZ_LISTEN, listen in the config)", err)
 	}
 	in, err := start(ctx, cfg, ln, *db, log)
 	if err != nil {
@@ -94,29 +96,35 @@ type instance struct {
 }
 
 // start opens the store, starts the actors, joins the cluster and serves on ln.
-func start(ctx context.Context, cfg *Config, ln net.Listener, db string, log *slog.Logger) (in *instance, err error) {
-	in = &instance{log: log, served: make(chan error, 1)}
-	defer func() {
-		if err != nil {
-			in.runCleanup()
-		}
-	}()
-	store, err := openStore(ctx, db)
-	if err != nil {
+// On an error everything it had started is stopped again, and the error
+// names the setting to change.
+func start(ctx context.Context, cfg *Config, ln net.Listener, db string, log *slog.Logger) (*instance, error) {
+	in := &instance{log: log, served: make(chan error, 1)}
+	if err := in.start(ctx, cfg, ln, db); err != nil {
+		in.runCleanup()
 		return nil, err
+	}
+	return in, nil
+}
+
+func (in *instance) start(ctx context.Context, cfg *Config, ln net.Listener, db string) (err error) {
+	log := in.log
+	store, err := openStoreSetting(ctx, db)
+	if err != nil {
+		return err
 	}
 	in.store = store
 	in.cleanup = append(in.cleanup, func() { _ = store.Close() })
 	if err := seed(ctx, store, cfg); err != nil {
-		return nil, err
+		return bad("--db (SHLYUZ_DB, db in the config)", err)
 	}
 	loc, err := time.LoadLocation(envOr("SHLYUZ_TIMEZONE", orDefault(cfg.Timezone, "Europe/Moscow")))
 	if err != nil {
-		return nil, fmt.Errorf("timezone: %w", err)
+		return bad("timezone (SHLYUZ_TIMEZONE)", err)
 	}
 	models, err := shlyuz.EmbeddedModels()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	models = shlyuz.MergeModels(models, cfg.Models)
 
@@ -125,18 +133,18 @@ func start(ctx context.Context, cfg *Config, ln net.Listener, db string, log *sl
 	if demo {
 		up, route, stopDemo, err := startDemo()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		in.cleanup = append(in.cleanup, stopDemo)
 		upCfgs, routes = []shlyuz.UpstreamConfig{up}, []shlyuz.Route{route}
 		log.Info("no upstream configured: the built-in demo upstream serves the demo/ models")
 	}
 	ups := make([]*actors.Upstream, 0, len(upCfgs))
-	for _, u := range upCfgs {
+	for i, u := range upCfgs {
 		u = u.WithDefaults()
 		p, err := newProvider(u)
 		if err != nil {
-			return nil, err
+			return bad(fmt.Sprintf("upstreams[%d] (%s)", i, u.Name), err)
 		}
 		ups = append(ups, &actors.Upstream{Config: u, Provider: p})
 	}
@@ -149,26 +157,26 @@ func start(ctx context.Context, cfg *Config, ln net.Listener, db string, log *sl
 	in.gw, err = actors.New(actors.Options{System: sys, Store: store, Journal: in.journal, Location: loc,
 		Upstreams: ups, Routes: routes, Models: models, Log: log, OnBreaker: m.Breaker, Observe: m.Generation})
 	if err != nil {
-		return nil, err
+		return bad("routes", err)
 	}
 	m.Gauges(func() float64 { return float64(in.gw.InFlight()) }, func() float64 { return float64(in.gw.ReservedCredits()) })
 	in.dir, err = cluster.Start(sys, cluster.Config{Host: cfg.Cluster.Host, Port: cfg.Cluster.Port,
 		Peers: cfg.Cluster.Peers, AutoPort: cfg.Cluster.AutoPort}, in.gw.Kinds())
 	if err != nil {
-		return nil, err
+		return bad("cluster", err)
 	}
 	if err := in.gw.Attach(ctx, in.dir); err != nil {
-		return nil, err
+		return err
 	}
 	if demo {
 		if err := bootstrapDemo(ctx, store, in.gw, log); err != nil {
-			return nil, fmt.Errorf("demo bootstrap: %w", err)
+			return fmt.Errorf("demo bootstrap: %w", err)
 		}
 	}
 	in.srv = shzhttp.New(in.gw, shzhttp.Options{BodyLimit: cfg.BodyLimit, Heartbeat: cfg.Heartbeat,
 		AdminToken: os.Getenv("SHLYUZ_ADMIN_TOKEN"), Log: log, Metrics: m})
 	go func() { in.served <- in.srv.App.Listener(ln) }()
-	return in, nil
+	return nil
 }
 
 // shutdown drains requests and streams, stops the actors and commits the journal.
@@ -244,7 +252,7 @@ func newProvider(u shlyuz.UpstreamConfig) (shlyuz.Provider, error) {
 	case "yandex":
 		return yandex.New(u)
 	}
-	return nil, fmt.Errorf("upstream %s: protocol %q is not supported (openai, anthropic, gemini, gigachat, yandex)", u.Name, u.Protocol)
+	return nil, fmt.Errorf("protocol %q is not supported (openai, anthropic, gemini, gigachat, yandex)", u.Protocol)
 }
 
 // seed applies the config's pricing (when none is stored) and plans.
@@ -260,10 +268,7 @@ func seed(ctx context.Context, store shlyuz.Store, cfg *Config) error {
 			}
 		}
 	}
-	for _, p := range cfg.Plans {
-		if p.ID == "" || p.PackageCredits <= 0 {
-			return errors.New("config: every plan needs an id and package_credits")
-		}
+	for _, p := range cfg.Plans { // validated by validateConfig
 		if err := store.SavePlan(ctx, p); err != nil {
 			return err
 		}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	shlyuz "github.com/shlyuz/shlyuz"
+)
+
+// settingError is a start-up failure caused by one setting: it prints as one
+// line that names the setting (the flag, variable or config key to change).
+type settingError struct {
+	setting string
+	err     error
+}
+
+func (e *settingError) Error() string {
+	return e.setting + ": " + oneLine(e.err.Error())
+}
+
+func (e *settingError) Unwrap() error { return e.err }
+
+// bad names the setting an error came from (nil stays nil).
+func bad(setting string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *settingError
+	if errors.As(err, &se) {
+		return err
+	}
+	return &settingError{setting: setting, err: err}
+}
+
+// oneLine folds a multi-line message (a driver's, say) onto one line.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	return strings.Join(strings.Fields(strings.NewReplacer("\r\n", "; ", "\n", "; ").Replace(s)), " ")
+}
+
+// storeOpenTimeout bounds connecting to the database at start, so an
+// unreachable host is reported instead of hanging the start.
+const storeOpenTimeout = 15 * time.Second
+
+// validateConfig checks what can be checked before anything is opened, naming
+// the config key of each mistake.
+func validateConfig(cfg *Config) error {
+	if cfg.JournalInterval < 0 || cfg.JournalInterval > time.Second {
+		return bad("journal_interval", fmt.Errorf("%s is out of range (0 for the default 50ms, at most 1s)", cfg.JournalInterval))
+	}
+	if cfg.Heartbeat < 0 {
+		return bad("heartbeat", fmt.Errorf("%s is negative", cfg.Heartbeat))
+	}
+	if cfg.BodyLimit < 0 {
+		return bad("body_limit", fmt.Errorf("%d is negative", cfg.BodyLimit))
+	}
+	if p := cfg.Pricing; p != nil && (p.Rate.Sign() <= 0 || p.K.Sign() <= 0) {
+		return bad("pricing", errors.New("rate and K must both be above zero"))
+	}
+	for i, p := range cfg.Plans {
+		if p.ID == "" || p.PackageCredits <= 0 {
+			return bad(fmt.Sprintf("plans[%d]", i), errors.New("every plan needs an id and package_credits above zero"))
+		}
+	}
+	names := map[string]bool{}
+	for i, u := range cfg.Upstreams {
+		at := fmt.Sprintf("upstreams[%d]", i)
+		switch {
+		case u.Name == "":
+			return bad(at+".name", errors.New("every upstream needs a name"))
+		case names[u.Name]:
+			return bad(at+".name", fmt.Errorf("the name %q is used by another upstream", u.Name))
+		case u.BaseURL == "":
+			return bad(at+".base_url", fmt.Errorf("the upstream %q needs a base_url", u.Name))
+		case !strings.HasPrefix(u.BaseURL, "http://") && !strings.HasPrefix(u.BaseURL, "https://"):
+			return bad(at+".base_url", fmt.Errorf("%q is not an http:// or https:// URL", u.BaseURL))
+		case u.PriceMultiplier.Sign() < 0:
+			return bad(at+".price_multiplier", fmt.Errorf("%s is negative", u.PriceMultiplier))
+		case u.MaxConcurrent < 0:
+			return bad(at+".max_concurrent", fmt.Errorf("%d is negative", u.MaxConcurrent))
+		}
+		names[u.Name] = true
+	}
+	for i, r := range cfg.Routes {
+		at := fmt.Sprintf("routes[%d]", i)
+		if r.Match == "" {
+			return bad(at+".match", errors.New("every route needs a match (a model id, a prefix ending in /, or *)"))
+		}
+		if len(r.Upstreams) == 0 {
+			return bad(at+".upstreams", fmt.Errorf("the route %q names no upstream", r.Match))
+		}
+		for _, n := range r.Upstreams {
+			if !names[n] {
+				return bad(at+".upstreams", fmt.Errorf("the route %q names the upstream %q, which is not configured", r.Match, n))
+			}
+		}
+	}
+	for i, m := range cfg.Models {
+		if m.ID == "" {
+			return bad(fmt.Sprintf("models[%d].id", i), errors.New("every model needs an id"))
+		}
+	}
+	return nil
+}
+
+// openStoreSetting opens the store named by --db within storeOpenTimeout.
+func openStoreSetting(ctx context.Context, dsn string) (shlyuz.Store, error) {
+	ctx, cancel := context.WithTimeout(ctx, storeOpenTimeout)
+	defer cancel()
+	s, err := openStore(ctx, dsn)
+	if err != nil {
+		return nil, bad("--db (SHLYUZ_DB, db in the config)", redactErr(err, dsn))
+	}
+	return s, nil
+}
+
+// redactErr keeps a DSN's password out of an error message.
+func redactErr(err error, dsn string) error {
+	if r := redactDSN(dsn); r != dsn && strings.Contains(err.Error(), dsn) {
+		return errors.New(strings.ReplaceAll(err.Error(), dsn, r))
+	}
+	return err
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBadSettingsPrintOneLineAndExit runs the binary with one bad setting at a
+// time: each must exit 1 with one line naming the setting, never a panic.
+func TestBadSettingsPrintOneLineAndExit(t *testing.T) {
+	dir := t.TempDir()
+	db := "sqlite://" + filepath.Join(dir, "ok.db")
+	config := func(name, yaml string) string {
+		p := filepath.Join(dir, name+".yaml")
+		if err := os.WriteFile(p, []byte(yaml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	up := "upstreams:\n  - {name: a, base_url: \"http://127.0.0.1:1/v1\"}\n"
+	route := "routes:\n  - {match: \"*\", upstreams: [a]}\n"
+	cases := []struct {
+		name    string
+		args    string
+		env     []string
+		setting string // what the line must name
+		says    string // and what it must say
+	}{
+		{"db scheme", "--db mysql://x", nil, "--db", "must start with sqlite://"},
+		{"postgres unreachable", "--db postgres://postgres@127.0.0.1:1/x?sslmode=disable", nil, "--db", "connection refused"},
+		{"postgres database missing", "--db " + missingDatabase(t), nil, "--db", "does not exist"},
+		{"sqlite unwritable", "--db sqlite:///proc/no/such/dir/x.db", nil, "--db", "sqlite"},
+		{"time zone env", "--db " + db, []string{"SHLYUZ_TIMEZONE=Mars/Olympus"}, "timezone", "unknown time zone Mars/Olympus"},
+		{"time zone config", "--db " + db + " --config " + config("tz", "timezone: Nowhere/Land\n"), nil, "timezone", "Nowhere/Land"},
+		{"config missing", "--db " + db + " --config " + filepath.Join(dir, "absent.yaml"), nil, "--config", "no such file"},
+		{"config unknown key", "--db " + db + " --config " + config("key", "listne: x\n"), nil, "--config", "listne"},
+		{"listen", "--db " + db + " --listen 127.0.0.1:99999", nil, "--listen", "invalid port"},
+		{"protocol", "--db " + db + " --config " + config("proto", "upstreams:\n  - {name: a, base_url: \"http://x\", protocol: smoke}\n"+route), nil, "upstreams[0]", `protocol "smoke" is not supported`},
+		{"route to unknown upstream", "--db " + db + " --config " + config("route", up+"routes:\n  - {match: \"*\", upstreams: [b]}\n"), nil, "routes[0].upstreams", `"b", which is not configured`},
+		{"upstream without base_url", "--db " + db + " --config " + config("nobase", "upstreams:\n  - {name: a}\n"), nil, "upstreams[0].base_url", "needs a base_url"},
+		{"upstream named twice", "--db " + db + " --config " + config("twice", up+"  - {name: a, base_url: \"http://y\"}\n"), nil, "upstreams[1].name", "used by another"},
+		{"journal interval", "--db " + db + " --config " + config("journal", "journal_interval: -5s\n"), nil, "journal_interval", "out of range"},
+		{"plan without id", "--db " + db + " --config " + config("plan", "plans:\n  - {package_credits: 5}\n"), nil, "plans[0]", "needs an id"},
+		{"pricing", "--db " + db + " --config " + config("pricing", "pricing: {rate: 0, K: 1}\n"), nil, "pricing", "above zero"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(append(os.Environ(), "SHLYUZ_TEST_EXEC=serve "+tc.args), tc.env...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+				t.Fatalf("exit: %v, want status 1\n%s", err, stderr.String())
+			}
+			var lines []string
+			for _, l := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+				if !strings.HasPrefix(l, "time=") { // the log's own lines
+					lines = append(lines, l)
+				}
+			}
+			if len(lines) != 1 {
+				t.Fatalf("want one line, got %d:\n%s", len(lines), stderr.String())
+			}
+			line := lines[0]
+			if !strings.HasPrefix(line, "shlyuz: "+tc.setting) || !strings.Contains(line, tc.says) {
+				t.Fatalf("line %q, want it to name %q and say %q", line, tc.setting, tc.says)
+			}
+		})
+	}
+}
+
+// missingDatabase is a PostgreSQL DSN naming a database that does not exist
+// on the server of SHLYUZ_TEST_POSTGRES (or on 127.0.0.1:5432 without it).
+func missingDatabase(t *testing.T) string {
+	dsn := os.Getenv("SHLYUZ_TEST_POSTGRES")
+	if dsn == "" {
+		dsn = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/shlyuz_no_such_database"
+	return u.String()
+}
