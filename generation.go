@@ -18,6 +18,9 @@ type Generation struct {
 	Status           string    `json:"status"` // completed, cancelled, failed
 	FinishReason     string    `json:"finish_reason"`
 	CreatedAt        time.Time `json:"created_at"`
+	// Estimated: the upstream reported no usage, so the tokens (and the
+	// charge) are the gateway's count: the prompt estimate plus the reply's.
+	Estimated bool `json:"usage_estimated"`
 }
 
 // Attempt is one upstream tried for a generation.

@@ -50,6 +50,7 @@ type call struct {
 	done      func(error) // the breaker's outcome callback of the slot held at slotUp; nil: none
 	slotUp    *Upstream
 	settled   bool
+	estimated bool          // the usage is the gateway's count, not the upstream's
 	upTime    time.Duration // spent in the serving upstream's call (to the first event for streams)
 
 	// A media call's worst case in credits at the catalog price (0: a chat
@@ -74,7 +75,13 @@ func (g *Gateway) Complete(ctx context.Context, c *ChatCall) (*shlyuz.ChatRespon
 		return nil, nil, err
 	}
 	cl.release(nil)
-	r := cl.settle(resp.Usage, shlyuz.GenerationCompleted, resp.FinishReason)
+	u := resp.Usage
+	if u.PromptTokens == 0 && u.CompletionTokens == 0 { // no usage: never free, bill our count
+		cl.estimated = true
+		u = shlyuz.Usage{PromptTokens: c.Prompt.Likely, CompletionTokens: shlyuz.EstimateCompletion(resp.Choices)}
+		resp.Usage = u
+	}
+	r := cl.settle(u, shlyuz.GenerationCompleted, resp.FinishReason)
 	return resp, r, nil
 }
 
@@ -202,6 +209,7 @@ func (s *Stream) Finish(outcome error) *Receipt {
 	if usage != nil {
 		u = *usage
 	} else { // no usage from the upstream: bill what we saw
+		s.estimated = true
 		u = shlyuz.Usage{PromptTokens: s.c.Prompt.Likely, CompletionTokens: counted, TotalTokens: s.c.Prompt.Likely + counted}
 	}
 	if status == shlyuz.GenerationCancelled {
@@ -440,6 +448,7 @@ func (cl *call) record(now time.Time, status, finish string, u shlyuz.Usage, cre
 		Upstream: upstream, Attempts: cl.attempts, Streamed: cl.c.Stream,
 		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Credits: credits,
 		LatencyMS: now.Sub(cl.c.Started).Milliseconds(), Status: status, FinishReason: finish, CreatedAt: now,
+		Estimated: cl.estimated,
 	}
 	if cl.g.observe != nil {
 		cl.g.observe(gen, now.Sub(cl.c.Started), cl.upTime)

@@ -86,24 +86,49 @@ func TestStreamFaultsAfterFirstByte(t *testing.T) {
 	}
 }
 
-// A stream without usage from the upstream is billed by what the gateway saw.
-func TestStreamWithoutUpstreamUsageIsBilled(t *testing.T) {
-	_, key := account(t, h.base, 1_000_000, nil)
-	before := balance(t, h.base, key).Data.TotalCredits
-	resp := postChat(t, h.base, key, chatBody("faulty/fault-nousage", true, 0))
-	events := sseEvents(t, resp.Body)
-	resp.Body.Close()
-	var last struct {
-		Usage struct {
-			CompletionTokens int64 `json:"completion_tokens"`
-			Credits          int64 `json:"credits"`
-		} `json:"usage"`
-	}
-	if len(events) < 2 || json.Unmarshal([]byte(events[len(events)-2]), &last) != nil {
-		t.Fatalf("events %q", events)
-	}
-	if last.Usage.CompletionTokens != 8 || last.Usage.Credits <= 0 || before-balance(t, h.base, key).Data.TotalCredits != last.Usage.Credits {
-		t.Fatalf("usage %+v", last.Usage)
+// A reply without usage from the upstream is never free: plain or streamed,
+// it is billed by the gateway's count (the prompt estimate plus the reply's
+// tokens), the debit equals usage.credits, and the record says it was estimated.
+func TestReplyWithoutUpstreamUsageIsBilled(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stream=%v", stream), func(t *testing.T) {
+			_, key := account(t, h.base, 1_000_000, nil)
+			before := balance(t, h.base, key).Data.TotalCredits
+			resp := postChat(t, h.base, key, chatBody("faulty/fault-nousage", stream, 0))
+			id := resp.Header.Get("X-Generation-Id")
+			var reply struct {
+				Usage struct {
+					PromptTokens     int64 `json:"prompt_tokens"`
+					CompletionTokens int64 `json:"completion_tokens"`
+					Credits          int64 `json:"credits"`
+				} `json:"usage"`
+			}
+			if stream {
+				events := sseEvents(t, resp.Body)
+				if len(events) < 2 || json.Unmarshal([]byte(events[len(events)-2]), &reply) != nil {
+					t.Fatalf("events %q", events)
+				}
+			} else if err := json.NewDecoder(resp.Body).Decode(&reply); err != nil || resp.StatusCode != 200 {
+				t.Fatalf("status %d, %v", resp.StatusCode, err)
+			}
+			resp.Body.Close()
+			u := reply.Usage
+			if u.PromptTokens <= 0 || u.CompletionTokens <= 0 || u.Credits <= 0 {
+				t.Fatalf("usage %+v: a reply without upstream usage must be billed", u)
+			}
+			if spent := before - balance(t, h.base, key).Data.TotalCredits; spent != u.Credits {
+				t.Fatalf("debited %d, usage.credits %d", spent, u.Credits)
+			}
+			var g struct {
+				Data struct {
+					Credits   int64 `json:"credits"`
+					Estimated bool  `json:"usage_estimated"`
+				} `json:"data"`
+			}
+			if st := call(t, h.base, "GET", "/api/v1/generation?id="+id, key, nil, &g); st != 200 || !g.Data.Estimated || g.Data.Credits != u.Credits {
+				t.Fatalf("generation %d %+v: want usage_estimated and %d credits", st, g.Data, u.Credits)
+			}
+		})
 	}
 }
 

@@ -27,6 +27,7 @@ func generation(id, account string) shlyuz.Generation {
 		Status:           shlyuz.GenerationCompleted,
 		FinishReason:     "stop",
 		CreatedAt:        at(5 * time.Second),
+		Estimated:        true,
 	}
 }
 
@@ -70,6 +71,7 @@ func testGenerations(t *testing.T, s shlyuz.Store) {
 	final.CompletionTokens = 600
 	final.Credits = 90_000
 	final.FinishReason = ""
+	final.Estimated = false
 	res := mustCommit(t, s, shlyuz.Batch{Generations: []shlyuz.Generation{final}})
 	wantResult(t, res, nil, nil, nil)
 	wantGeneration(t, s, final)

@@ -17,7 +17,7 @@ const (
 	BalanceColumns    = `account_id, package_credits, package_expires_at, bought_credits, epoch`
 	EntryColumns      = `id, account_id, key_id, kind, package_delta, bought_delta, package_expires_at, epoch, created_at`
 	GenerationColumns = `id, account_id, key_id, model, upstream, attempts, streamed,
-	prompt_tokens, completion_tokens, credits, latency_ms, status, finish_reason, created_at`
+	prompt_tokens, completion_tokens, credits, latency_ms, status, finish_reason, created_at, usage_estimated`
 	PlanColumns     = `id, name, price_rubles, package_credits, period`
 	SettingsColumns = `rate, k, updated_at`
 )
@@ -82,7 +82,7 @@ func ScanGeneration(row Scanner) (shlyuz.Generation, error) {
 	var attempts string
 	var created int64
 	err := row.Scan(&g.ID, &g.AccountID, &g.KeyID, &g.Model, &g.Upstream, &attempts, &g.Streamed,
-		&g.PromptTokens, &g.CompletionTokens, &g.Credits, &g.LatencyMS, &g.Status, &g.FinishReason, &created)
+		&g.PromptTokens, &g.CompletionTokens, &g.Credits, &g.LatencyMS, &g.Status, &g.FinishReason, &created, &g.Estimated)
 	if err != nil {
 		return shlyuz.Generation{}, err
 	}
@@ -100,7 +100,7 @@ func GenerationArgs(g *shlyuz.Generation) ([]any, error) {
 		return nil, err
 	}
 	return []any{g.ID, g.AccountID, g.KeyID, g.Model, g.Upstream, attempts, g.Streamed,
-		g.PromptTokens, g.CompletionTokens, g.Credits, g.LatencyMS, g.Status, g.FinishReason, Micros(g.CreatedAt)}, nil
+		g.PromptTokens, g.CompletionTokens, g.Credits, g.LatencyMS, g.Status, g.FinishReason, Micros(g.CreatedAt), g.Estimated}, nil
 }
 
 // ScanPlan reads a row of PlanColumns. A price it cannot parse is an error

@@ -1,0 +1,30 @@
+package shlyuz
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestEstimateCompletion(t *testing.T) {
+	cases := []struct {
+		name    string
+		choices string
+		want    int64
+	}{
+		{"text", `[{"message":{"role":"assistant","content":"12345678"}}]`, 2},
+		{"rounded up", `[{"message":{"content":"123456789"}}]`, 3},
+		{"parts", `[{"message":{"content":[{"type":"text","text":"1234"},{"type":"text","text":"5678"}]}}]`, 2},
+		{"tool call", `[{"message":{"content":null,"tool_calls":[{"function":{"name":"get","arguments":"{\"a\":1}"}}]}}]`, 3},
+		{"refusal", `[{"message":{"refusal":"no"}}]`, 1},
+		{"two choices", `[{"message":{"content":"1234"}},{"message":{"content":"12345"}}]`, 3},
+		{"empty", `[{"message":{"content":""}}]`, 0},
+		{"not json", `[{`, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := EstimateCompletion(json.RawMessage(tc.choices)); got != tc.want {
+				t.Fatalf("EstimateCompletion(%s) = %d, want %d", tc.choices, got, tc.want)
+			}
+		})
+	}
+}
