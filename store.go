@@ -72,5 +72,7 @@ type Store interface {
 	ModelOverrides(ctx context.Context) ([]Model, error)
 	SaveModelOverride(ctx context.Context, m Model) error
 
+	VideoStore // video jobs (video.go)
+
 	Close() error
 }

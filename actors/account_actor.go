@@ -36,6 +36,8 @@ func (a *accountActor) Receive(ctx actor.Context) {
 		ctx.Respond(r)
 	case *acctSettle:
 		a.settle(m)
+	case *acctSettleVideo:
+		ctx.Respond(a.settleVideo(m))
 	case *drain:
 		ctx.Respond(m)
 	case *acctBalance:
@@ -63,6 +65,9 @@ func (a *accountActor) load(id string) {
 		return
 	}
 	a.balance = b
+	if err := a.loadVideoHolds(ctx); err != nil {
+		a.loadErr = shlyuz.ErrInternal(err)
+	}
 }
 
 // expire journals the zeroing of a package whose period ended.

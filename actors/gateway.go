@@ -48,6 +48,8 @@ type Options struct {
 	// Observe is told every finished model call: its record, its whole
 	// duration and the time spent upstream (for metrics).
 	Observe func(g *shlyuz.Generation, total, upstream time.Duration)
+	// Video: video jobs' storage, polling and time limits (issue 10).
+	Video VideoOptions
 }
 
 type deps struct {
@@ -72,6 +74,7 @@ type Gateway struct {
 	observe   func(g *shlyuz.Generation, total, upstream time.Duration)
 	inFlight  atomic.Int64 // model calls between reservation and settlement
 	reserved  atomic.Int64 // credits they hold
+	video     *videoRuntime
 }
 
 // InFlight is the number of model calls between reservation and settlement.
@@ -105,6 +108,7 @@ func New(o Options) (*Gateway, error) {
 		routes:    o.Routes,
 		timeout:   10 * time.Second,
 		observe:   o.Observe,
+		video:     newVideoRuntime(o.Video, o.Log),
 	}
 	root, err := startSupervisor(o.System)
 	if err != nil {
@@ -138,6 +142,7 @@ func (g *Gateway) Kinds() map[string]actor.Producer {
 	return map[string]actor.Producer{
 		KindKey:     func() actor.Actor { return &keyActor{deps: &g.deps} },
 		KindAccount: func() actor.Actor { return &accountActor{deps: &g.deps} },
+		KindVideo:   func() actor.Actor { return &videoActor{g: g} },
 	}
 }
 
@@ -315,5 +320,6 @@ func (g *Gateway) Upstreams() []UpstreamState {
 
 // Stop stops the root supervisor and the provider actors under it.
 func (g *Gateway) Stop() {
+	g.video.stop()
 	_ = g.sys.Root.PoisonFuture(g.root).Wait()
 }
