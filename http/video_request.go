@@ -37,9 +37,9 @@ type videoInput struct {
 		} `json:"image_url"`
 		FrameType string `json:"frame_type"`
 	} `json:"frame_images"`
-	GenerateAudio *bool   `json:"generate_audio"`
-	Seed          *int64  `json:"seed"`
-	CallbackURL   string  `json:"callback_url"`
+	GenerateAudio *bool  `json:"generate_audio"`
+	Seed          *int64 `json:"seed"`
+	CallbackURL   string `json:"callback_url"`
 	Provider      *struct {
 		Order          []string `json:"order"`
 		AllowFallbacks *bool    `json:"allow_fallbacks"`
