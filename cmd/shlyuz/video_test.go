@@ -21,7 +21,7 @@ import (
 // One video model served by the fake's OpenAI videos API: at rate 100 and
 // K 1, 0.1 USD a second is 1,000,000 credits a second.
 const (
-	videoTestModels = `  - {id: "vid/model", name: "Video", output_modalities: [video], video: {durations: [4, 8], default_seconds: 4, sizes: ["720x1280", "1280x720"], default_size: "720x1280", resolutions: ["720p"], aspect_ratios: ["16:9", "9:16"], usd_per_second: "0.1"}}
+	videoTestModels = `  - {id: "vid/model", name: "Video", context_length: 0, input_modalities: [text, image], output_modalities: [video], video: {durations: [4, 8], default_seconds: 4, sizes: ["720x1280", "1280x720"], default_size: "720x1280", resolutions: ["720p"], aspect_ratios: ["16:9", "9:16"], usd_per_second: "0.1"}}
 `
 	creditsPerVideoSecond = 1_000_000
 )
