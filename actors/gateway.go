@@ -122,7 +122,7 @@ func New(o Options) (*Gateway, error) {
 	g.root = root
 	for _, u := range o.Upstreams {
 		u.Config = u.Config.WithDefaults()
-		u.guard = newGuard(u.Config, o.OnBreaker)
+		u.guard = newGuard(u.Config, u.Provider, o.OnBreaker)
 		gd := u.guard
 		pid, err := spawnUnder(o.System, root, "upstream-"+u.Config.Name,
 			actor.PropsFromProducer(func() actor.Actor { return &providerActor{guard: gd} }))

@@ -26,7 +26,14 @@ type guard struct {
 	openedAt atomic.Int64 // unix nanoseconds of the last opening
 }
 
-func newGuard(cfg shlyuz.UpstreamConfig, onState func(string, gobreaker.State)) *guard {
+// idleCloser is an adapter whose pooled connections can be dropped.
+type idleCloser interface{ CloseIdleConnections() }
+
+// newGuard makes an upstream's guard. When its breaker opens, the adapter's
+// idle connections (when it has a pool) are dropped, so that the probe after
+// the pause goes out on a new connection, not on one the upstream closed.
+func newGuard(cfg shlyuz.UpstreamConfig, p shlyuz.Provider, onState func(string, gobreaker.State)) *guard {
+	closer, _ := p.(idleCloser)
 	g := &guard{cfg: cfg}
 	g.breaker = gobreaker.NewTwoStepCircuitBreaker[struct{}](gobreaker.Settings{
 		Name:        cfg.Name,
@@ -46,6 +53,9 @@ func newGuard(cfg shlyuz.UpstreamConfig, onState func(string, gobreaker.State)) 
 		OnStateChange: func(name string, from, to gobreaker.State) {
 			if to == gobreaker.StateOpen {
 				g.openedAt.Store(time.Now().UnixNano())
+				if closer != nil {
+					go closer.CloseIdleConnections() // not under the breaker's lock
+				}
 			}
 			if onState != nil {
 				onState(name, to)

@@ -43,7 +43,8 @@ var (
 type harness struct {
 	base    string // http://127.0.0.1:port
 	fake    *fake.Server
-	fakeURL string // base URL of the fake upstream, with /v1
+	fakeURL string   // base URL of the fake upstream, with /v1
+	bounce  *bouncer // a second fake, which tests stop and start again
 	in      *instance
 	dir     string
 	config  string
@@ -79,10 +80,15 @@ func runTests(m *testing.M) (int, error) {
 	defer fsrv.Close()
 	defer f.Close()
 
-	h = &harness{fake: f, fakeURL: "http://" + fln.Addr().String() + "/v1", dir: dir}
+	bounce, err := newBouncer(fake.New(fake.Options{ReplyTokens: 8}))
+	if err != nil {
+		return 0, err
+	}
+	defer bounce.stop()
+	h = &harness{fake: f, fakeURL: "http://" + fln.Addr().String() + "/v1", dir: dir, bounce: bounce}
 	h.config = filepath.Join(dir, "config.yaml")
 	os.Setenv("SHLYUZ_TEST_FAKE_KEY", "fake-key")
-	if err := os.WriteFile(h.config, []byte(testConfig(h.fakeURL)), 0o600); err != nil {
+	if err := os.WriteFile(h.config, []byte(withBounce(testConfig(h.fakeURL), bounce.root())), 0o600); err != nil {
 		return 0, err
 	}
 	cfg, err := loadConfig(h.config)

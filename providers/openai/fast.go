@@ -52,8 +52,8 @@ import (
 
 // Settings of the fasthttp client.
 const (
-	fastMaxConns      = 4096             // per upstream; more wait for a free one until their deadline
-	fastIdleConn      = 90 * time.Second // as NewTransport's IdleConnTimeout
+	fastMaxConns      = 4096 // per upstream; more wait for a free one until their deadline
+	fastIdleConn      = upstream.IdleConnTimeout
 	fastReadBuffer    = 32 << 10         // also the largest response header accepted
 	fastWriteBuffer   = 16 << 10         // a typical request body fits; bigger ones are written through
 	fastDialTimeout   = 10 * time.Second // as NewTransport's dial and TLS handshake timeouts
@@ -189,6 +189,14 @@ func (p *Provider) chatFast(ctx context.Context, body []byte, deadline time.Time
 	req.SetBodyRaw(body)
 
 	err := f.client.DoDeadline(req, resp, deadline)
+	if err != nil && staleFast(err) && time.Now().Before(deadline) {
+		// The pool handed out connections the upstream had closed (it
+		// restarted, say): none of them reached it. Drop them all and send
+		// once more on a new connection; stale ones are no upstream failure.
+		f.client.CloseIdleConnections()
+		resp.Reset()
+		err = f.client.DoDeadline(req, resp, deadline)
+	}
 	if errors.Is(err, fasthttp.ErrTimeout) {
 		// The deadline passed (fasthttp's ErrTimeout is no net.Error).
 		err = fmt.Errorf("%w: %w", context.DeadlineExceeded, err)
@@ -238,6 +246,13 @@ func (p *Provider) chatFast(ctx context.Context, body []byte, deadline time.Time
 		data = bytes.Clone(raw)
 	}
 	return decodeReply(data)
+}
+
+// staleFast reports whether a fasthttp call failed on a kept-alive
+// connection the upstream had closed, before any byte of a reply.
+func staleFast(err error) bool {
+	var reset resetError
+	return errors.Is(err, fasthttp.ErrConnectionClosed) || errors.As(err, &reset) || upstream.Stale(err)
 }
 
 // resetConn is a connection to the upstream whose reads report a reset as an

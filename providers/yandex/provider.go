@@ -88,7 +88,7 @@ func New(cfg shlyuz.UpstreamConfig) (*Provider, error) {
 		cfg:    cfg,
 		url:    base + completionPath,
 		header: h,
-		client: &http.Client{Transport: upstream.NewTransport()},
+		client: upstream.NewClientWithRoots(nil),
 		now:    time.Now,
 	}, nil
 }

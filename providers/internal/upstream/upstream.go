@@ -35,7 +35,7 @@ func NewTransport() *http.Transport {
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          0, // no global cap
 		MaxIdleConnsPerHost:   1024,
-		IdleConnTimeout:       90 * time.Second,
+		IdleConnTimeout:       IdleConnTimeout,
 		TLSHandshakeTimeout:   10 * time.Second,
 		ExpectContinueTimeout: time.Second,
 		ReadBufferSize:        16 << 10,
@@ -65,7 +65,7 @@ func NewClientWithRoots(roots *x509.CertPool) *http.Client {
 	if roots != nil {
 		tr.TLSClientConfig = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
 	}
-	return &http.Client{Transport: tr}
+	return &http.Client{Transport: FreshRetry{tr}}
 }
 
 // pemRoots is the system's roots plus the PEM certificates of the file.

@@ -144,7 +144,7 @@ func TestNewClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := c.Transport.(*http.Transport)
+	tr := c.Transport.(FreshRetry).Transport
 	if tr.TLSClientConfig == nil || tr.TLSClientConfig.MinVersion != tls.VersionTLS12 {
 		t.Errorf("TLS config %+v", tr.TLSClientConfig)
 	}
@@ -155,7 +155,7 @@ func TestNewClient(t *testing.T) {
 	resp.Body.Close()
 
 	plain, err := NewClient("")
-	if err != nil || plain.Transport.(*http.Transport).TLSClientConfig != nil {
+	if err != nil || plain.Transport.(FreshRetry).Transport.TLSClientConfig != nil {
 		t.Errorf("NewClient(\"\") = %v, %v", plain, err)
 	}
 	if _, err := NewClient(filepath.Join(dir, "missing.pem")); err == nil || !strings.HasPrefix(err.Error(), "ca_file: ") {

@@ -1,0 +1,55 @@
+package upstream
+
+import (
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// IdleConnTimeout is how long a kept-alive connection to an upstream may wait
+// unused in a pool: well under the keep-alive time-outs of upstream servers
+// and proxies (60 s and more), so the pool rarely holds a connection the
+// upstream has already dropped.
+const IdleConnTimeout = 30 * time.Second
+
+// FreshRetry is the adapters' RoundTripper: a Transport that, when a request
+// sent on a kept-alive connection finds that the upstream had closed it
+// (a reset, or the end of the connection before any byte of a reply), drops
+// every idle connection of the pool and sends the request once more on a
+// newly dialled one. Nothing of the first attempt reached the upstream's
+// application, so the retry is safe for a POST; and a restarted upstream
+// leaves stale connections behind that must not count as its failures.
+type FreshRetry struct{ *http.Transport }
+
+// RoundTrip sends r, once more on a fresh connection if its kept-alive one was stale.
+func (t FreshRetry) RoundTrip(r *http.Request) (*http.Response, error) {
+	var reused atomic.Bool
+	ctx := httptrace.WithClientTrace(r.Context(), &httptrace.ClientTrace{
+		GotConn: func(i httptrace.GotConnInfo) { reused.Store(i.Reused) },
+	})
+	resp, err := t.Transport.RoundTrip(r.WithContext(ctx))
+	if err == nil || !reused.Load() || r.Context().Err() != nil || !Stale(err) || (r.Body != nil && r.Body != http.NoBody && r.GetBody == nil) {
+		return resp, err
+	}
+	t.Transport.CloseIdleConnections()
+	again := r.Clone(r.Context())
+	if r.GetBody != nil {
+		if again.Body, err = r.GetBody(); err != nil {
+			return nil, err
+		}
+	}
+	return t.Transport.RoundTrip(again)
+}
+
+// Stale reports whether err is what a request meets on a connection the
+// upstream closed while it sat in the pool: the connection's end (EOF) or a
+// reset before any byte of a reply, or a broken pipe while writing.
+func Stale(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
+}
