@@ -72,7 +72,8 @@ type Store interface {
 	ModelOverrides(ctx context.Context) ([]Model, error)
 	SaveModelOverride(ctx context.Context, m Model) error
 
-	VideoStore // video jobs (video.go)
+	VideoStore   // video jobs (video.go)
+	ClusterStore // membership leases and lease-gated claims (issue 11)
 
 	Close() error
 }
