@@ -23,6 +23,8 @@ import (
 	"github.com/shlyuz/shlyuz/providers/anthropic"
 	"github.com/shlyuz/shlyuz/providers/gemini"
 	"github.com/shlyuz/shlyuz/providers/gigachat"
+	"github.com/shlyuz/shlyuz/providers/kling"
+	"github.com/shlyuz/shlyuz/providers/minimax"
 	"github.com/shlyuz/shlyuz/providers/openai"
 	"github.com/shlyuz/shlyuz/providers/yandex"
 	_ "time/tzdata" // key periods in Europe/Moscow on machines without zone files
@@ -267,8 +269,12 @@ func newProvider(u shlyuz.UpstreamConfig) (shlyuz.Provider, error) {
 		return gigachat.New(u)
 	case "yandex":
 		return yandex.New(u)
+	case "kling": // video only (issue 10)
+		return kling.New(u)
+	case "minimax": // video only (issue 10)
+		return minimax.New(u)
 	}
-	return nil, fmt.Errorf("protocol %q is not supported (openai, anthropic, gemini, gigachat, yandex)", u.Protocol)
+	return nil, fmt.Errorf("protocol %q is not supported (openai, anthropic, gemini, gigachat, yandex, kling, minimax)", u.Protocol)
 }
 
 // seed applies the config's pricing (when none is stored) and plans.
