@@ -13,7 +13,9 @@ import (
 // [moderate], 2013 for bad parameters).
 func (s *Server) minimax(w http.ResponseWriter, r *http.Request) {
 	p := strings.TrimPrefix(r.URL.Path, "/minimax")
-	base := func(code int, msg string) map[string]any { return map[string]any{"status_code": code, "status_msg": msg} }
+	base := func(code int, msg string) map[string]any {
+		return map[string]any{"status_code": code, "status_msg": msg}
+	}
 	if f, ok := strings.CutPrefix(p, "/download/"); ok {
 		b, st := s.vids.file(strings.TrimSuffix(f, ".mp4"))
 		if b == nil {
