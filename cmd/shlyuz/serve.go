@@ -141,6 +141,7 @@ func (in *instance) start(ctx context.Context, cfg *Config, ln net.Listener, db 
 	upCfgs, routes := cfg.Upstreams, cfg.Routes
 	demo := len(upCfgs) == 0
 	if demo {
+		models = append(models, demoVideoModel()) // issue 10
 		up, route, stopDemo, err := startDemo()
 		if err != nil {
 			return err

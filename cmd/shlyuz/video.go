@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
 	"github.com/shlyuz/shlyuz/persistence/blob"
 )
@@ -68,4 +69,14 @@ func (in *instance) startVideos(ctx context.Context, every time.Duration) error 
 	}()
 	in.cleanup = append(in.cleanup, func() { cancel(); <-done })
 	return nil
+}
+
+// demoVideoModel is served by the demo upstream's OpenAI videos API (a real
+// tiny MP4), so the video flow can be tried without a provider account.
+func demoVideoModel() shlyuz.Model {
+	return shlyuz.Model{ID: "demo/video", Name: "Demo: Video", InputModalities: []string{"text", "image"},
+		OutputModalities: []string{"video"}, Created: 1767225600,
+		Video: &shlyuz.VideoSpec{Durations: []int{4, 8, 12}, DefaultSeconds: 4, Sizes: []string{"720x1280", "1280x720"},
+			DefaultSize: "720x1280", Resolutions: []string{"720p"}, AspectRatios: []string{"16:9", "9:16"},
+			USDPerSecond: shlyuz.MustDecimal("0.001")}}
 }
