@@ -167,10 +167,12 @@ func TestStreamCutByClientIsBilledForWhatWasGenerated(t *testing.T) {
 	waitFor(t, 10*time.Second, "the upstream call to be cancelled", func() bool { return h.fake.InFlight() <= inflight })
 }
 
+// An upstream-wide fault (a 503: the upstream is unavailable, not one model
+// of it) opens the upstream's breaker for every model.
 func TestBreakerOpensAndRecovers(t *testing.T) {
 	_, key := account(t, h.base, 1_000_000, nil)
 	for i := 0; i < 3; i++ {
-		resp := postChat(t, h.base, key, chatBody("breaker/fault-500", false, 0))
+		resp := postChat(t, h.base, key, chatBody("breaker/fault-503", false, 0))
 		resp.Body.Close()
 		if resp.StatusCode != 502 {
 			t.Fatalf("failure %d: %d", i, resp.StatusCode)

@@ -121,7 +121,7 @@ func runTests(m *testing.M) (int, error) {
 func testConfig(fakeURL string) string {
 	root := strings.TrimSuffix(fakeURL, "/v1")
 	var models strings.Builder
-	for _, id := range []string{"test/model", "test/other", "breaker/ok", "breaker/fault-500", "short/fault-hang", "tiny/model",
+	for _, id := range []string{"test/model", "test/other", "breaker/ok", "breaker/fault-500", "breaker/fault-503", "short/fault-hang", "tiny/model",
 		"faulty/fault-500", "faulty/fault-429", "faulty/fault-quota", "faulty/fault-cut", "faulty/fault-malformed",
 		"faulty/fault-nousage", "faulty/fault-midstream-error", "faulty/fault-401", "fallback/model", "tiny/fault-stall", "faulty/fault-stall", "faulty/fault-slow",
 		"claude/model", "gemini/model", "yagpt/model", "giga/model", "mixed/model", "permodel/model", "permodel/fault-500"} {
