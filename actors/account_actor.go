@@ -25,7 +25,10 @@ func (a *accountActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *cluster.ClusterInit:
 		a.load(m.Identity.Identity)
+	case *actor.Stopped:
+		a.release()
 	case *acctReserve:
+		a.checkFence()
 		r := a.reserve(m)
 		switch {
 		case r.Err != nil: // the key's hold goes too
@@ -46,6 +49,7 @@ func (a *accountActor) Receive(ctx actor.Context) {
 		a.expire(m.Now)
 		ctx.Respond(&acctBalanceReply{Balance: a.balance, Reserved: a.reserved})
 	case *acctApply:
+		a.checkFence()
 		ctx.Respond(a.apply(m))
 	}
 	if a.loadErr != nil && ctx.Sender() != nil {
@@ -57,12 +61,13 @@ func (a *accountActor) load(id string) {
 	a.holds = make(map[string]shlyuz.Credits)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	b, err := a.deps.store.ClaimBalance(ctx, id)
+	b, err := a.claim(ctx, id)
 	if err != nil {
-		a.loadErr = shlyuz.ErrInternal(err)
+		a.loadErr = err
 		return
 	}
 	a.balance = b
+	a.deps.active.Store(id, b.Epoch)
 }
 
 // expire journals the zeroing of a package whose period ended.
@@ -105,8 +110,11 @@ func (a *accountActor) reserve(m *acctReserve) *reserved {
 // than was reserved, so the balance cannot go below zero.
 func (a *accountActor) settle(m *acctSettle) {
 	hold, ok := a.holds[m.GenID]
-	if !ok {
-		return // settled already, or never reserved here
+	if !ok { // settled already, or never reserved here (a fenced activation's call)
+		if m.Committed != nil {
+			m.Committed <- ErrChargeRefused
+		}
+		return
 	}
 	delete(a.holds, m.GenID)
 	a.reserved -= hold
@@ -126,7 +134,9 @@ func (a *accountActor) settle(m *acctSettle) {
 		a.balance.Apply(entry)
 	}
 	if entry != nil || m.Generation != nil {
-		a.deps.journal.Add(entry, m.Generation)
+		a.deps.journal.AddNotify(entry, m.Generation, committedFunc(m.Committed))
+	} else if m.Committed != nil {
+		m.Committed <- nil
 	}
 }
 

@@ -34,6 +34,9 @@ type Receipt struct {
 	Upstream     string
 	FinishReason string
 	Status       string
+	// Err, under durable settlement, is why the charge was not committed: the
+	// reply must not be finished (ErrChargeNotCommitted).
+	Err error
 }
 
 // call is the state of one request between reservation and settlement.
@@ -82,6 +85,9 @@ func (g *Gateway) Complete(ctx context.Context, c *ChatCall) (*shlyuz.ChatRespon
 		resp.Usage = u
 	}
 	r := cl.settle(u, shlyuz.GenerationCompleted, resp.FinishReason)
+	if r.Err != nil { // durable settlement: no committed charge, no reply
+		return nil, nil, r.Err
+	}
 	return resp, r, nil
 }
 
@@ -411,8 +417,8 @@ func (cl *call) settleCredits(credits shlyuz.Credits, u shlyuz.Usage, status, fi
 	now := cl.g.now()
 	gen := cl.record(now, status, finish, u, credits)
 	cl.g.dir.Send(cl.c.KeyHash, KindKey, &keySettle{GenID: cl.c.GenerationID, Amount: credits, Now: now})
-	cl.settleAccount(&acctSettle{GenID: cl.c.GenerationID, KeyID: cl.keyID, Amount: credits, Generation: gen, Now: now})
-	return &Receipt{Usage: u, Credits: credits, Model: cl.model.ID, Upstream: gen.Upstream, FinishReason: finish, Status: status}
+	err := cl.settleAccount(&acctSettle{GenID: cl.c.GenerationID, KeyID: cl.keyID, Amount: credits, Generation: gen, Now: now})
+	return &Receipt{Usage: u, Credits: credits, Model: cl.model.ID, Upstream: gen.Upstream, FinishReason: finish, Status: status, Err: err}
 }
 
 // fail releases the reservation (if any) and records the failure; it costs nothing.
@@ -424,15 +430,20 @@ func (cl *call) fail(err error) *Receipt {
 	now := cl.g.now()
 	gen := cl.record(now, shlyuz.GenerationFailed, "error", shlyuz.Usage{}, 0)
 	cl.g.dir.Send(cl.c.KeyHash, KindKey, &keySettle{GenID: cl.c.GenerationID, Now: now})
-	cl.settleAccount(&acctSettle{GenID: cl.c.GenerationID, KeyID: cl.keyID, Generation: gen, Now: now})
+	_ = cl.settleAccount(&acctSettle{GenID: cl.c.GenerationID, KeyID: cl.keyID, Generation: gen, Now: now})
 	return &Receipt{Model: cl.model.ID, Upstream: gen.Upstream, FinishReason: "error", Status: shlyuz.GenerationFailed}
 }
 
-// settleAccount tells the account actor without waiting: its mailbox keeps
-// the order, so a later request of the same client sees the charge, and a
-// graceful shutdown drains every account actor before the last commit.
-func (cl *call) settleAccount(m *acctSettle) {
-	cl.g.dir.Send(cl.accountID, KindAccount, m)
+// settleAccount tells the account actor: its mailbox keeps the order, so a
+// later request of the same client sees the charge, and a graceful shutdown
+// drains every account actor before the last commit. Under durable
+// settlement it waits until the charge is committed (see settle_durable.go).
+func (cl *call) settleAccount(m *acctSettle) error {
+	if !cl.g.durable {
+		cl.g.dir.Send(cl.accountID, KindAccount, m)
+		return nil
+	}
+	return cl.g.settleDurably(cl.accountID, m)
 }
 
 // record makes the call's generation record, tells the observer, and ends

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -48,6 +49,11 @@ type Options struct {
 	// Observe is told every finished model call: its record, its whole
 	// duration and the time spent upstream (for metrics).
 	Observe func(g *shlyuz.Generation, total, upstream time.Duration)
+	// Cluster (issue 11): the node's membership lease (nil: none, claims are
+	// unconditional), and durable settlement: a reply ends only after its
+	// charge is committed.
+	Lease         Lease
+	DurableSettle bool
 }
 
 type deps struct {
@@ -56,6 +62,9 @@ type deps struct {
 	loc     *time.Location
 	now     func() time.Time
 	dir     Directory
+	lease   Lease
+	durable bool
+	active  sync.Map // account id → epoch of this node's live activations
 }
 
 // Gateway is what the HTTP layer calls. Its methods run in the caller's goroutine.
@@ -97,7 +106,7 @@ func New(o Options) (*Gateway, error) {
 		o.Log = slog.Default()
 	}
 	g := &Gateway{
-		deps:      deps{store: o.Store, journal: o.Journal, loc: o.Location, now: o.Now},
+		deps:      deps{store: o.Store, journal: o.Journal, loc: o.Location, now: o.Now, lease: o.Lease, durable: o.DurableSettle},
 		sys:       o.System,
 		log:       o.Log,
 		baseModel: o.Models,

@@ -24,6 +24,10 @@ type Journal struct {
 	stop    chan struct{}
 	stopped chan struct{}
 	flushMu sync.Mutex // one commit at a time
+
+	// Issue 11: who waits for which entry, and what the store refused.
+	notices []notice
+	fence   fenceBook
 }
 
 // JournalMetrics receives the journal's measurements; nil fields are skipped.
@@ -47,7 +51,20 @@ func NewJournal(store shlyuz.Store, interval time.Duration, log *slog.Logger, m 
 
 // Add queues an entry and/or a generation record for the next commit.
 func (j *Journal) Add(e *shlyuz.LedgerEntry, g *shlyuz.Generation) {
+	j.AddNotify(e, g, nil)
+}
+
+// AddNotify is Add, and calls done once the commit that carries them is
+// durable: nil, or ErrChargeRefused when the store fenced the entry.
+func (j *Journal) AddNotify(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done func(error)) {
 	j.mu.Lock()
+	if done != nil {
+		n := notice{done: done}
+		if e != nil {
+			n.entryID = e.ID
+		}
+		j.notices = append(j.notices, n)
+	}
 	if e != nil {
 		j.pending.Entries = append(j.pending.Entries, *e)
 	}
@@ -90,10 +107,11 @@ func (j *Journal) Flush(ctx context.Context) error {
 	j.flushMu.Lock()
 	defer j.flushMu.Unlock()
 	j.mu.Lock()
-	batch := j.pending
-	j.pending = shlyuz.Batch{}
+	batch, notices := j.pending, j.notices
+	j.pending, j.notices = shlyuz.Batch{}, nil
 	j.mu.Unlock()
 	if len(batch.Entries) == 0 && len(batch.Generations) == 0 {
+		notifyAll(notices, nil)
 		return nil
 	}
 	res, err := j.store.Commit(ctx, batch)
@@ -104,12 +122,15 @@ func (j *Journal) Flush(ctx context.Context) error {
 		j.mu.Lock() // put the batch back in front of what came since
 		j.pending.Entries = append(batch.Entries, j.pending.Entries...)
 		j.pending.Generations = append(batch.Generations, j.pending.Generations...)
+		j.notices = append(notices, j.notices...)
 		j.mu.Unlock()
 		return err
 	}
 	if len(res.Fenced) > 0 {
 		j.log.Error("journal: entries refused because another activation owns their account", "ids", res.Fenced)
+		j.fence.record(batch.Entries, res.Fenced)
 	}
+	notifyFenced(notices, res.Fenced)
 	j.mu.Lock()
 	for i := range batch.Generations {
 		delete(j.gens, batch.Generations[i].ID)

@@ -89,6 +89,9 @@ type acctSettle struct {
 	Amount     shlyuz.Credits
 	Generation *shlyuz.Generation
 	Now        time.Time
+	// Committed, when set (durable settlement), is told once the charge is
+	// committed (nil) or refused; it has room for one answer. Local only.
+	Committed chan error
 }
 
 // drain asks an actor to answer once everything sent to it before is done.

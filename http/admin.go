@@ -38,6 +38,7 @@ func (s *Server) adminRoutes(r fiber.Router) {
 	r.Post("/models", s.adminSaveModel)
 	r.Get("/reconcile", s.adminReconcile)
 	r.Get("/upstreams", s.adminUpstreams)
+	r.Get("/cluster", s.adminCluster)
 }
 
 // adminUpstreams is each upstream's breaker state and slots in use, as its provider actor reports them.
@@ -352,5 +353,9 @@ func (s *Server) adminReconcile(c *fiber.Ctx) error {
 	if bad == nil {
 		bad = []string{}
 	}
-	return c.JSON(fiber.Map{"mismatched_accounts": bad, "ok": len(bad) == 0})
+	refused := s.gw.RefusedCharges() // served, then refused by the store: never ok
+	if refused == nil {
+		refused = []string{}
+	}
+	return c.JSON(fiber.Map{"mismatched_accounts": bad, "refused_charges": refused, "ok": len(bad) == 0 && len(refused) == 0})
 }

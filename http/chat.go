@@ -149,6 +149,9 @@ func (s *Server) streamChat(c *fiber.Ctx, call *actors.ChatCall) error {
 		outcome := pump(w, steps, heartbeat)
 		close(stop)
 		receipt := st.Finish(outcome)
+		if outcome == nil && receipt != nil && receipt.Err != nil {
+			outcome = receipt.Err // durable settlement refused: no usage, no [DONE]
+		}
 		switch {
 		case outcome == nil:
 			writeEvent(w, &usageChunk{ID: id, Object: "chat.completion.chunk", Created: time.Now().Unix(),

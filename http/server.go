@@ -62,6 +62,9 @@ func New(gw *actors.Gateway, o Options) *Server {
 		s.App.Get("/metrics", adaptor.HTTPHandler(o.Metrics.Handler()))
 	}
 
+	s.App.Get("/healthz", s.healthz) // issue 11
+	s.App.Get("/readyz", s.readyz)
+
 	pub := s.App.Group("/api")
 	pub.Get("/models", s.publicModels)
 	pub.Get("/pricing", s.publicPricing)

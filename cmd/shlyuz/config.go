@@ -30,6 +30,15 @@ type Config struct {
 	Upstreams []shlyuz.UpstreamConfig `yaml:"upstreams"`
 	Routes    []shlyuz.Route          `yaml:"routes"`
 	Cluster   struct {
+		// Issue 11: single (default) or sql; this node's actor address and the
+		// one the others reach it at; the membership lease; durable settlement
+		// (default on in sql mode). See cluster_config.go.
+		Mode          string        `yaml:"mode"`
+		Listen        string        `yaml:"listen"`
+		Advertise     string        `yaml:"advertise"`
+		LeaseTTL      time.Duration `yaml:"lease_ttl"`
+		DurableSettle *bool         `yaml:"durable_settle"`
+
 		Host     string   `yaml:"host"`
 		Port     int      `yaml:"port"`
 		Peers    []string `yaml:"peers"`

@@ -299,6 +299,12 @@ type child struct {
 // startChild runs `shlyuz serve` in a child process on a free port and waits until it answers.
 func startChild(t *testing.T, db string) *child {
 	t.Helper()
+	return startChildWith(t, db, h.config)
+}
+
+// startChildWith is startChild with another config file (and extra environment).
+func startChildWith(t *testing.T, db, config string, env ...string) *child {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -306,7 +312,7 @@ func startChild(t *testing.T, db string) *child {
 	addr := ln.Addr().String()
 	ln.Close()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "SHLYUZ_TEST_EXEC=serve --listen "+addr+" --db "+db+" --config "+h.config)
+	cmd.Env = append(append(os.Environ(), "SHLYUZ_TEST_EXEC=serve --listen "+addr+" --db "+db+" --config "+config), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {

@@ -90,6 +90,7 @@ type instance struct {
 	journal *actors.Journal
 	gw      *actors.Gateway
 	dir     *cluster.Directory
+	lease   *cluster.Lease
 	srv     *shzhttp.Server
 	served  chan error
 	cleanup []func()
@@ -109,12 +110,19 @@ func start(ctx context.Context, cfg *Config, ln net.Listener, db string, log *sl
 
 func (in *instance) start(ctx context.Context, cfg *Config, ln net.Listener, db string) (err error) {
 	log := in.log
+	cs, err := resolveCluster(cfg, db)
+	if err != nil {
+		return err
+	}
 	store, err := openStoreSetting(ctx, db)
 	if err != nil {
 		return err
 	}
 	in.store = store
 	in.cleanup = append(in.cleanup, func() { _ = store.Close() })
+	if err := in.joinCluster(ctx, cs, ln.Addr().String()); err != nil {
+		return err
+	}
 	if err := seed(ctx, store, cfg); err != nil {
 		return bad("--db (SHLYUZ_DB, db in the config)", err)
 	}
@@ -155,12 +163,13 @@ func (in *instance) start(ctx context.Context, cfg *Config, ln net.Listener, db 
 	in.journal = actors.NewJournal(store, cfg.JournalInterval, log,
 		actors.JournalMetrics{BatchSize: m.JournalBatch, Lag: m.JournalLag, Failed: m.JournalFailed})
 	in.gw, err = actors.New(actors.Options{System: sys, Store: store, Journal: in.journal, Location: loc,
-		Upstreams: ups, Routes: routes, Models: models, Log: log, OnBreaker: m.Breaker, Observe: m.Generation})
+		Upstreams: ups, Routes: routes, Models: models, Log: log, OnBreaker: m.Breaker, Observe: m.Generation,
+		Lease: in.lease, DurableSettle: cs.durable})
 	if err != nil {
 		return bad("routes", err)
 	}
 	m.Gauges(func() float64 { return float64(in.gw.InFlight()) }, func() float64 { return float64(in.gw.ReservedCredits()) })
-	in.dir, err = cluster.Start(sys, cluster.Config{Host: cfg.Cluster.Host, Port: cfg.Cluster.Port,
+	in.dir, err = cluster.Start(sys, cluster.Config{Host: cs.host, Port: cs.port,
 		Peers: cfg.Cluster.Peers, AutoPort: cfg.Cluster.AutoPort}, in.gw.Kinds())
 	if err != nil {
 		return bad("cluster", err)

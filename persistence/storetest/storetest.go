@@ -50,6 +50,8 @@ func Run(t *testing.T, open func(t *testing.T) shlyuz.Store) {
 		{"ModelOverrides", testModelOverrides},
 		{"ReconcileAfterManyCommits", testReconcileAfterManyCommits},
 		{"ConcurrentCommits", testConcurrentCommits},
+		{"Membership", testMembership},           // issue 11
+		{"LeaseGatedClaim", testLeaseGatedClaim}, // issue 11
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shlyuz/shlyuz/cluster"
+)
+
+// clusterSettings are the cluster settings after the environment and the
+// defaults are applied (issue 11).
+type clusterSettings struct {
+	mode      string
+	host      string
+	port      int
+	advertise string
+	leaseTTL  time.Duration
+	durable   bool
+}
+
+// resolveCluster applies SHLYUZ_CLUSTER_MODE, SHLYUZ_CLUSTER_LISTEN and
+// SHLYUZ_CLUSTER_ADVERTISE over the config and checks them against the database.
+func resolveCluster(cfg *Config, db string) (*clusterSettings, error) {
+	c := cfg.Cluster
+	cs := &clusterSettings{mode: envOr("SHLYUZ_CLUSTER_MODE", orDefault(c.Mode, cluster.ModeSingle)),
+		host: c.Host, port: c.Port, leaseTTL: c.LeaseTTL,
+		advertise: envOr("SHLYUZ_CLUSTER_ADVERTISE", c.Advertise)}
+	switch cs.mode {
+	case cluster.ModeSingle, cluster.ModeSQL:
+	default:
+		return nil, bad("cluster.mode (SHLYUZ_CLUSTER_MODE)", fmt.Errorf("%q is not single or sql", cs.mode))
+	}
+	if cs.mode == cluster.ModeSQL && !strings.HasPrefix(db, "postgres://") && !strings.HasPrefix(db, "postgresql://") {
+		return nil, bad("cluster.mode (SHLYUZ_CLUSTER_MODE)", errors.New("sql mode needs a shared postgres:// or postgresql:// database (CockroachDB or PostgreSQL); SQLite serves one node only"))
+	}
+	if listen := envOr("SHLYUZ_CLUSTER_LISTEN", c.Listen); listen != "" {
+		host, port, err := net.SplitHostPort(listen)
+		if err == nil {
+			cs.port, err = strconv.Atoi(port)
+		}
+		if err != nil || cs.port < 0 || cs.port > 65535 {
+			return nil, bad("cluster.listen (SHLYUZ_CLUSTER_LISTEN)", fmt.Errorf("%q is not HOST:PORT (port 0: any free port)", listen))
+		}
+		cs.host = host
+	}
+	if cs.advertise != "" {
+		if _, _, err := net.SplitHostPort(cs.advertise); err != nil {
+			return nil, bad("cluster.advertise (SHLYUZ_CLUSTER_ADVERTISE)", fmt.Errorf("%q is not HOST:PORT", cs.advertise))
+		}
+	}
+	switch {
+	case cs.leaseTTL == 0:
+		cs.leaseTTL = 2 * time.Second
+	case cs.leaseTTL < 200*time.Millisecond || cs.leaseTTL > time.Minute:
+		return nil, bad("cluster.lease_ttl", fmt.Errorf("%s is out of range (200ms to 1m)", cs.leaseTTL))
+	}
+	cs.durable = cs.mode == cluster.ModeSQL
+	if c.DurableSettle != nil {
+		cs.durable = *c.DurableSettle
+	}
+	return cs, nil
+}
+
+// joinCluster writes this node's lease. A lost lease ends serve with an error
+// (the process exits non-zero; its supervisor starts it again under a new id).
+func (in *instance) joinCluster(ctx context.Context, cs *clusterSettings, httpAddr string) error {
+	addr := cs.advertise
+	if addr == "" {
+		addr = httpAddr
+	}
+	lease, err := cluster.Join(ctx, in.store, cluster.LeaseConfig{Mode: cs.mode, Address: addr, TTL: cs.leaseTTL, Log: in.log,
+		OnFence: func(err error) {
+			select {
+			case in.served <- fmt.Errorf("cluster: this node lost its lease (%w); it stops so that its accounts move", err):
+			default:
+			}
+		}})
+	if err != nil {
+		return bad("cluster.mode (SHLYUZ_CLUSTER_MODE)", err)
+	}
+	in.lease = lease
+	in.cleanup = append(in.cleanup, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = lease.Leave(ctx)
+	})
+	return nil
+}
