@@ -39,6 +39,9 @@ func (a *accountActor) Receive(ctx actor.Context) {
 		ctx.Respond(r)
 	case *acctSettle:
 		a.settle(m)
+	case *acctSettleVideo:
+		a.checkFence()
+		ctx.Respond(a.settleVideo(m))
 	case *drain:
 		ctx.Respond(m)
 	case *acctBalance:
@@ -68,6 +71,9 @@ func (a *accountActor) load(id string) {
 	}
 	a.balance = b
 	a.deps.active.Store(id, b.Epoch)
+	if err := a.loadVideoHolds(ctx); err != nil {
+		a.loadErr = shlyuz.ErrInternal(err)
+	}
 }
 
 // expire journals the zeroing of a package whose period ended.

@@ -54,6 +54,8 @@ type Options struct {
 	// charge is committed.
 	Lease         Lease
 	DurableSettle bool
+	// Video: video jobs' storage, polling and time limits (issue 10).
+	Video VideoOptions
 }
 
 type deps struct {
@@ -81,6 +83,7 @@ type Gateway struct {
 	observe   func(g *shlyuz.Generation, total, upstream time.Duration)
 	inFlight  atomic.Int64 // model calls between reservation and settlement
 	reserved  atomic.Int64 // credits they hold
+	video     *videoRuntime
 }
 
 // InFlight is the number of model calls between reservation and settlement.
@@ -114,6 +117,7 @@ func New(o Options) (*Gateway, error) {
 		routes:    o.Routes,
 		timeout:   10 * time.Second,
 		observe:   o.Observe,
+		video:     newVideoRuntime(o.Video, o.Log),
 	}
 	root, err := startSupervisor(o.System)
 	if err != nil {
@@ -147,6 +151,7 @@ func (g *Gateway) Kinds() map[string]actor.Producer {
 	return map[string]actor.Producer{
 		KindKey:     func() actor.Actor { return &keyActor{deps: &g.deps} },
 		KindAccount: func() actor.Actor { return &accountActor{deps: &g.deps} },
+		KindVideo:   func() actor.Actor { return &videoActor{g: g} },
 	}
 }
 
@@ -324,5 +329,6 @@ func (g *Gateway) Upstreams() []UpstreamState {
 
 // Stop stops the root supervisor and the provider actors under it.
 func (g *Gateway) Stop() {
+	g.video.stop()
 	_ = g.sys.Root.PoisonFuture(g.root).Wait()
 }

@@ -83,6 +83,10 @@ func (a *keyActor) load(hash string) {
 		a.loadErr = shlyuz.ErrInternal(err)
 		return
 	}
+	if err := a.loadVideoHolds(ctx); err != nil {
+		a.loadErr = shlyuz.ErrInternal(err)
+		return
+	}
 	a.loaded = true
 }
 

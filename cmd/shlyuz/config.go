@@ -44,6 +44,8 @@ type Config struct {
 		Peers    []string `yaml:"peers"`
 		AutoPort int      `yaml:"auto_port"`
 	} `yaml:"cluster"`
+	// Video jobs (issue 10): where finished files are kept and how jobs are polled.
+	Video videoConfig `yaml:"video"`
 }
 
 func loadConfig(path string) (*Config, error) {

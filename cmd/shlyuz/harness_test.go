@@ -127,7 +127,9 @@ func testConfig(fakeURL string) string {
 		"claude/model", "gemini/model", "yagpt/model", "giga/model", "mixed/model", "permodel/model", "permodel/fault-500"} {
 		fmt.Fprintf(&models, "  - {id: %q, name: %q, context_length: 100000, max_output_tokens: 4096, input_modalities: [text, image], output_modalities: [text], usd: {prompt_usd_per_mtok: \"1\", completion_usd_per_mtok: \"2\"}}\n", id, id)
 	}
+	models.WriteString(videoTestModels)
 	return strings.ReplaceAll(fmt.Sprintf(`journal_interval: 20ms
+video: {poll_min: 5ms, poll_max: 40ms, timeout: 60s}
 heartbeat: 100ms
 body_limit: 1048576
 pricing: {rate: "100", K: "1"}

@@ -160,11 +160,15 @@ func (in *instance) start(ctx context.Context, cfg *Config, ln net.Listener, db 
 	quiet := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return quiet }))
 	m := metrics.New()
+	vopts, err := videoOptions(cfg, db)
+	if err != nil {
+		return err
+	}
 	in.journal = actors.NewJournal(store, cfg.JournalInterval, log,
 		actors.JournalMetrics{BatchSize: m.JournalBatch, Lag: m.JournalLag, Failed: m.JournalFailed})
 	in.gw, err = actors.New(actors.Options{System: sys, Store: store, Journal: in.journal, Location: loc,
 		Upstreams: ups, Routes: routes, Models: models, Log: log, OnBreaker: m.Breaker, Observe: m.Generation,
-		Lease: in.lease, DurableSettle: cs.durable})
+		Lease: in.lease, DurableSettle: cs.durable, Video: vopts})
 	if err != nil {
 		return bad("routes", err)
 	}
@@ -175,6 +179,9 @@ func (in *instance) start(ctx context.Context, cfg *Config, ln net.Listener, db 
 		return bad("cluster", err)
 	}
 	if err := in.gw.Attach(ctx, in.dir); err != nil {
+		return err
+	}
+	if err := in.startVideos(ctx, cfg.Video.Sweep); err != nil {
 		return err
 	}
 	if demo {

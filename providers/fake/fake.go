@@ -75,6 +75,7 @@ type Server struct {
 	lastHeader atomic.Pointer[http.Header]
 	done       chan struct{}
 	closeOnce  sync.Once
+	vids       videoFake // video jobs (video.go)
 }
 
 // New makes a fake upstream.
@@ -127,6 +128,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.gemini(w, r)
 	case strings.Contains(p, "/foundationModels/v1/completion"): // YandexGPT native
 		s.yandex(w, r)
+	case strings.Contains(p, "/videos"): // OpenAI's videos API (video.go)
+		s.videos(w, r)
 	case strings.HasSuffix(p, "/chat/completions"):
 		if r.Method != http.MethodPost {
 			writeError(w, http.StatusMethodNotAllowed, "invalid_request_error", "", "", "Only POST is allowed here.")
