@@ -163,7 +163,7 @@ func (in *instance) start(ctx context.Context, cfg *Config, ln net.Listener, db 
 	quiet := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return quiet }))
 	m := metrics.New()
-	vopts, err := videoOptions(cfg, db)
+	vopts, err := videoOptions(ctx, cfg, db)
 	if err != nil {
 		return err
 	}
