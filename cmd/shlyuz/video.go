@@ -23,6 +23,9 @@ type videoConfig struct {
 	Timeout   time.Duration `yaml:"timeout"`   // a job's time limit; default 1h
 	Retention time.Duration `yaml:"retention"` // how long files are kept; default 7 days
 	Sweep     time.Duration `yaml:"sweep"`     // how often expired files are removed; default 1m
+	// CallbackSecretEnv names the variable holding the secret that signs
+	// callbacks; unset: jobs may not ask for a callback_url.
+	CallbackSecretEnv string `yaml:"callback_secret_env"`
 	// S3, when its bucket is set, keeps the files in S3-compatible object
 	// storage instead of Dir (a cluster's nodes share it).
 	S3 struct {
@@ -40,6 +43,11 @@ type videoConfig struct {
 func videoOptions(ctx context.Context, cfg *Config, db string) (actors.VideoOptions, error) {
 	v := cfg.Video
 	opts := actors.VideoOptions{PollMin: v.PollMin, PollMax: v.PollMax, Timeout: v.Timeout, Retention: v.Retention}
+	if v.CallbackSecretEnv != "" {
+		if opts.CallbackSecret = os.Getenv(v.CallbackSecretEnv); opts.CallbackSecret == "" {
+			return opts, bad("video.callback_secret_env", fmt.Errorf("the variable %s is empty", v.CallbackSecretEnv))
+		}
+	}
 	if s3 := v.S3; s3.Bucket != "" {
 		blobs, err := blob.NewS3(ctx, blob.S3Config{Endpoint: s3.Endpoint, Bucket: s3.Bucket, Region: s3.Region, Prefix: s3.Prefix,
 			Insecure: s3.Insecure, AccessKey: os.Getenv(s3.AccessKeyEnv), SecretKey: os.Getenv(s3.SecretKeyEnv)})
