@@ -452,3 +452,26 @@ func TestVideoThroughEveryAdapter(t *testing.T) {
 		})
 	}
 }
+
+// A job that does not finish within the time limit fails as expired, at no cost.
+func TestVideoTimeLimitExpiresAStuckJob(t *testing.T) {
+	raw, err := os.ReadFile(h.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(t.TempDir(), "short.yaml")
+	if err := os.WriteFile(config, []byte(strings.Replace(string(raw), "timeout: 60s}", "timeout: 500ms}", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := startChildWith(t, "sqlite://"+filepath.Join(t.TempDir(), "limit.db"), config)
+	const credits = 50_000_000
+	_, key := account(t, c.base, credits, nil)
+	v := createVideo(t, c.base, key, map[string]any{"model": "vid/model", "prompt": "[stuck] a tide"})
+	if v = waitVideo(t, c.base, key, v.ID); v.Status != "failed" || v.Error.Code != "expired" || *v.Credits != 0 {
+		t.Fatalf("%+v", v)
+	}
+	if b := balance(t, c.base, key).Data; b.TotalCredits != credits || b.Reserved != 0 {
+		t.Fatalf("balance %+v", b)
+	}
+	c.stop(t, syscall.SIGTERM)
+}
