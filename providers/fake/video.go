@@ -208,6 +208,16 @@ func (s *Server) videoGet(w http.ResponseWriter, id string, content bool) {
 	writeVideo(w, &j, phase, progress)
 }
 
+// serveFile answers a download of the job's file (the status of file when none).
+func (s *Server) serveFile(w http.ResponseWriter, id string) {
+	b, st := s.vids.file(id)
+	if b == nil {
+		w.WriteHeader(st)
+		return
+	}
+	writeMP4(w, b)
+}
+
 func writeMP4(w http.ResponseWriter, b []byte) {
 	w.Header().Set("Content-Type", "video/mp4")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))

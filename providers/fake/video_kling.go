@@ -24,12 +24,7 @@ const (
 func (s *Server) kling(w http.ResponseWriter, r *http.Request) {
 	p := strings.TrimPrefix(r.URL.Path, "/kling")
 	if f, ok := strings.CutPrefix(p, "/files/"); ok {
-		b, st := s.vids.file(strings.TrimSuffix(f, ".mp4"))
-		if b == nil {
-			w.WriteHeader(st)
-			return
-		}
-		writeMP4(w, b)
+		s.serveFile(w, strings.TrimSuffix(f, ".mp4"))
 		return
 	}
 	if !klingTokenValid(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), time.Now()) {

@@ -17,12 +17,7 @@ func (s *Server) minimax(w http.ResponseWriter, r *http.Request) {
 		return map[string]any{"status_code": code, "status_msg": msg}
 	}
 	if f, ok := strings.CutPrefix(p, "/download/"); ok {
-		b, st := s.vids.file(strings.TrimSuffix(f, ".mp4"))
-		if b == nil {
-			w.WriteHeader(st)
-			return
-		}
-		writeMP4(w, b)
+		s.serveFile(w, strings.TrimSuffix(f, ".mp4"))
 		return
 	}
 	if strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ") == "" {

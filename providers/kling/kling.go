@@ -44,20 +44,11 @@ func New(cfg shlyuz.UpstreamConfig) (*Provider, error) {
 	if !ok || access == "" || secret == "" {
 		return nil, fmt.Errorf("kling: upstream %q: the key must be \"<access key>:<secret key>\"", cfg.Name)
 	}
-	base := strings.TrimRight(cfg.BaseURL, "/")
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	hc, err := upstream.NewClient(cfg.CAFile)
+	base, client, err := videojob.Open(cfg, DefaultBaseURL, "")
 	if err != nil {
-		return nil, fmt.Errorf("kling: upstream %q: %w", cfg.Name, err)
+		return nil, fmt.Errorf("kling: %w", err)
 	}
-	h := http.Header{"User-Agent": {"shlyuz"}}
-	for k, v := range cfg.Headers {
-		h.Set(k, v)
-	}
-	return &Provider{NoChat: videojob.NoChat{Name: cfg.Name}, cfg: cfg, base: base, access: access, secret: secret,
-		client: &videojob.Client{Name: cfg.Name, HTTP: hc, Header: h, Now: time.Now}}, nil
+	return &Provider{NoChat: videojob.NoChat{Name: cfg.Name}, cfg: cfg, base: base, access: access, secret: secret, client: client}, nil
 }
 
 // Token is the JWT Kling wants in Authorization: Bearer.

@@ -36,23 +36,15 @@ var _ shlyuz.VideoProvider = (*Provider)(nil)
 // New makes the adapter.
 func New(cfg shlyuz.UpstreamConfig) (*Provider, error) {
 	cfg = cfg.WithDefaults()
-	base := strings.TrimRight(cfg.BaseURL, "/")
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	hc, err := upstream.NewClient(cfg.CAFile)
-	if err != nil {
-		return nil, fmt.Errorf("minimax: upstream %q: %w", cfg.Name, err)
-	}
-	h := http.Header{"User-Agent": {"shlyuz"}}
+	auth := ""
 	if cfg.APIKey != "" {
-		h.Set("Authorization", "Bearer "+cfg.APIKey)
+		auth = "Bearer " + cfg.APIKey
 	}
-	for k, v := range cfg.Headers {
-		h.Set(k, v)
+	base, client, err := videojob.Open(cfg, DefaultBaseURL, auth)
+	if err != nil {
+		return nil, fmt.Errorf("minimax: %w", err)
 	}
-	return &Provider{NoChat: videojob.NoChat{Name: cfg.Name}, cfg: cfg, base: base,
-		client: &videojob.Client{Name: cfg.Name, HTTP: hc, Header: h, Now: time.Now}}, nil
+	return &Provider{NoChat: videojob.NoChat{Name: cfg.Name}, cfg: cfg, base: base, client: client}, nil
 }
 
 type baseResp struct {

@@ -138,3 +138,25 @@ func AspectRatio(size string) string {
 	}
 	return "1:1"
 }
+
+// Open is the client of a video-only upstream and its base URL (def when the
+// configuration names none): pooled connections trusting the CA file, a
+// User-Agent, auth (when not empty) and the configured headers on every call.
+func Open(cfg shlyuz.UpstreamConfig, def, auth string) (string, *Client, error) {
+	base := strings.TrimRight(cfg.BaseURL, "/")
+	if base == "" {
+		base = def
+	}
+	hc, err := upstream.NewClient(cfg.CAFile)
+	if err != nil {
+		return "", nil, fmt.Errorf("upstream %q: %w", cfg.Name, err)
+	}
+	h := http.Header{"User-Agent": {"shlyuz"}}
+	if auth != "" {
+		h.Set("Authorization", auth)
+	}
+	for k, v := range cfg.Headers {
+		h.Set(k, v)
+	}
+	return base, &Client{Name: cfg.Name, HTTP: hc, Header: h, Now: time.Now}, nil
+}
