@@ -96,6 +96,9 @@ func NewVideoID(now time.Time) string {
 func (g *Gateway) CreateVideo(ctx context.Context, c *VideoCall) (*shlyuz.VideoJob, bool, error) {
 	if c.IdempotencyKey != "" {
 		if j, err := g.store.VideoJobByIdempotencyKey(ctx, c.AccountID, c.IdempotencyKey); err == nil {
+			if j.Model != c.Model || j.Request.Prompt != c.Request.Prompt || j.Request.Seconds != c.Request.Seconds || j.Size != c.Size {
+				return nil, false, shlyuz.ErrConflict("idempotency_conflict", "The Idempotency-Key %q was used for another video (%s); use a new key.", c.IdempotencyKey, j.ID)
+			}
 			return &j, true, nil
 		} else if !errors.Is(err, shlyuz.ErrNoRows) {
 			return nil, false, shlyuz.ErrInternal(err)
