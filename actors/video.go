@@ -76,6 +76,9 @@ type VideoCall struct {
 	AllowFallbacks bool
 }
 
+// errVideoHandedOff ends a create's upstream slot: the job's actor talks to the upstream.
+var errVideoHandedOff = fmt.Errorf("video job handed to its actor: %w", errNotThisBreaker)
+
 // VideoWorst is the most a job of the model may cost at the catalog price.
 func (g *Gateway) VideoWorst(m *shlyuz.PricedModel, seconds int) (perSecond, worst shlyuz.Credits) {
 	perSecond = m.Video.CreditsPerSecond(g.Catalog().Pricing)
@@ -147,8 +150,9 @@ func (g *Gateway) CreateVideo(ctx context.Context, c *VideoCall) (*shlyuz.VideoJ
 	if err != nil {
 		return nil, false, err
 	}
-	// The job's hold now lives in the store and the actors; the request's share ends.
-	cl.release(nil)
+	// The job's hold now lives in the store and the actors; the request's
+	// share ends. Nothing reached the upstream yet: no outcome for its breaker.
+	cl.release(errVideoHandedOff)
 	g.inFlight.Add(-1)
 	g.reserved.Add(-cl.held)
 	if _, err := g.dir.Request(id, KindVideo, &videoWake{}, g.timeout); err != nil {

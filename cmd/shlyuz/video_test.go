@@ -135,6 +135,25 @@ func TestVideoJobEndToEnd(t *testing.T) {
 		t.Fatalf("generation: %d %+v", st, gen)
 	}
 
+	t.Run("models", func(t *testing.T) {
+		var ms struct {
+			Data []struct {
+				ID        string `json:"id"`
+				Durations []int  `json:"supported_durations"`
+				Pricing   struct {
+					CreditsPerSecond int64 `json:"credits_per_second"`
+				} `json:"pricing"`
+			} `json:"data"`
+		}
+		if st := call(t, h.base, "GET", "/api/v1/videos/models", key, nil, &ms); st != 200 || len(ms.Data) != 4 ||
+			ms.Data[3].ID != "vid/model" || ms.Data[3].Pricing.CreditsPerSecond != creditsPerVideoSecond || len(ms.Data[3].Durations) != 2 {
+			t.Fatalf("video models: %d %+v", st, ms)
+		}
+		var list struct{ Data []struct{ ID string } }
+		if st := call(t, h.base, "GET", "/api/v1/models?output_modalities=video", key, nil, &list); st != 200 || len(list.Data) != 4 {
+			t.Fatalf("models of video output: %d %+v", st, list)
+		}
+	})
 	t.Run("range", func(t *testing.T) {
 		for _, c := range []struct {
 			rng    string
