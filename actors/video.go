@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -20,6 +21,8 @@ type VideoOptions struct {
 	PollMax   time.Duration    // the back-off's ceiling; default 30s
 	Timeout   time.Duration    // a job not finished by then expires; default 1h
 	Retention time.Duration    // how long a finished file is kept; default 7 days
+	// CallbackSecret signs the callbacks (X-Shlyuz-Signature).
+	CallbackSecret string
 }
 
 func (o VideoOptions) withDefaults() VideoOptions {
@@ -45,11 +48,13 @@ type videoRuntime struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	log    *slog.Logger
+	// callbackClient posts the callbacks: public addresses only.
+	callbackClient *http.Client
 }
 
 func newVideoRuntime(o VideoOptions, log *slog.Logger) *videoRuntime {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &videoRuntime{opts: o.withDefaults(), ctx: ctx, cancel: cancel, log: log}
+	return &videoRuntime{opts: o.withDefaults(), ctx: ctx, cancel: cancel, log: log, callbackClient: publicOnlyClient()}
 }
 
 // stop ends the runners of this node (their jobs carry on after a restart).
@@ -213,6 +218,9 @@ func (g *Gateway) SweepVideos(ctx context.Context) (int, error) {
 	}
 	return len(js), nil
 }
+
+// VideoCallbacks reports whether jobs may ask for a callback (a secret to sign them is set).
+func (g *Gateway) VideoCallbacks() bool { return g.video.opts.CallbackSecret != "" }
 
 // VideoBlobs is where finished files are kept.
 func (g *Gateway) VideoBlobs() shlyuz.BlobStore { return g.video.opts.Blobs }

@@ -10,28 +10,26 @@ import (
 // loadVideoHolds counts the unsettled video jobs of the account as reserved:
 // their holds outlive the process that took them.
 func (a *accountActor) loadVideoHolds(ctx context.Context) error {
-	holds, err := a.deps.store.VideoHolds(ctx, a.balance.AccountID)
-	if err != nil {
-		return err
-	}
-	for id, c := range holds {
-		a.holds[id] = c
-		a.reserved += c
-	}
-	return nil
+	return addHolds(a.holds, &a.reserved)(a.deps.store.VideoHolds(ctx, a.balance.AccountID))
 }
 
 // loadVideoHolds counts the key's unsettled video jobs against its ceiling.
 func (a *keyActor) loadVideoHolds(ctx context.Context) error {
-	holds, err := a.deps.store.VideoKeyHolds(ctx, a.key.ID)
-	if err != nil {
-		return err
+	return addHolds(a.holds, &a.reserved)(a.deps.store.VideoKeyHolds(ctx, a.key.ID))
+}
+
+// addHolds adds loaded holds to an actor's holds and their sum to its reserved credits.
+func addHolds(into map[string]shlyuz.Credits, reserved *shlyuz.Credits) func(map[string]shlyuz.Credits, error) error {
+	return func(holds map[string]shlyuz.Credits, err error) error {
+		if err != nil {
+			return err
+		}
+		for id, c := range holds {
+			into[id] = c
+			*reserved += c
+		}
+		return nil
 	}
-	for id, c := range holds {
-		a.holds[id] = c
-		a.reserved += c
-	}
-	return nil
 }
 
 // settleVideo commits a video job's charge before it answers, once per job:

@@ -147,6 +147,14 @@ func permanent(err error) bool {
 
 func upstreamMessage(err error) string { return shlyuz.AsError(err).Message }
 
+// failCode is the job's error code for an upstream's refusal.
+func failCode(err error) string {
+	if shlyuz.AsError(err).Code == "content_policy" {
+		return "content_filter"
+	}
+	return "upstream_error"
+}
+
 // submit sends the job upstream. The attempt is persisted first, so a crash
 // mid-submission is known after a restart.
 func (r *videoRun) submit() time.Duration {
@@ -167,7 +175,7 @@ func (r *videoRun) submit() time.Duration {
 			return 0
 		}
 		if permanent(err) || !r.vp.IdempotentSubmit() {
-			r.end(shlyuz.VideoFailed, "upstream_error", upstreamMessage(err))
+			r.end(shlyuz.VideoFailed, failCode(err), upstreamMessage(err))
 		}
 		return 0
 	}
@@ -207,7 +215,7 @@ func (r *videoRun) poll() time.Duration {
 	st, err := r.vp.PollVideo(ctx, r.job.UpstreamID)
 	if err != nil {
 		if r.ctx.Err() == nil && permanent(err) {
-			r.end(shlyuz.VideoFailed, "upstream_error", upstreamMessage(err))
+			r.end(shlyuz.VideoFailed, failCode(err), upstreamMessage(err))
 		}
 		return 0
 	}

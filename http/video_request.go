@@ -163,6 +163,9 @@ func (s *Server) videoCall(c *fiber.Ctx, in *videoInput, st *actors.KeyStatus) (
 		if e := checkCallbackURL(in.CallbackURL); e != nil {
 			return nil, e
 		}
+		if !s.gw.VideoCallbacks() {
+			return nil, shlyuz.ErrInvalidValue("callback_url", "This gateway sends no callbacks (its operator set no video.callback_secret_env); poll GET /api/v1/videos/{id} instead.")
+		}
 	}
 	vc := &actors.VideoCall{
 		KeyHash: c.Locals(localKeyHash).(string), AccountID: st.Key.AccountID, Model: m.ID,
@@ -252,15 +255,8 @@ func checkCallbackURL(raw string) *shlyuz.Error {
 	if h := strings.ToLower(host); h == "localhost" || strings.HasSuffix(h, ".localhost") || strings.HasSuffix(h, ".local") || strings.HasSuffix(h, ".internal") {
 		return bad("must be a public address")
 	}
-	if ip := net.ParseIP(host); ip != nil && !publicIP(ip) {
+	if ip := net.ParseIP(host); ip != nil && !shlyuz.PublicIP(ip) {
 		return bad(fmt.Sprintf("must be a public address, not %s", ip))
 	}
 	return nil
-}
-
-// publicIP reports whether ip is routable on the internet.
-func publicIP(ip net.IP) bool {
-	return !(ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() ||
-		(ip.To4() != nil && ip.To4()[0] == 100 && ip.To4()[1]&0xC0 == 64)) // 100.64/10, carrier-grade NAT
 }

@@ -23,6 +23,8 @@ import (
 	"github.com/shlyuz/shlyuz/providers/anthropic"
 	"github.com/shlyuz/shlyuz/providers/gemini"
 	"github.com/shlyuz/shlyuz/providers/gigachat"
+	"github.com/shlyuz/shlyuz/providers/kling"
+	"github.com/shlyuz/shlyuz/providers/minimax"
 	"github.com/shlyuz/shlyuz/providers/openai"
 	"github.com/shlyuz/shlyuz/providers/yandex"
 	_ "time/tzdata" // key periods in Europe/Moscow on machines without zone files
@@ -139,6 +141,7 @@ func (in *instance) start(ctx context.Context, cfg *Config, ln net.Listener, db 
 	upCfgs, routes := cfg.Upstreams, cfg.Routes
 	demo := len(upCfgs) == 0
 	if demo {
+		models = append(models, demoVideoModel()) // issue 10
 		up, route, stopDemo, err := startDemo()
 		if err != nil {
 			return err
@@ -160,7 +163,7 @@ func (in *instance) start(ctx context.Context, cfg *Config, ln net.Listener, db 
 	quiet := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return quiet }))
 	m := metrics.New()
-	vopts, err := videoOptions(cfg, db)
+	vopts, err := videoOptions(ctx, cfg, db)
 	if err != nil {
 		return err
 	}
@@ -267,8 +270,12 @@ func newProvider(u shlyuz.UpstreamConfig) (shlyuz.Provider, error) {
 		return gigachat.New(u)
 	case "yandex":
 		return yandex.New(u)
+	case "kling": // video only (issue 10)
+		return kling.New(u)
+	case "minimax": // video only (issue 10)
+		return minimax.New(u)
 	}
-	return nil, fmt.Errorf("protocol %q is not supported (openai, anthropic, gemini, gigachat, yandex)", u.Protocol)
+	return nil, fmt.Errorf("protocol %q is not supported (openai, anthropic, gemini, gigachat, yandex, kling, minimax)", u.Protocol)
 }
 
 // seed applies the config's pricing (when none is stored) and plans.

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
 	"github.com/shlyuz/shlyuz/persistence/blob"
 )
@@ -21,11 +23,40 @@ type videoConfig struct {
 	Timeout   time.Duration `yaml:"timeout"`   // a job's time limit; default 1h
 	Retention time.Duration `yaml:"retention"` // how long files are kept; default 7 days
 	Sweep     time.Duration `yaml:"sweep"`     // how often expired files are removed; default 1m
+	// CallbackSecretEnv names the variable holding the secret that signs
+	// callbacks; unset: jobs may not ask for a callback_url.
+	CallbackSecretEnv string `yaml:"callback_secret_env"`
+	// S3, when its bucket is set, keeps the files in S3-compatible object
+	// storage instead of Dir (a cluster's nodes share it).
+	S3 struct {
+		Endpoint     string `yaml:"endpoint"` // host[:port]
+		Bucket       string `yaml:"bucket"`
+		Region       string `yaml:"region"`
+		Prefix       string `yaml:"prefix"`
+		Insecure     bool   `yaml:"insecure"` // plain http
+		AccessKeyEnv string `yaml:"access_key_env"`
+		SecretKeyEnv string `yaml:"secret_key_env"`
+	} `yaml:"s3"`
 }
 
 // videoOptions builds the gateway's video options from the config.
-func videoOptions(cfg *Config, db string) (actors.VideoOptions, error) {
+func videoOptions(ctx context.Context, cfg *Config, db string) (actors.VideoOptions, error) {
 	v := cfg.Video
+	opts := actors.VideoOptions{PollMin: v.PollMin, PollMax: v.PollMax, Timeout: v.Timeout, Retention: v.Retention}
+	if v.CallbackSecretEnv != "" {
+		if opts.CallbackSecret = os.Getenv(v.CallbackSecretEnv); opts.CallbackSecret == "" {
+			return opts, bad("video.callback_secret_env", fmt.Errorf("the variable %s is empty", v.CallbackSecretEnv))
+		}
+	}
+	if s3 := v.S3; s3.Bucket != "" {
+		blobs, err := blob.NewS3(ctx, blob.S3Config{Endpoint: s3.Endpoint, Bucket: s3.Bucket, Region: s3.Region, Prefix: s3.Prefix,
+			Insecure: s3.Insecure, AccessKey: os.Getenv(s3.AccessKeyEnv), SecretKey: os.Getenv(s3.SecretKeyEnv)})
+		if err != nil {
+			return opts, bad("video.s3", err)
+		}
+		opts.Blobs = blobs
+		return opts, nil
+	}
 	dir := v.Dir
 	if dir == "" {
 		if p, ok := strings.CutPrefix(db, "sqlite://"); ok {
@@ -36,9 +67,10 @@ func videoOptions(cfg *Config, db string) (actors.VideoOptions, error) {
 	}
 	blobs, err := blob.NewLocal(dir)
 	if err != nil {
-		return actors.VideoOptions{}, bad("video.dir", err)
+		return opts, bad("video.dir", err)
 	}
-	return actors.VideoOptions{Blobs: blobs, PollMin: v.PollMin, PollMax: v.PollMax, Timeout: v.Timeout, Retention: v.Retention}, nil
+	opts.Blobs = blobs
+	return opts, nil
 }
 
 // startVideos resumes the unfinished jobs and runs the sweeper of expired files.
@@ -68,4 +100,14 @@ func (in *instance) startVideos(ctx context.Context, every time.Duration) error 
 	}()
 	in.cleanup = append(in.cleanup, func() { cancel(); <-done })
 	return nil
+}
+
+// demoVideoModel is served by the demo upstream's OpenAI videos API (a real
+// tiny MP4), so the video flow can be tried without a provider account.
+func demoVideoModel() shlyuz.Model {
+	return shlyuz.Model{ID: "demo/video", Name: "Demo: Video", InputModalities: []string{"text", "image"},
+		OutputModalities: []string{"video"}, Created: 1767225600,
+		Video: &shlyuz.VideoSpec{Durations: []int{4, 8, 12}, DefaultSeconds: 4, Sizes: []string{"720x1280", "1280x720"},
+			DefaultSize: "720x1280", Resolutions: []string{"720p"}, AspectRatios: []string{"16:9", "9:16"},
+			USDPerSecond: shlyuz.MustDecimal("0.001")}}
 }

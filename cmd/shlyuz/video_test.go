@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,15 +17,35 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/providers/fake"
 )
 
-// One video model served by the fake's OpenAI videos API: at rate 100 and
-// K 1, 0.1 USD a second is 1,000,000 credits a second.
+// Video models, one per adapter, all served by the fake: vid/ through the
+// OpenAI videos API, veo/ through Veo on the Gemini API, kling/ and hailuo/
+// (MiniMax). At rate 100 and K 1, 0.1 USD a second is 1,000,000 credits a second.
 const (
-	videoTestModels = `  - {id: "vid/model", name: "Video", context_length: 0, input_modalities: [text, image], output_modalities: [video], video: {durations: [4, 8], default_seconds: 4, sizes: ["720x1280", "1280x720"], default_size: "720x1280", resolutions: ["720p"], aspect_ratios: ["16:9", "9:16"], usd_per_second: "0.1"}}
+	videoTestModels = `  - {id: "vid/model", name: "Video", input_modalities: [text, image], output_modalities: [video], video: {durations: [4, 8], default_seconds: 4, sizes: ["720x1280", "1280x720"], default_size: "720x1280", resolutions: ["720p"], aspect_ratios: ["16:9", "9:16"], usd_per_second: "0.1"}}
+  - {id: "veo/model", name: "Veo", input_modalities: [text, image], output_modalities: [video], video: {durations: [4, 6, 8], default_seconds: 8, sizes: ["1280x720", "720x1280"], default_size: "1280x720", resolutions: ["720p", "1080p"], aspect_ratios: ["16:9", "9:16"], usd_per_second: "0.1"}}
+  - {id: "kling/model", name: "Kling", input_modalities: [text, image], output_modalities: [video], video: {durations: [5, 10], default_seconds: 5, sizes: ["1280x720"], default_size: "1280x720", aspect_ratios: ["16:9", "9:16", "1:1"], usd_per_second: "0.1"}}
+  - {id: "hailuo/model", name: "Hailuo", input_modalities: [text, image], output_modalities: [video], video: {durations: [6, 10], default_seconds: 6, sizes: ["1366x768"], default_size: "1366x768", resolutions: ["768p", "1080p"], usd_per_second: "0.1"}}
 `
 	creditsPerVideoSecond = 1_000_000
 )
+
+func init() { os.Setenv("SHLYUZ_TEST_KLING_KEY", fake.KlingAccessKey+":"+fake.KlingSecretKey) }
+
+// withVideoUpstreams adds the Kling and MiniMax upstreams and the video
+// models' routes to the test config (Veo goes to the gemini upstream).
+func withVideoUpstreams(root, cfg string) string {
+	ups := fmt.Sprintf(`  - {name: kling, protocol: kling, base_url: %q, api_key_env: SHLYUZ_TEST_KLING_KEY}
+  - {name: minimax, protocol: minimax, base_url: %q, api_key_env: SHLYUZ_TEST_FAKE_KEY}
+routes:
+  - {match: "veo/", upstreams: [gemini], strip_prefix: true}
+  - {match: "kling/", upstreams: [kling], strip_prefix: true}
+  - {match: "hailuo/", upstreams: [minimax], strip_prefix: true}
+`, root+"/kling", root+"/minimax")
+	return strings.Replace(cfg, "routes:\n", ups, 1)
+}
 
 type videoView struct {
 	ID       string `json:"id"`
@@ -390,5 +411,67 @@ func TestVideoJobsSurviveKill9(t *testing.T) {
 		t.Fatalf("balance %+v after spending %d", b, spent)
 	}
 	assertReconciled(t, c.base)
+	c.stop(t, syscall.SIGTERM)
+}
+
+// Through every adapter: create → poll → completed → a valid MP4 of the asked
+// length → exactly one debit equal to the job's credits; the upstream's
+// moderation fails the job at no cost.
+func TestVideoThroughEveryAdapter(t *testing.T) {
+	for _, c := range []struct {
+		model   string
+		seconds int
+		filter  string // the error code of a [moderate] job; "": not tried
+	}{
+		{"vid/model", 8, ""},
+		{"veo/model", 6, "content_filter"},
+		{"kling/model", 10, "content_filter"},
+		{"hailuo/model", 6, "content_filter"},
+	} {
+		t.Run(c.model, func(t *testing.T) {
+			const credits = 100_000_000
+			_, key := account(t, h.base, credits, nil)
+			v := createVideo(t, h.base, key, map[string]any{"model": c.model, "prompt": "[expire] a lighthouse", "duration": c.seconds})
+			v = waitVideo(t, h.base, key, v.ID)
+			if v.Status != "completed" || *v.Credits != int64(c.seconds)*creditsPerVideoSecond {
+				t.Fatalf("%+v", v)
+			}
+			resp, file := getContent(t, h.base, key, v.ID, "")
+			if info, err := shlyuz.ProbeMP4(file); resp.StatusCode != 200 || err != nil || info.Seconds != float64(c.seconds) {
+				t.Fatalf("content: %d %v %+v", resp.StatusCode, err, info)
+			}
+			if c.filter != "" {
+				m := createVideo(t, h.base, key, map[string]any{"model": c.model, "prompt": "[moderate] a lighthouse"})
+				if m = waitVideo(t, h.base, key, m.ID); m.Status != "failed" || m.Error.Code != c.filter || *m.Credits != 0 {
+					t.Fatalf("moderated: %+v", m)
+				}
+			}
+			if b := balance(t, h.base, key).Data; b.TotalCredits != credits-*v.Credits || b.Reserved != 0 {
+				t.Fatalf("balance %+v after one job of %d", b, *v.Credits)
+			}
+		})
+	}
+}
+
+// A job that does not finish within the time limit fails as expired, at no cost.
+func TestVideoTimeLimitExpiresAStuckJob(t *testing.T) {
+	raw, err := os.ReadFile(h.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(t.TempDir(), "short.yaml")
+	if err := os.WriteFile(config, []byte(strings.Replace(string(raw), "timeout: 60s}", "timeout: 500ms}", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := startChildWith(t, "sqlite://"+filepath.Join(t.TempDir(), "limit.db"), config)
+	const credits = 50_000_000
+	_, key := account(t, c.base, credits, nil)
+	v := createVideo(t, c.base, key, map[string]any{"model": "vid/model", "prompt": "[stuck] a tide"})
+	if v = waitVideo(t, c.base, key, v.ID); v.Status != "failed" || v.Error.Code != "expired" || *v.Credits != 0 {
+		t.Fatalf("%+v", v)
+	}
+	if b := balance(t, c.base, key).Data; b.TotalCredits != credits || b.Reserved != 0 {
+		t.Fatalf("balance %+v", b)
+	}
 	c.stop(t, syscall.SIGTERM)
 }

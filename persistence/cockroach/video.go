@@ -91,15 +91,7 @@ func (s *Store) videos(ctx context.Context, what, q string, args ...any) ([]shly
 	if err != nil {
 		return nil, fmt.Errorf("cockroach: %s: %w", what, err)
 	}
-	out := make([]shlyuz.VideoJob, 0, len(data))
-	for _, d := range data {
-		j, err := videosql.Decode(d)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, j)
-	}
-	return out, nil
+	return videosql.DecodeAll(data)
 }
 
 // VideoJobs lists an account's jobs, newest first, after the cursor.

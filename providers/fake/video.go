@@ -21,6 +21,10 @@ import (
 //	[slow]    the job needs 6 polls instead of 2
 //	[expire]  the first download of the file answers 403 (an expired link)
 //	[short]   the file is 1 s long whatever was asked
+//	[moderate] the upstream's own moderation outcome (Veo: RAI-filtered,
+//	          Kling: a failed task, MiniMax: 1026 in HTTP 200)
+//
+// The same jobs are spoken as Veo (video_veo.go), Kling and MiniMax.
 //
 // An Idempotency-Key makes a repeated create return the first job.
 type videoFake struct {
@@ -71,7 +75,7 @@ func (s *Server) videos(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) videoCreate(w http.ResponseWriter, r *http.Request) {
-	f := fakeVideo{Created: time.Now().Unix()}
+	f := fakeVideo{}
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch mt {
 	case "multipart/form-data":
@@ -96,86 +100,128 @@ func (s *Server) videoCreate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "prompt", "", "Missing prompt.")
 		return
 	}
+	j := s.vids.create(f, r.Header.Get("Idempotency-Key"), s.seq.Add(1))
+	writeVideo(w, &j, "queued", 0)
+}
+
+// create makes a job (or finds the one an idempotency key made).
+func (v *videoFake) create(f fakeVideo, key string, seq uint64) fakeVideo {
 	if f.Seconds <= 0 {
 		f.Seconds = 4
 	}
-	v := &s.vids
+	f.Created = time.Now().Unix()
 	v.mu.Lock()
+	defer v.mu.Unlock()
 	if v.jobs == nil {
 		v.jobs, v.byKey = map[string]*fakeVideo{}, map[string]string{}
 	}
-	key := r.Header.Get("Idempotency-Key")
 	if prev, ok := v.byKey[key]; ok && key != "" {
-		j := *v.jobs[prev]
-		v.mu.Unlock()
-		writeVideo(w, &j, "queued", 0)
-		return
+		return *v.jobs[prev]
 	}
 	v.creates++
-	f.ID = fmt.Sprintf("video_fake%06d", s.seq.Add(1))
+	f.ID = fmt.Sprintf("video_fake%06d", seq)
 	v.jobs[f.ID] = &f
 	if key != "" {
 		v.byKey[key] = f.ID
 	}
-	v.mu.Unlock()
-	writeVideo(w, &f, "queued", 0)
+	return f
 }
 
-func (s *Server) videoGet(w http.ResponseWriter, id string, content bool) {
-	v := &s.vids
+// The phases of a fake job.
+const (
+	phaseQueued     = "queued"
+	phaseInProgress = "in_progress"
+	phaseCompleted  = "completed"
+	phaseFailed     = "failed"
+)
+
+// poll advances a job by one poll and returns its phase and progress.
+func (v *videoFake) poll(id string) (fakeVideo, string, int, bool) {
+	return v.step(id, false)
+}
+
+// file is the job's file for a download: nil and a status for none.
+func (v *videoFake) file(id string) ([]byte, int) {
+	j, phase, _, ok := v.step(id, true)
+	switch {
+	case !ok:
+		return nil, http.StatusNotFound
+	case phase != phaseCompleted:
+		return nil, http.StatusNotFound
+	case j.has("expire") && j.Downloads == 1:
+		return nil, http.StatusForbidden
+	case j.has("short"):
+		return MP4(1), http.StatusOK
+	}
+	return MP4(j.Seconds), http.StatusOK
+}
+
+func (j *fakeVideo) has(m string) bool { return strings.Contains(j.Prompt, "["+m+"]") }
+
+func (v *videoFake) step(id string, download bool) (fakeVideo, string, int, bool) {
 	v.mu.Lock()
+	defer v.mu.Unlock()
 	j, ok := v.jobs[id]
 	if !ok {
-		v.mu.Unlock()
-		writeError(w, http.StatusNotFound, "invalid_request_error", "", "video_not_found", "No video "+id+".")
-		return
+		return fakeVideo{}, "", 0, false
 	}
-	has := func(m string) bool { return strings.Contains(j.Prompt, "["+m+"]") }
 	need := 2
-	if has("slow") {
+	if j.has("slow") {
 		need = 6
 	}
-	if !content {
+	if download {
+		j.Downloads++
+	} else {
 		j.Polls++
 	}
-	released := !has("hold")
+	released := !j.has("hold")
 	for _, tag := range v.released {
 		released = released || strings.Contains(j.Prompt, tag)
 	}
-	done := j.Polls >= need && !has("stuck") && released
-	if content {
-		j.Downloads++
+	done := j.Polls >= need && !j.has("stuck") && released
+	switch {
+	case j.has("fail"):
+		return *j, phaseFailed, 0, true
+	case done:
+		return *j, phaseCompleted, 100, true
+	case j.Polls <= 1:
+		return *j, phaseQueued, 0, true
 	}
-	cp := *j
-	v.mu.Unlock()
+	return *j, phaseInProgress, min(90, 100*j.Polls/(need+1)), true
+}
+
+func (s *Server) videoGet(w http.ResponseWriter, id string, content bool) {
 	if content {
-		switch {
-		case !done || has("fail"):
-			writeError(w, http.StatusNotFound, "invalid_request_error", "", "video_not_ready", "The video is not ready.")
-		case has("expire") && cp.Downloads == 1:
-			writeError(w, http.StatusForbidden, "invalid_request_error", "", "expired", "The link expired.")
-		default:
-			secs := cp.Seconds
-			if has("short") {
-				secs = 1
-			}
-			b := MP4(secs)
-			w.Header().Set("Content-Type", "video/mp4")
-			w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-			_, _ = w.Write(b)
+		b, st := s.vids.file(id)
+		if b == nil {
+			writeError(w, st, "invalid_request_error", "", "video_not_ready", "The video is not ready, or its link expired.")
+			return
 		}
+		writeMP4(w, b)
 		return
 	}
-	switch {
-	case has("fail"):
-		writeVideo(w, &cp, "failed", 0)
-	case done:
-		writeVideo(w, &cp, "completed", 100)
-	case cp.Polls <= 1:
-		writeVideo(w, &cp, "queued", 0)
-	default:
-		writeVideo(w, &cp, "in_progress", min(90, 100*cp.Polls/(need+1)))
+	j, phase, progress, ok := s.vids.poll(id)
+	if !ok {
+		writeError(w, http.StatusNotFound, "invalid_request_error", "", "video_not_found", "No video "+id+".")
+		return
 	}
+	writeVideo(w, &j, phase, progress)
+}
+
+// serveFile answers a download of the job's file (the status of file when none).
+func (s *Server) serveFile(w http.ResponseWriter, id string) {
+	b, st := s.vids.file(id)
+	if b == nil {
+		w.WriteHeader(st)
+		return
+	}
+	writeMP4(w, b)
+}
+
+func writeMP4(w http.ResponseWriter, b []byte) {
+	w.Header().Set("Content-Type", "video/mp4")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	_, _ = w.Write(b)
 }
 
 func writeVideo(w http.ResponseWriter, j *fakeVideo, status string, progress int) {
@@ -184,7 +230,14 @@ func writeVideo(w http.ResponseWriter, j *fakeVideo, status string, progress int
 	if status == "failed" {
 		obj["error"] = map[string]string{"code": "internal_error", "message": "The fake failed the job."}
 	}
-	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Openai-Poll-After-Ms", "10")
-	_ = json.NewEncoder(w).Encode(obj)
+	writeJSON(w, obj)
+}
+
+func writeJSON(w http.ResponseWriter, v any) { writeJSONStatus(w, http.StatusOK, v) }
+
+func writeJSONStatus(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
 }

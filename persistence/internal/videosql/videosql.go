@@ -82,3 +82,16 @@ func Decode(data string) (shlyuz.VideoJob, error) {
 	}
 	return j, nil
 }
+
+// DecodeAll reads the jobs of a query's data column.
+func DecodeAll(data []string) ([]shlyuz.VideoJob, error) {
+	out := make([]shlyuz.VideoJob, 0, len(data))
+	for _, d := range data {
+		j, err := Decode(d)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, j)
+	}
+	return out, nil
+}
