@@ -25,8 +25,12 @@ func (a *accountActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *cluster.ClusterInit:
 		a.load(m.Identity.Identity)
+		a.deps.activated(ctx)
+	case *actor.ReceiveTimeout:
+		a.deps.passivate(ctx, a.balance.AccountID, KindAccount, a.reserved != 0 || len(a.holds) > 0)
 	case *actor.Stopped:
 		a.release()
+		a.deps.stopped()
 	case *acctReserve:
 		a.checkFence()
 		r := a.reserve(m)

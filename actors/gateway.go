@@ -23,6 +23,9 @@ type Directory interface {
 	PID(identity, kind string) (*actor.PID, error)
 	// RequestAll asks every activation of the kind this node reached, and waits for all.
 	RequestAll(kind string, msg any, timeout time.Duration) error
+	// Forget drops the remembered PID of an activation that stopped (when it
+	// is still the one remembered), so that idle identities cost nothing.
+	Forget(identity, kind string, pid *actor.PID)
 }
 
 // Upstream is one configured upstream with its protocol adapter.
@@ -54,6 +57,9 @@ type Options struct {
 	// charge is committed.
 	Lease         Lease
 	DurableSettle bool
+	// ActorIdle passivates a key or account actor that received nothing for
+	// that long and holds no reservation (0: never).
+	ActorIdle time.Duration
 	// Video: video jobs' storage, polling and time limits (issue 10).
 	Video VideoOptions
 }
@@ -66,7 +72,9 @@ type deps struct {
 	dir     Directory
 	lease   Lease
 	durable bool
-	active  sync.Map // account id → epoch of this node's live activations
+	idle    time.Duration // passivate idle key and account actors after it; 0: never
+	actives atomic.Int64  // live key and account activations of this node
+	active  sync.Map      // account id → epoch of this node's live activations
 }
 
 // Gateway is what the HTTP layer calls. Its methods run in the caller's goroutine.
@@ -109,7 +117,7 @@ func New(o Options) (*Gateway, error) {
 		o.Log = slog.Default()
 	}
 	g := &Gateway{
-		deps:      deps{store: o.Store, journal: o.Journal, loc: o.Location, now: o.Now, lease: o.Lease, durable: o.DurableSettle},
+		deps:      deps{store: o.Store, journal: o.Journal, loc: o.Location, now: o.Now, lease: o.Lease, durable: o.DurableSettle, idle: o.ActorIdle},
 		sys:       o.System,
 		log:       o.Log,
 		baseModel: o.Models,

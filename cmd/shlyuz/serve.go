@@ -171,7 +171,7 @@ func (in *instance) start(ctx context.Context, cfg *Config, ln net.Listener, db 
 		actors.JournalMetrics{BatchSize: m.JournalBatch, Lag: m.JournalLag, Failed: m.JournalFailed})
 	in.gw, err = actors.New(actors.Options{System: sys, Store: store, Journal: in.journal, Location: loc,
 		Upstreams: ups, Routes: routes, Models: models, Log: log, OnBreaker: m.Breaker, Observe: m.Generation,
-		Lease: in.lease, DurableSettle: cs.durable, Video: vopts})
+		Lease: in.lease, DurableSettle: cs.durable, Video: vopts, ActorIdle: actorIdle(cfg.ActorIdle)})
 	if err != nil {
 		return bad("routes", err)
 	}
