@@ -63,8 +63,8 @@ func (a *accountActor) release() {
 	if b.AccountID != "" {
 		a.deps.active.CompareAndDelete(b.AccountID, b.Epoch)
 	}
-	if l == nil || a.loadErr != nil || b.AccountID == "" {
-		return
+	if l == nil || a.loadErr != nil || b.AccountID == "" || !l.Live() {
+		return // no lease, nothing claimed, or the node is leaving (it releases all at once)
 	}
 	j, store := a.deps.journal, a.deps.store
 	go func() {

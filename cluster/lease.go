@@ -25,6 +25,7 @@ const (
 // renew in time, or whose row is gone, fences itself for good: it never
 // renews a lapsed lease, because its accounts may have moved meanwhile.
 type Lease struct {
+	id      string
 	store   shlyuz.ClusterStore
 	member  shlyuz.Member
 	ttl     time.Duration
@@ -40,6 +41,7 @@ type Lease struct {
 
 // LeaseConfig says how a node joins.
 type LeaseConfig struct {
+	ID      string        // the member id (the actor system's); default a fresh one
 	Mode    string        // ModeSingle or ModeSQL
 	Address string        // what the member list shows as its address
 	TTL     time.Duration // default 2s
@@ -68,7 +70,11 @@ func Join(ctx context.Context, store shlyuz.ClusterStore, cfg LeaseConfig) (*Lea
 	l := &Lease{store: store, ttl: cfg.TTL, log: cfg.Log, onFence: cfg.OnFence,
 		stop: make(chan struct{}), stopped: make(chan struct{})}
 	now := time.Now()
-	l.member = shlyuz.Member{ID: NewMemberID(), Address: cfg.Address, Mode: cfg.Mode, StartedAt: now}
+	if cfg.ID == "" {
+		cfg.ID = NewMemberID()
+	}
+	l.id = cfg.ID
+	l.member = shlyuz.Member{ID: cfg.ID, Address: cfg.Address, Mode: cfg.Mode, StartedAt: now}
 	var giveUp time.Time
 	for {
 		start := time.Now()
@@ -104,10 +110,28 @@ func Join(ctx context.Context, store shlyuz.ClusterStore, cfg LeaseConfig) (*Lea
 func (l *Lease) margin() time.Duration { return l.ttl - l.ttl/4 }
 
 // ID is this node's member id.
-func (l *Lease) ID() string { return l.member.ID }
+func (l *Lease) ID() string { return l.id }
 
-// Member is this node's row as it joined.
-func (l *Lease) Member() shlyuz.Member { return l.member }
+// Publish rewrites this node's row with the address its actors listen at
+// (known once the actor system has bound its port).
+func (l *Lease) Publish(ctx context.Context, address string) error {
+	l.mu.Lock()
+	m := l.member
+	m.Address = address
+	l.mu.Unlock()
+	start := time.Now()
+	m.LeaseUntil = start.Add(l.ttl)
+	if _, err := l.store.JoinMember(ctx, m, start); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.member = m
+	if l.fenced == nil {
+		l.deadline = start.Add(l.margin())
+	}
+	l.mu.Unlock()
+	return nil
+}
 
 // TTL is the lease's length.
 func (l *Lease) TTL() time.Duration { return l.ttl }
@@ -145,7 +169,7 @@ func (l *Lease) renew() {
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), l.ttl/4)
-		ok, err := l.store.RenewMember(ctx, l.member.ID, start.Add(l.ttl), start)
+		ok, err := l.store.RenewMember(ctx, l.id, start.Add(l.ttl), start)
 		cancel()
 		switch {
 		case err != nil:
@@ -171,7 +195,7 @@ func (l *Lease) fence(err error) {
 	}
 	l.mu.Unlock()
 	if first {
-		l.log.Error("cluster: this node fenced itself; it grants nothing more", "member", l.member.ID, "err", err)
+		l.log.Error("cluster: this node fenced itself; it grants nothing more", "member", l.id, "err", err)
 		if l.onFence != nil {
 			l.onFence(err)
 		}
@@ -192,7 +216,7 @@ func (l *Lease) Leave(ctx context.Context) error {
 		l.fenced = errLeft
 	}
 	l.mu.Unlock()
-	return l.store.LeaveMember(ctx, l.member.ID)
+	return l.store.LeaveMember(ctx, l.id)
 }
 
 var errLeft = errors.New("the node left the cluster")
