@@ -2,7 +2,9 @@ package actors
 
 import (
 	"context"
+
 	"errors"
+	"github.com/asynkron/protoactor-go/actor"
 	"time"
 
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -76,10 +78,14 @@ func (a *accountActor) release() {
 	}()
 }
 
-// committedFunc adapts a durable settlement's channel to a journal callback.
-func committedFunc(ch chan error) func(error) {
-	if ch == nil {
+// settleDone answers a settlement that was sent as a request (durable
+// settlement, from this node or another) once its charge is committed or
+// refused; a one-way settlement gets no answer.
+func settleDone(ctx actor.Context) func(error) {
+	sender := ctx.Sender()
+	if sender == nil {
 		return nil
 	}
-	return func(err error) { ch <- err }
+	root := ctx.ActorSystem().Root
+	return func(err error) { root.Send(sender, &settleAck{Refused: err != nil}) }
 }

@@ -27,6 +27,7 @@ var clusterMessages = []remote.RootSerializable{
 	&acctBalanceReply{},
 	&acctApply{},
 	&acctApplied{},
+	&settleAck{},
 }
 
 func init() {
@@ -49,3 +50,4 @@ func (m *acctBalance) Serialize() (remote.RootSerialized, error)      { return w
 func (m *acctBalanceReply) Serialize() (remote.RootSerialized, error) { return wire.Encode(m) }
 func (m *acctApply) Serialize() (remote.RootSerialized, error)        { return wire.Encode(m) }
 func (m *acctApplied) Serialize() (remote.RootSerialized, error)      { return wire.Encode(m) }
+func (m *settleAck) Serialize() (remote.RootSerialized, error)        { return wire.Encode(m) }
