@@ -17,14 +17,21 @@ type Error struct {
 	RetryAfter time.Duration `json:"-"` // sent as Retry-After when set
 	// UpstreamFault marks failures that count against an upstream's breaker
 	// and allow a fallback to the next upstream.
-	UpstreamFault bool  `json:"-"`
-	Cause         error `json:"-"`
+	UpstreamFault bool `json:"-"`
+	// ModelFault narrows an upstream fault to the model asked for: the
+	// upstream answered (a 404 for the model, a 5xx for it), so its breaker
+	// for that model counts it, not its breaker for every model.
+	ModelFault bool  `json:"-"`
+	Cause      error `json:"-"`
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
 // Unwrap exposes the cause.
 func (e *Error) Unwrap() error { return e.Cause }
+
+// ForModel marks an upstream fault as the model's alone (see ModelFault).
+func (e *Error) ForModel() *Error { e.ModelFault = true; return e }
 
 // WithParam names the request field at fault.
 func (e *Error) WithParam(p string) *Error { e.Param = &p; return e }

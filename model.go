@@ -11,6 +11,10 @@ type Model struct {
 	USD              USDPrice  `json:"usd" yaml:"usd"`
 	RUB              *RUBPrice `json:"rub,omitempty" yaml:"rub"` // set: the model is priced in rubles, USD is ignored
 	Created          int64     `json:"created" yaml:"created"`
+
+	// Video generation (issue 10): set for a video model, with its durations,
+	// sizes and price per second.
+	Video *VideoSpec `json:"video,omitempty" yaml:"video"`
 }
 
 // DefaultMaxOutput bounds a reservation when the catalog does not know a model's output limit.

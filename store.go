@@ -72,6 +72,7 @@ type Store interface {
 	ModelOverrides(ctx context.Context) ([]Model, error)
 	SaveModelOverride(ctx context.Context, m Model) error
 
+	VideoStore   // video jobs (video.go)
 	ClusterStore // membership leases and lease-gated claims (issue 11)
 
 	Close() error

@@ -25,8 +25,12 @@ func (a *accountActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *cluster.ClusterInit:
 		a.load(m.Identity.Identity)
+		a.deps.activated(ctx)
+	case *actor.ReceiveTimeout:
+		a.deps.passivate(ctx, a.balance.AccountID, KindAccount, a.reserved != 0 || len(a.holds) > 0)
 	case *actor.Stopped:
 		a.release()
+		a.deps.stopped()
 	case *acctReserve:
 		a.checkFence()
 		r := a.reserve(m)
@@ -39,6 +43,9 @@ func (a *accountActor) Receive(ctx actor.Context) {
 		ctx.Respond(r)
 	case *acctSettle:
 		a.settle(m, settleDone(ctx))
+	case *acctSettleVideo:
+		a.checkFence()
+		ctx.Respond(a.settleVideo(m))
 	case *drain:
 		ctx.Respond(m)
 	case *acctBalance:
@@ -68,6 +75,9 @@ func (a *accountActor) load(id string) {
 	}
 	a.balance = b
 	a.deps.active.Store(id, b.Epoch)
+	if err := a.loadVideoHolds(ctx); err != nil {
+		a.loadErr = shlyuz.ErrInternal(err)
+	}
 }
 
 // expire journals the zeroing of a package whose period ended.

@@ -270,7 +270,7 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 				GenerationID: cl.c.GenerationID, Model: m.ID, UpstreamModel: upstreamModel,
 				Fields: cl.c.Fields, MaxTokens: cl.maxTokens, Stream: cl.c.Stream,
 			}
-			if err := cl.acquire(u); err != nil {
+			if err := cl.acquire(u, m.ID); err != nil {
 				cl.note(u, err)
 				last = err
 				continue
@@ -375,9 +375,10 @@ func (cl *call) reserve(m *shlyuz.PricedModel, ups []*Upstream) error {
 	return nil
 }
 
-// acquire takes a slot at the upstream: its concurrency cap and its breaker's leave.
-func (cl *call) acquire(u *Upstream) error {
-	done, err := u.guard.acquire()
+// acquire takes a slot at the upstream for the model: its concurrency cap and
+// its breakers' leave (the upstream's and the model's there).
+func (cl *call) acquire(u *Upstream, model string) error {
+	done, err := u.guard.acquire(model)
 	if err != nil {
 		return err
 	}

@@ -23,6 +23,9 @@ type Directory interface {
 	PID(identity, kind string) (*actor.PID, error)
 	// RequestAll asks every activation of the kind this node reached, and waits for all.
 	RequestAll(kind string, msg any, timeout time.Duration) error
+	// Forget drops the remembered PID of an activation that stopped (when it
+	// is still the one remembered), so that idle identities cost nothing.
+	Forget(identity, kind string, pid *actor.PID)
 }
 
 // Upstream is one configured upstream with its protocol adapter.
@@ -54,6 +57,11 @@ type Options struct {
 	// charge is committed.
 	Lease         Lease
 	DurableSettle bool
+	// ActorIdle passivates a key or account actor that received nothing for
+	// that long and holds no reservation (0: never).
+	ActorIdle time.Duration
+	// Video: video jobs' storage, polling and time limits (issue 10).
+	Video VideoOptions
 }
 
 type deps struct {
@@ -64,7 +72,9 @@ type deps struct {
 	dir     Directory
 	lease   Lease
 	durable bool
-	active  sync.Map // account id → epoch of this node's live activations
+	idle    time.Duration // passivate idle key and account actors after it; 0: never
+	actives atomic.Int64  // live key and account activations of this node
+	active  sync.Map      // account id → epoch of this node's live activations
 }
 
 // Gateway is what the HTTP layer calls. Its methods run in the caller's goroutine.
@@ -81,6 +91,7 @@ type Gateway struct {
 	observe   func(g *shlyuz.Generation, total, upstream time.Duration)
 	inFlight  atomic.Int64 // model calls between reservation and settlement
 	reserved  atomic.Int64 // credits they hold
+	video     *videoRuntime
 }
 
 // InFlight is the number of model calls between reservation and settlement.
@@ -106,7 +117,7 @@ func New(o Options) (*Gateway, error) {
 		o.Log = slog.Default()
 	}
 	g := &Gateway{
-		deps:      deps{store: o.Store, journal: o.Journal, loc: o.Location, now: o.Now, lease: o.Lease, durable: o.DurableSettle},
+		deps:      deps{store: o.Store, journal: o.Journal, loc: o.Location, now: o.Now, lease: o.Lease, durable: o.DurableSettle, idle: o.ActorIdle},
 		sys:       o.System,
 		log:       o.Log,
 		baseModel: o.Models,
@@ -114,6 +125,7 @@ func New(o Options) (*Gateway, error) {
 		routes:    o.Routes,
 		timeout:   10 * time.Second,
 		observe:   o.Observe,
+		video:     newVideoRuntime(o.Video, o.Log),
 	}
 	root, err := startSupervisor(o.System)
 	if err != nil {
@@ -147,6 +159,7 @@ func (g *Gateway) Kinds() map[string]actor.Producer {
 	return map[string]actor.Producer{
 		KindKey:     func() actor.Actor { return &keyActor{deps: &g.deps} },
 		KindAccount: func() actor.Actor { return &accountActor{deps: &g.deps} },
+		KindVideo:   func() actor.Actor { return &videoActor{g: g} },
 	}
 }
 
@@ -324,5 +337,6 @@ func (g *Gateway) Upstreams() []UpstreamState {
 
 // Stop stops the root supervisor and the provider actors under it.
 func (g *Gateway) Stop() {
+	g.video.stop()
 	_ = g.sys.Root.PoisonFuture(g.root).Wait()
 }

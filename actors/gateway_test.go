@@ -68,6 +68,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// testActorIdle passivates the test gateways' idle actors quickly: every
+// test then also shows that passivation loses nothing.
+const testActorIdle = 100 * time.Millisecond
+
 // testGateway is a one-node gateway on a SQLite file, its store, and a way to
 // make funded accounts and keys on it.
 type testGateway struct {
@@ -89,6 +93,11 @@ func newTestGateway(tb tb, ups ...testUpstream) (*actors.Gateway, string) {
 // Only one may run at a time in a test binary under -race (protoactor's
 // cluster members race on gRPC's logger): tests share one.
 func startTestGateway(tb tb, ups ...testUpstream) *testGateway {
+	return startIdleGateway(tb, testActorIdle, ups...)
+}
+
+// startIdleGateway is startTestGateway with another idle time before passivation.
+func startIdleGateway(tb tb, idle time.Duration, ups ...testUpstream) *testGateway {
 	tb.Helper()
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, filepath.Join(tb.TempDir(), "gateway.db"))
@@ -112,7 +121,7 @@ func startTestGateway(tb tb, ups ...testUpstream) *testGateway {
 		upstreams = append(upstreams, &actors.Upstream{Config: cfg, Provider: u.provider})
 		names = append(names, u.name)
 	}
-	gw, err := actors.New(actors.Options{System: sys, Store: store, Journal: journal, Log: quiet,
+	gw, err := actors.New(actors.Options{System: sys, Store: store, Journal: journal, Log: quiet, ActorIdle: idle,
 		Upstreams: upstreams, Models: []shlyuz.Model{model, text},
 		Routes: []shlyuz.Route{{Match: "text/model", Upstreams: names[:1]}, {Match: "*", Upstreams: names}}})
 	if err != nil {

@@ -28,7 +28,7 @@ func TestBreakerOpeningDropsIdleConnections(t *testing.T) {
 			t.Fatalf("idle connections dropped after %d failures, before the breaker opened", i)
 		default:
 		}
-		done, err := g.acquire()
+		done, err := g.acquire("m")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,7 +41,7 @@ func TestBreakerOpeningDropsIdleConnections(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the breaker opened but the idle connections were not dropped")
 	}
-	if _, err := g.acquire(); err == nil || err.Status != 503 {
+	if _, err := g.acquire("m"); err == nil || err.Status != 503 {
 		t.Fatalf("acquire on an open breaker: %v, want 503", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 type keyActor struct {
 	deps *deps
 
+	hash        string // the identity
 	loaded      bool
 	loadErr     *shlyuz.Error
 	key         shlyuz.Key
@@ -29,6 +30,11 @@ func (a *keyActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *cluster.ClusterInit:
 		a.load(m.Identity.Identity)
+		a.deps.activated(ctx)
+	case *actor.ReceiveTimeout:
+		a.deps.passivate(ctx, a.hash, KindKey, a.reserved != 0 || len(a.holds) > 0)
+	case *actor.Stopped:
+		a.deps.stopped()
 	case *keyCheck:
 		if a.loadErr != nil {
 			ctx.Respond(&keyState{Err: a.loadErr})
@@ -62,6 +68,7 @@ func (a *keyActor) Receive(ctx actor.Context) {
 }
 
 func (a *keyActor) load(hash string) {
+	a.hash = hash
 	a.holds = make(map[string]shlyuz.Credits)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -80,6 +87,10 @@ func (a *keyActor) load(hash string) {
 	a.periodEnd = shlyuz.PeriodEnd(now, k.LimitReset, a.deps.loc)
 	a.spent, err = a.deps.store.KeySpend(ctx, k.ID, a.periodStart)
 	if err != nil {
+		a.loadErr = shlyuz.ErrInternal(err)
+		return
+	}
+	if err := a.loadVideoHolds(ctx); err != nil {
 		a.loadErr = shlyuz.ErrInternal(err)
 		return
 	}

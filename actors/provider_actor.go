@@ -1,8 +1,8 @@
 package actors
 
 import (
-	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -21,7 +21,8 @@ var errClientGone = errors.New("client went away")
 // need no serialization of their own.
 type guard struct {
 	cfg      shlyuz.UpstreamConfig
-	breaker  *gobreaker.TwoStepCircuitBreaker[struct{}]
+	breaker  *gobreaker.TwoStepCircuitBreaker[struct{}] // the upstream's, for faults of the whole upstream
+	models   sync.Map                                   // model id → *gobreaker.TwoStepCircuitBreaker[struct{}]
 	inFlight atomic.Int64
 	openedAt atomic.Int64 // unix nanoseconds of the last opening
 }
@@ -35,39 +36,24 @@ type idleCloser interface{ CloseIdleConnections() }
 func newGuard(cfg shlyuz.UpstreamConfig, p shlyuz.Provider, onState func(string, gobreaker.State)) *guard {
 	closer, _ := p.(idleCloser)
 	g := &guard{cfg: cfg}
-	g.breaker = gobreaker.NewTwoStepCircuitBreaker[struct{}](gobreaker.Settings{
-		Name:        cfg.Name,
-		MaxRequests: cfg.Breaker.HalfOpenProbes,
-		Timeout:     cfg.Breaker.OpenFor,
-		ReadyToTrip: func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= cfg.Breaker.ConsecutiveFailures },
-		IsExcluded: func(err error) bool {
-			return errors.Is(err, errClientGone) || errors.Is(err, context.Canceled)
-		},
-		IsSuccessful: func(err error) bool {
-			var e *shlyuz.Error
-			if errors.As(err, &e) {
-				return !e.UpstreamFault
+	g.breaker = newBreaker(cfg, cfg.Name, func(name string, from, to gobreaker.State) {
+		if to == gobreaker.StateOpen {
+			g.openedAt.Store(time.Now().UnixNano())
+			if closer != nil {
+				go closer.CloseIdleConnections() // not under the breaker's lock
 			}
-			return err == nil
-		},
-		OnStateChange: func(name string, from, to gobreaker.State) {
-			if to == gobreaker.StateOpen {
-				g.openedAt.Store(time.Now().UnixNano())
-				if closer != nil {
-					go closer.CloseIdleConnections() // not under the breaker's lock
-				}
-			}
-			if onState != nil {
-				onState(name, to)
-			}
-		},
+		}
+		if onState != nil {
+			onState(name, to)
+		}
 	})
 	return g
 }
 
-// acquire takes a slot: the cap's room and the breaker's leave. The returned
-// function must reach release exactly once.
-func (g *guard) acquire() (func(error), *shlyuz.Error) {
+// acquire takes a slot for a call of the model: the cap's room, the
+// upstream breaker's leave and the model's. The returned function must reach
+// release exactly once.
+func (g *guard) acquire(model string) (func(error), *shlyuz.Error) {
 	if g.inFlight.Add(1) > int64(g.cfg.MaxConcurrent) {
 		g.inFlight.Add(-1)
 		return nil, shlyuz.ErrOverloaded(time.Second,
@@ -81,7 +67,14 @@ func (g *guard) acquire() (func(error), *shlyuz.Error) {
 		return nil, shlyuz.ErrProviderUnavailable(wait.Round(time.Second),
 			"The upstream %q is failing and is paused; retry later.", g.cfg.Name)
 	}
-	return done, nil
+	doneModel, err := g.modelBreaker(model).Allow()
+	if err != nil {
+		done(errNotThisBreaker)
+		g.inFlight.Add(-1)
+		return nil, shlyuz.ErrProviderUnavailable(g.cfg.Breaker.OpenFor.Round(time.Second),
+			"The model %q is failing at the upstream %q and is paused there; retry later.", model, g.cfg.Name)
+	}
+	return splitOutcome(done, doneModel), nil
 }
 
 // release reports the call's outcome to the breaker and frees the slot.

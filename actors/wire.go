@@ -28,6 +28,12 @@ var clusterMessages = []remote.RootSerializable{
 	&acctApply{},
 	&acctApplied{},
 	&settleAck{},
+	&videoWake{},
+	&videoCancel{},
+	&videoAck{},
+	&videoEnded{},
+	&acctSettleVideo{},
+	&acctVideoSettled{},
 }
 
 func init() {
@@ -51,3 +57,9 @@ func (m *acctBalanceReply) Serialize() (remote.RootSerialized, error) { return w
 func (m *acctApply) Serialize() (remote.RootSerialized, error)        { return wire.Encode(m) }
 func (m *acctApplied) Serialize() (remote.RootSerialized, error)      { return wire.Encode(m) }
 func (m *settleAck) Serialize() (remote.RootSerialized, error)        { return wire.Encode(m) }
+func (m *videoWake) Serialize() (remote.RootSerialized, error)        { return wire.Encode(m) }
+func (m *videoCancel) Serialize() (remote.RootSerialized, error)      { return wire.Encode(m) }
+func (m *videoAck) Serialize() (remote.RootSerialized, error)         { return wire.Encode(m) }
+func (m *videoEnded) Serialize() (remote.RootSerialized, error)       { return wire.Encode(m) }
+func (m *acctSettleVideo) Serialize() (remote.RootSerialized, error)  { return wire.Encode(m) }
+func (m *acctVideoSettled) Serialize() (remote.RootSerialized, error) { return wire.Encode(m) }

@@ -187,6 +187,15 @@ func (d *Directory) PID(identity, kind string) (*actor.PID, error) {
 	return d.pid(key)
 }
 
+// Forget drops the remembered PID of an activation that stopped, unless the
+// identity has a newer activation remembered already.
+func (d *Directory) Forget(identity, kind string, pid *actor.PID) {
+	key := pidKey{kind, identity}
+	if v, ok := d.pids.Load(key); ok && v.(*actor.PID).Equal(pid) {
+		d.pids.CompareAndDelete(key, v)
+	}
+}
+
 // RequestAll asks every activation of the kind that this node reached and
 // waits for every answer (a barrier before shutdown).
 func (d *Directory) RequestAll(kind string, msg any, timeout time.Duration) error {

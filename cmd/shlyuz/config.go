@@ -18,8 +18,11 @@ type Config struct {
 	Timezone string `yaml:"timezone"` // key periods and plan periods; default Europe/Moscow
 	// JournalInterval is the group-commit period of ledger entries (≤ 50ms).
 	JournalInterval time.Duration `yaml:"journal_interval"`
-	Heartbeat       time.Duration `yaml:"heartbeat"`  // SSE keep-alive while a stream is idle
-	BodyLimit       int           `yaml:"body_limit"` // bytes
+	Heartbeat       time.Duration `yaml:"heartbeat"` // SSE keep-alive while a stream is idle
+	// ActorIdle passivates a key or account actor idle that long (its state
+	// is in the store); 0: the default 10m; a negative value: never.
+	ActorIdle time.Duration `yaml:"actor_idle"`
+	BodyLimit int           `yaml:"body_limit"` // bytes
 	// Pricing applies until the operator sets one through the admin API.
 	Pricing *struct {
 		Rate shlyuz.Decimal `yaml:"rate"`
@@ -44,6 +47,8 @@ type Config struct {
 		Peers    []string `yaml:"peers"`
 		AutoPort int      `yaml:"auto_port"`
 	} `yaml:"cluster"`
+	// Video jobs (issue 10): where finished files are kept and how jobs are polled.
+	Video videoConfig `yaml:"video"`
 }
 
 func loadConfig(path string) (*Config, error) {

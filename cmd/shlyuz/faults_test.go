@@ -167,10 +167,12 @@ func TestStreamCutByClientIsBilledForWhatWasGenerated(t *testing.T) {
 	waitFor(t, 10*time.Second, "the upstream call to be cancelled", func() bool { return h.fake.InFlight() <= inflight })
 }
 
+// An upstream-wide fault (a 503: the upstream is unavailable, not one model
+// of it) opens the upstream's breaker for every model.
 func TestBreakerOpensAndRecovers(t *testing.T) {
 	_, key := account(t, h.base, 1_000_000, nil)
 	for i := 0; i < 3; i++ {
-		resp := postChat(t, h.base, key, chatBody("breaker/fault-500", false, 0))
+		resp := postChat(t, h.base, key, chatBody("breaker/fault-503", false, 0))
 		resp.Body.Close()
 		if resp.StatusCode != 502 {
 			t.Fatalf("failure %d: %d", i, resp.StatusCode)
@@ -300,3 +302,40 @@ func TestUnknownFieldsPassThrough(t *testing.T) {
 
 var _ = fmt.Sprint
 var _ = http.StatusOK
+
+// A model that fails at an upstream pauses that model there, not the
+// upstream's other models; the paused model's next request goes straight to
+// the route's next upstream (here paused for it too), never to the first.
+func TestFailingModelPausesOnlyItself(t *testing.T) {
+	_, key := account(t, h.base, 1_000_000, nil)
+	for range 2 { // two 500s at pm-a (and at pm-b, its fallback) trip both breakers for the model
+		resp := postChat(t, h.base, key, chatBody("permodel/fault-500", false, 0))
+		resp.Body.Close()
+		if resp.StatusCode != 502 {
+			t.Fatalf("the failing model: %d, want 502", resp.StatusCode)
+		}
+	}
+	var r struct {
+		ID string `json:"id"`
+	}
+	if st := call(t, h.base, "POST", "/api/v1/chat/completions", key, chatBody("permodel/model", false, 0), &r); st != 200 {
+		t.Fatalf("another model of the same upstreams: %d, want 200 (one failing model must not pause the upstream)", st)
+	}
+	var g generationView
+	call(t, h.base, "GET", "/api/v1/generation?id="+r.ID, key, nil, &g)
+	if len(g.Data.Attempts) != 1 || g.Data.Attempts[0].Upstream != "pm-a" || g.Data.Attempts[0].Status != 200 {
+		t.Fatalf("attempts %+v, want pm-a at once", g.Data.Attempts)
+	}
+
+	before := h.fake.Requests()
+	resp := postChat(t, h.base, key, chatBody("permodel/fault-500", false, 0))
+	id := resp.Header.Get("X-Generation-Id")
+	resp.Body.Close()
+	if resp.StatusCode != 503 || h.fake.Requests() != before {
+		t.Fatalf("the paused model: %d and %d upstream calls, want 503 and none", resp.StatusCode, h.fake.Requests()-before)
+	}
+	call(t, h.base, "GET", "/api/v1/generation?id="+id, key, nil, &g)
+	if len(g.Data.Attempts) != 2 || g.Data.Attempts[0].Status != 503 || g.Data.Attempts[1].Upstream != "pm-b" {
+		t.Fatalf("attempts %+v, want pm-a paused, then pm-b", g.Data.Attempts)
+	}
+}

@@ -121,13 +121,15 @@ func runTests(m *testing.M) (int, error) {
 func testConfig(fakeURL string) string {
 	root := strings.TrimSuffix(fakeURL, "/v1")
 	var models strings.Builder
-	for _, id := range []string{"test/model", "test/other", "breaker/ok", "breaker/fault-500", "short/fault-hang", "tiny/model",
+	for _, id := range []string{"test/model", "test/other", "breaker/ok", "breaker/fault-500", "breaker/fault-503", "short/fault-hang", "tiny/model",
 		"faulty/fault-500", "faulty/fault-429", "faulty/fault-quota", "faulty/fault-cut", "faulty/fault-malformed",
 		"faulty/fault-nousage", "faulty/fault-midstream-error", "faulty/fault-401", "fallback/model", "tiny/fault-stall", "faulty/fault-stall", "faulty/fault-slow",
-		"claude/model", "gemini/model", "yagpt/model", "giga/model", "mixed/model"} {
+		"claude/model", "gemini/model", "yagpt/model", "giga/model", "mixed/model", "permodel/model", "permodel/fault-500"} {
 		fmt.Fprintf(&models, "  - {id: %q, name: %q, context_length: 100000, max_output_tokens: 4096, input_modalities: [text, image], output_modalities: [text], usd: {prompt_usd_per_mtok: \"1\", completion_usd_per_mtok: \"2\"}}\n", id, id)
 	}
-	return fmt.Sprintf(`journal_interval: 20ms
+	models.WriteString(videoTestModels)
+	return withVideoUpstreams(root, strings.ReplaceAll(fmt.Sprintf(`journal_interval: 20ms
+video: {poll_min: 5ms, poll_max: 40ms, timeout: 60s}
 heartbeat: 100ms
 body_limit: 1048576
 pricing: {rate: "100", K: "1"}
@@ -144,6 +146,8 @@ models:
   - {name: short, base_url: %q, timeout: 300ms, first_byte_timeout: 300ms, breaker: {consecutive_failures: 1000000}}
   - {name: tiny, base_url: %q, max_concurrent: 1}
   - {name: pricey, base_url: %q, price_multiplier: "2"}
+  - {name: pm-a, base_url: "FAKE_URL", breaker: {consecutive_failures: 2, open_for: 1h}}
+  - {name: pm-b, base_url: "FAKE_URL", breaker: {consecutive_failures: 2, open_for: 1h}}
   - {name: anthropic, protocol: anthropic, base_url: %q, api_key_env: SHLYUZ_TEST_FAKE_KEY}
   - {name: anthropic-dead, protocol: anthropic, base_url: "http://127.0.0.1:1", api_key_env: SHLYUZ_TEST_FAKE_KEY}
   - {name: gemini, protocol: gemini, base_url: %q, api_key_env: SHLYUZ_TEST_FAKE_KEY}
@@ -165,7 +169,8 @@ routes:
   - {match: "yagpt/", upstreams: [yandex], strip_prefix: true}
   - {match: "giga/", upstreams: [gigachat], strip_prefix: true}
   - {match: "mixed/", upstreams: [anthropic-dead, pricey]}
-`, models.String(), fakeURL, fakeURL, fakeURL, fakeURL, fakeURL, fakeURL, root, root, root, root+"/gigachat/api/v1", root+"/gigachat/api/v2/oauth")
+  - {match: "permodel/", upstreams: [pm-a, pm-b]}
+`, models.String(), fakeURL, fakeURL, fakeURL, fakeURL, fakeURL, fakeURL, root, root, root, root+"/gigachat/api/v1", root+"/gigachat/api/v2/oauth"), "FAKE_URL", fakeURL))
 }
 
 // call sends a JSON request and decodes a JSON answer into out (if not nil).

@@ -23,6 +23,8 @@ import (
 	"github.com/shlyuz/shlyuz/providers/anthropic"
 	"github.com/shlyuz/shlyuz/providers/gemini"
 	"github.com/shlyuz/shlyuz/providers/gigachat"
+	"github.com/shlyuz/shlyuz/providers/kling"
+	"github.com/shlyuz/shlyuz/providers/minimax"
 	"github.com/shlyuz/shlyuz/providers/openai"
 	"github.com/shlyuz/shlyuz/providers/yandex"
 	_ "time/tzdata" // key periods in Europe/Moscow on machines without zone files
@@ -136,6 +138,7 @@ func (in *instance) start(ctx context.Context, cfg *Config, ln net.Listener, db 
 	upCfgs, routes := cfg.Upstreams, cfg.Routes
 	demo := len(upCfgs) == 0
 	if demo {
+		models = append(models, demoVideoModel()) // issue 10
 		up, route, stopDemo, err := startDemo()
 		if err != nil {
 			return err
@@ -160,11 +163,15 @@ func (in *instance) start(ctx context.Context, cfg *Config, ln net.Listener, db 
 		return err
 	}
 	m := metrics.New()
+	vopts, err := videoOptions(ctx, cfg, db)
+	if err != nil {
+		return err
+	}
 	in.journal = actors.NewJournal(store, cfg.JournalInterval, log,
 		actors.JournalMetrics{BatchSize: m.JournalBatch, Lag: m.JournalLag, Failed: m.JournalFailed})
 	in.gw, err = actors.New(actors.Options{System: sys, Store: store, Journal: in.journal, Location: loc,
 		Upstreams: ups, Routes: routes, Models: models, Log: log, OnBreaker: m.Breaker, Observe: m.Generation,
-		Lease: in.lease, DurableSettle: cs.durable})
+		Lease: in.lease, DurableSettle: cs.durable, Video: vopts, ActorIdle: actorIdle(cfg.ActorIdle)})
 	if err != nil {
 		return bad("routes", err)
 	}
@@ -175,6 +182,9 @@ func (in *instance) start(ctx context.Context, cfg *Config, ln net.Listener, db 
 		return bad("cluster", err)
 	}
 	if err := in.gw.Attach(ctx, in.dir); err != nil {
+		return err
+	}
+	if err := in.startVideos(ctx, cfg.Video.Sweep); err != nil {
 		return err
 	}
 	if demo {
@@ -261,8 +271,12 @@ func newProvider(u shlyuz.UpstreamConfig) (shlyuz.Provider, error) {
 		return gigachat.New(u)
 	case "yandex":
 		return yandex.New(u)
+	case "kling": // video only (issue 10)
+		return kling.New(u)
+	case "minimax": // video only (issue 10)
+		return minimax.New(u)
 	}
-	return nil, fmt.Errorf("protocol %q is not supported (openai, anthropic, gemini, gigachat, yandex)", u.Protocol)
+	return nil, fmt.Errorf("protocol %q is not supported (openai, anthropic, gemini, gigachat, yandex, kling, minimax)", u.Protocol)
 }
 
 // seed applies the config's pricing (when none is stored) and plans.

@@ -44,6 +44,18 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.NewReplacer("\r\n", "; ", "\n", "; ").Replace(s)), " ")
 }
 
+// actorIdle is the configured idle time before passivation: 10 minutes by
+// default, never for a negative one.
+func actorIdle(d time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return 10 * time.Minute
+	case d < 0:
+		return 0
+	}
+	return d
+}
+
 // storeOpenTimeout bounds connecting to the database at start, so an
 // unreachable host is reported instead of hanging the start.
 const storeOpenTimeout = 15 * time.Second

@@ -52,6 +52,7 @@ func Run(t *testing.T, open func(t *testing.T) shlyuz.Store) {
 		{"ConcurrentCommits", testConcurrentCommits},
 		{"Membership", testMembership},           // issue 11
 		{"LeaseGatedClaim", testLeaseGatedClaim}, // issue 11
+		{"VideoJobs", testVideoJobs},             // issue 10
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })

@@ -123,13 +123,14 @@ func statusError(name string, status int, h http.Header, body []byte, now time.T
 	case status == http.StatusNotFound:
 		// The model or the endpoint is unknown there: the route's fault, and
 		// another upstream may well serve the model.
-		e = shlyuz.ErrUpstream("The upstream does not serve this model or has no Messages endpoint at the configured address (HTTP %s): %s", label, msg)
+		e = shlyuz.ErrUpstream("The upstream does not serve this model or has no Messages endpoint at the configured address (HTTP %s): %s", label, msg).ForModel()
 	case status == http.StatusBadRequest || status == http.StatusRequestEntityTooLarge ||
 		status == http.StatusUnprocessableEntity:
 		e = shlyuz.ErrInvalidValue("", "The upstream rejected the request: %s", msg)
 		e.Param = nil
 	case status >= 500:
 		e = shlyuz.ErrUpstream("The upstream failed (HTTP %s): %s", label, msg)
+		e.ModelFault = status != http.StatusServiceUnavailable && status != 529 // not a whole-upstream overload
 	default:
 		e = shlyuz.ErrUpstream("The upstream answered HTTP %s: %s", label, msg)
 	}

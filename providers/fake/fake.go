@@ -75,6 +75,7 @@ type Server struct {
 	lastHeader atomic.Pointer[http.Header]
 	done       chan struct{}
 	closeOnce  sync.Once
+	vids       videoFake // video jobs (video.go)
 }
 
 // New makes a fake upstream.
@@ -121,12 +122,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch p := r.URL.Path; {
 	case strings.HasPrefix(p, "/gigachat/"): // GigaChat's own API, under a prefix of its own
 		s.gigachat(w, r)
+	case strings.HasPrefix(p, "/kling/"): // Kling's video API (video_kling.go)
+		s.kling(w, r)
+	case strings.HasPrefix(p, "/minimax/"): // MiniMax's video API (video_minimax.go)
+		s.minimax(w, r)
+	case strings.Contains(p, ":predictLongRunning"), strings.Contains(p, "/operations/"), strings.Contains(p, "/v1beta/files/"):
+		s.veo(w, r) // Veo through the Gemini API (video_veo.go)
 	case strings.HasSuffix(p, "/messages"): // Anthropic Messages
 		s.anthropic(w, r)
 	case strings.Contains(p, "/v1beta/models/"): // Gemini generateContent / streamGenerateContent
 		s.gemini(w, r)
 	case strings.Contains(p, "/foundationModels/v1/completion"): // YandexGPT native
 		s.yandex(w, r)
+	case strings.Contains(p, "/videos"): // OpenAI's videos API (video.go)
+		s.videos(w, r)
 	case strings.HasSuffix(p, "/chat/completions"):
 		if r.Method != http.MethodPost {
 			writeError(w, http.StatusMethodNotAllowed, "invalid_request_error", "", "", "Only POST is allowed here.")

@@ -217,9 +217,9 @@ func (we *wireError) mapError(model string, status int, retryAfter time.Duration
 	case status == http.StatusNotFound || gs == "NOT_FOUND":
 		// The upstream lacks the model (or a file): the next upstream may have it.
 		if model != "" {
-			return shlyuz.ErrUpstream("The upstream does not serve the model %q (HTTP 404): %s", model, msg)
+			return shlyuz.ErrUpstream("The upstream does not serve the model %q (HTTP 404): %s", model, msg).ForModel()
 		}
-		return shlyuz.ErrUpstream("The upstream answered not found (HTTP 404): %s", msg)
+		return shlyuz.ErrUpstream("The upstream answered not found (HTTP 404): %s", msg).ForModel()
 	case gs == "FAILED_PRECONDITION" && we.unservable():
 		return shlyuz.ErrUpstream("The upstream refuses to serve the gateway from its location or account: %s", msg)
 	case status == http.StatusBadRequest || status == http.StatusRequestEntityTooLarge ||
@@ -232,7 +232,9 @@ func (we *wireError) mapError(model string, status int, retryAfter time.Duration
 		if gs != "" {
 			label += " " + safeWord(gs)
 		}
-		return shlyuz.ErrUpstream("The upstream failed (HTTP %s): %s", label, msg)
+		e := shlyuz.ErrUpstream("The upstream failed (HTTP %s): %s", label, msg)
+		e.ModelFault = status != http.StatusServiceUnavailable // not a whole-upstream overload
+		return e
 	}
 	return shlyuz.ErrUpstream("The upstream answered HTTP %d: %s", status, msg)
 }

@@ -114,13 +114,14 @@ func statusError(name string, status int, h http.Header, body []byte, now time.T
 		e = shlyuz.ErrUpstreamTimeout("GigaChat timed out (HTTP 408): %s", msg)
 	case status == http.StatusNotFound:
 		// The model name or the base URL is the operator's: not the client's fault.
-		e = shlyuz.ErrUpstream("GigaChat does not know the model or the endpoint (HTTP 404): %s", msg)
+		e = shlyuz.ErrUpstream("GigaChat does not know the model or the endpoint (HTTP 404): %s", msg).ForModel()
 	case status == http.StatusBadRequest || status == http.StatusRequestEntityTooLarge ||
 		status == http.StatusUnsupportedMediaType || status == http.StatusUnprocessableEntity:
 		e = shlyuz.ErrInvalidValue("", "GigaChat rejected the request (HTTP %d): %s", status, msg)
 		e.Param = nil
 	case status >= 500:
 		e = shlyuz.ErrUpstream("GigaChat failed (HTTP %d): %s", status, msg)
+		e.ModelFault = status != http.StatusServiceUnavailable // not a whole-upstream overload
 	default:
 		e = shlyuz.ErrUpstream("GigaChat answered HTTP %d: %s", status, msg)
 	}

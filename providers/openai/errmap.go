@@ -112,7 +112,11 @@ func statusError(name string, status int, h http.Header, body []byte, now time.T
 	case status == http.StatusNotFound && !we.Parsed:
 		// A bare 404 (an HTML or text page) is a wrong base URL, not the client's fault.
 		e = shlyuz.ErrUpstream("The upstream has no chat completions endpoint at the configured address (HTTP 404).")
-	case status == http.StatusBadRequest || status == http.StatusNotFound ||
+	case status == http.StatusNotFound:
+		// The model is unknown there (OpenAI, vLLM, Ollama answer so): the
+		// route's fault, and another upstream may well serve the model.
+		e = shlyuz.ErrUpstream("The upstream does not serve the model (HTTP 404): %s", msg).ForModel()
+	case status == http.StatusBadRequest ||
 		status == http.StatusRequestEntityTooLarge || status == http.StatusUnprocessableEntity:
 		e = shlyuz.ErrInvalidValue(we.Param, "The upstream rejected the request: %s", msg)
 		if we.Param == "" {
@@ -120,6 +124,7 @@ func statusError(name string, status int, h http.Header, body []byte, now time.T
 		}
 	case status >= 500:
 		e = shlyuz.ErrUpstream("The upstream failed (HTTP %d): %s", status, msg)
+		e.ModelFault = status != http.StatusServiceUnavailable // not a whole-upstream overload
 	default:
 		e = shlyuz.ErrUpstream("The upstream answered HTTP %d: %s", status, msg)
 	}

@@ -18,7 +18,7 @@ var BeforeFirstByte = []adaptertest.Fault{
 	{Fault: "402", Status: 502, Code: "upstream_error", Upstream: true, Msg: "out of credits"},
 	{Fault: "408", Status: 504, Code: "upstream_timeout", Upstream: true},
 	{Fault: "400", Status: 400, Code: "invalid_value", Upstream: false, Msg: "maximum context length"},
-	{Fault: "404", Status: 400, Code: "invalid_value", Upstream: false},
+	{Fault: "404", Status: 502, Code: "upstream_error", Upstream: true},
 	{Fault: "413", Status: 400, Code: "invalid_value", Upstream: false},
 	{Fault: "422", Status: 400, Code: "invalid_value", Upstream: false},
 	{Fault: "401", Status: 502, Code: "upstream_error", Upstream: true, Msg: "credentials"},

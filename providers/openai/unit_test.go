@@ -73,7 +73,7 @@ func TestErrorBodies(t *testing.T) {
 		param  string
 	}{
 		{"openai", 400, `{"error":{"message":"Invalid 'temperature'","type":"invalid_request_error","param":"temperature","code":"invalid_value"}}`, "invalid_value", "Invalid 'temperature'", "temperature"},
-		{"ollama", 404, `{"error":"model \"llama9\" not found, try pulling it first"}`, "invalid_value", `model "llama9" not found`, ""},
+		{"ollama", 404, `{"error":"model \"llama9\" not found, try pulling it first"}`, "upstream_error", `model "llama9" not found`, ""},
 		{"vllm", 400, `{"object":"error","message":"max_tokens is too large","type":"BadRequestError","param":null,"code":400}`, "invalid_value", "max_tokens is too large", ""},
 		{"openrouter", 503, `{"error":{"code":503,"message":"No instances available","metadata":{}}}`, "upstream_error", "No instances available", ""},
 		{"fastapi", 422, `{"detail":"field required"}`, "invalid_value", "field required", ""},

@@ -130,13 +130,14 @@ func mapError(name string, status int, h http.Header, we wireError, parsed bool,
 		e = shlyuz.ErrUpstream("The upstream has no completion endpoint at the configured address (HTTP 404).")
 	case status == http.StatusNotFound:
 		// The model URI comes from the operator's route, not from the client.
-		e = shlyuz.ErrUpstream("The upstream does not serve the configured model (HTTP 404): %s", msg)
+		e = shlyuz.ErrUpstream("The upstream does not serve the configured model (HTTP 404): %s", msg).ForModel()
 	case status == http.StatusBadRequest || status == http.StatusRequestEntityTooLarge ||
 		status == http.StatusUnprocessableEntity:
 		e = shlyuz.ErrInvalidValue("", "The upstream rejected the request: %s", msg)
 		e.Param = nil
 	case status >= 500:
 		e = shlyuz.ErrUpstream("The upstream failed (HTTP %d): %s", status, msg)
+		e.ModelFault = status != http.StatusServiceUnavailable // not a whole-upstream overload
 	default:
 		e = shlyuz.ErrUpstream("The upstream answered HTTP %d: %s", status, msg)
 	}

@@ -70,6 +70,13 @@ func Serve(t testing.TB, path, contentType string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ServeBytes(t, raw, contentType)
+}
+
+// ServeBytes serves raw, as contentType, to every request until the test
+// ends, and returns the server's URL.
+func ServeBytes(t testing.TB, raw []byte, contentType string) string {
+	t.Helper()
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", contentType)
 		_, _ = w.Write(raw)

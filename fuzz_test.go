@@ -1,0 +1,34 @@
+package shlyuz
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// FuzzMoneyAndEstimates: the parsers of amounts (decimals, rubles) and the
+// token estimates never panic, and what they accept is consistent: a parsed
+// decimal prints back to a value that parses equal; rubles convert to whole
+// credits only when exact; estimates are never negative.
+func FuzzMoneyAndEstimates(f *testing.F) {
+	for _, seed := range []string{"0", "1.5", "-2", "990.00", "0.000001", "1e5", "0x10", "1_000", " 1", "12345678901234567890.5",
+		`[{"content":"hi"}]`, `[{"message":{"content":"abcd"}}]`, `[{"content":[{"type":"text","text":"x"},{"type":"image_url"}]}]`} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if d, err := ParseDecimal(s); err == nil {
+			again, err := ParseDecimal(d.String())
+			if err != nil || again.Cmp(d) != 0 {
+				t.Fatalf("%q parsed as %s, which parses back as %s (%v)", s, d, again, err)
+			}
+		}
+		if c, err := RublesToCredits(s); err == nil && c < 0 {
+			t.Fatalf("%q rubles = %d credits", s, c)
+		}
+		if e, err := EstimatePrompt(json.RawMessage(s)); err == nil && (e.Likely < 1 || e.Reserve < e.Likely) {
+			t.Fatalf("prompt %q estimated %+v", s, e)
+		}
+		if n := EstimateCompletion(json.RawMessage(s)); n < 0 {
+			t.Fatalf("completion %q estimated %d", s, n)
+		}
+	})
+}
