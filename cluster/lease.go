@@ -21,11 +21,14 @@ const (
 
 // Lease is this node's membership row in the shared store. Other nodes may
 // claim this node's accounts once the lease has expired, so the node stops
-// granting a quarter of a TTL before that (Live), and a node that could not
-// renew in time, or whose row is gone, fences itself for good: it never
-// renews a lapsed lease, because its accounts may have moved meanwhile.
+// granting a quarter of a TTL before that (Live). A cluster node that could
+// not renew in time, or whose row is gone, fences itself for good: it never
+// renews a lapsed lease, because its accounts may have moved meanwhile. A
+// single node is replaced only by deleting its row, so it grants nothing
+// while its renewal is late and fences itself once its row is gone.
 type Lease struct {
 	id      string
+	mode    string
 	store   shlyuz.ClusterStore
 	member  shlyuz.Member
 	ttl     time.Duration
@@ -73,7 +76,7 @@ func Join(ctx context.Context, store shlyuz.ClusterStore, cfg LeaseConfig) (*Lea
 	if cfg.ID == "" {
 		cfg.ID = NewMemberID()
 	}
-	l.id = cfg.ID
+	l.id, l.mode = cfg.ID, cfg.Mode
 	l.member = shlyuz.Member{ID: cfg.ID, Address: cfg.Address, Mode: cfg.Mode, StartedAt: now}
 	var giveUp time.Time
 	for {
@@ -164,12 +167,18 @@ func (l *Lease) renew() {
 		l.mu.Lock()
 		lapsed := !start.Before(l.deadline)
 		l.mu.Unlock()
-		if lapsed { // paused or starved past the margin: the accounts may have moved
-			l.fence(errors.New("the lease was not renewed in time"))
-			return
+		since := start // the lease must still be live in the store
+		if lapsed {
+			if l.mode != ModeSingle { // paused or starved: the accounts may have moved
+				l.fence(errors.New("the lease was not renewed in time"))
+				return
+			}
+			// A single node's row is only taken over by deleting it (JoinMember
+			// removes lapsed rows), so while it exists the node may renew it.
+			since = time.Time{}
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), l.ttl/4)
-		ok, err := l.store.RenewMember(ctx, l.id, start.Add(l.ttl), start)
+		ctx, cancel := context.WithTimeout(context.Background(), l.ttl/2)
+		ok, err := l.store.RenewMember(ctx, l.id, start.Add(l.ttl), since)
 		cancel()
 		switch {
 		case err != nil:

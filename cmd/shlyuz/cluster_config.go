@@ -54,8 +54,10 @@ func resolveCluster(cfg *Config, db string) (*clusterSettings, error) {
 		}
 	}
 	switch {
+	case cs.leaseTTL == 0 && cs.mode == cluster.ModeSQL:
+		cs.leaseTTL = 2 * time.Second // the takeover time after a node's loss
 	case cs.leaseTTL == 0:
-		cs.leaseTTL = 2 * time.Second
+		cs.leaseTTL = 5 * time.Second // only a restart after a crash waits for it
 	case cs.leaseTTL < 200*time.Millisecond || cs.leaseTTL > time.Minute:
 		return nil, bad("cluster.lease_ttl", fmt.Errorf("%s is out of range (200ms to 1m)", cs.leaseTTL))
 	}
