@@ -55,7 +55,7 @@ func isPlainDecimal(s string) bool {
 		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
 			exp++
 		}
-		if exp == 0 {
+		if exp == 0 || exp > 2 { // at most e±99: a larger one only costs time
 			return false
 		}
 	}
@@ -128,14 +128,33 @@ func (d Decimal) Ceil() int64 {
 // Cmp compares d and e.
 func (d Decimal) Cmp(e Decimal) int { return d.r.Cmp(&e.r) }
 
-// String prints d as a plain decimal with up to 12 fractional digits, trailing zeros trimmed.
+// String prints d as a plain decimal, exactly when it has a finite decimal
+// form (every parsed decimal has), with trailing zeros trimmed; a rational
+// without one (a third) is rounded to 12 fractional digits.
 func (d Decimal) String() string {
 	if d.r.IsInt() {
 		return d.r.Num().String()
 	}
-	s := d.r.FloatString(12)
+	s := d.r.FloatString(fractionDigits(d.r.Denom()))
 	s = strings.TrimRight(s, "0")
 	return strings.TrimSuffix(s, ".")
+}
+
+// fractionDigits is how many fractional digits print 1/den exactly: max(a, b)
+// for den = 2^a·5^b, else 12.
+func fractionDigits(den *big.Int) int {
+	twos := int(den.TrailingZeroBits())
+	rest := new(big.Int).Rsh(den, uint(twos))
+	fives, five, m := 0, big.NewInt(5), new(big.Int)
+	for rest.Cmp(big.NewInt(1)) > 0 {
+		q, r := new(big.Int).QuoRem(rest, five, m)
+		if r.Sign() != 0 {
+			return 12
+		}
+		rest = q
+		fives++
+	}
+	return max(twos, fives)
 }
 
 // MarshalJSON writes d as a JSON number.

@@ -20,7 +20,9 @@ func TestParseDecimal(t *testing.T) {
 		{".5", "0.5", false},
 		{"5.", "5", false},
 		{" 7 ", "7", false},
-		{"0.18000000000000002", "0.18", false}, // parsed exactly, printed to 12 places
+		{"0.18000000000000002", "0.18000000000000002", false}, // parsed and printed exactly
+		{"1e-13", "0.0000000000001", false},
+		{"1e100", "", true}, // an exponent of three digits costs time, never a price
 		{"", "", true},
 		{"  ", "", true},
 		{"abc", "", true},

@@ -76,6 +76,9 @@ type VideoCall struct {
 	AllowFallbacks bool
 }
 
+// errVideoHandedOff ends a create's upstream slot: the job's actor talks to the upstream.
+var errVideoHandedOff = fmt.Errorf("video job handed to its actor: %w", errNotThisBreaker)
+
 // VideoWorst is the most a job of the model may cost at the catalog price.
 func (g *Gateway) VideoWorst(m *shlyuz.PricedModel, seconds int) (perSecond, worst shlyuz.Credits) {
 	perSecond = m.Video.CreditsPerSecond(g.Catalog().Pricing)
@@ -96,6 +99,9 @@ func NewVideoID(now time.Time) string {
 func (g *Gateway) CreateVideo(ctx context.Context, c *VideoCall) (*shlyuz.VideoJob, bool, error) {
 	if c.IdempotencyKey != "" {
 		if j, err := g.store.VideoJobByIdempotencyKey(ctx, c.AccountID, c.IdempotencyKey); err == nil {
+			if j.Model != c.Model || j.Request.Prompt != c.Request.Prompt || j.Request.Seconds != c.Request.Seconds || j.Size != c.Size {
+				return nil, false, shlyuz.ErrConflict("idempotency_conflict", "The Idempotency-Key %q was used for another video (%s); use a new key.", c.IdempotencyKey, j.ID)
+			}
 			return &j, true, nil
 		} else if !errors.Is(err, shlyuz.ErrNoRows) {
 			return nil, false, shlyuz.ErrInternal(err)
@@ -144,8 +150,9 @@ func (g *Gateway) CreateVideo(ctx context.Context, c *VideoCall) (*shlyuz.VideoJ
 	if err != nil {
 		return nil, false, err
 	}
-	// The job's hold now lives in the store and the actors; the request's share ends.
-	cl.release(nil)
+	// The job's hold now lives in the store and the actors; the request's
+	// share ends. Nothing reached the upstream yet: no outcome for its breaker.
+	cl.release(errVideoHandedOff)
 	g.inFlight.Add(-1)
 	g.reserved.Add(-cl.held)
 	if _, err := g.dir.Request(id, KindVideo, &videoWake{}, g.timeout); err != nil {

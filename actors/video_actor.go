@@ -14,6 +14,7 @@ import (
 // once the job is over, and then stops.
 type videoActor struct {
 	g       *Gateway
+	id      string
 	cancel  context.CancelFunc
 	stop    chan struct{} // closed to cancel the job
 	stopped bool
@@ -25,6 +26,7 @@ func (a *videoActor) Receive(ctx actor.Context) {
 	switch ctx.Message().(type) {
 	case *cluster.ClusterInit:
 		id := ctx.Message().(*cluster.ClusterInit).Identity.Identity
+		a.id = id
 		rctx, cancel := context.WithCancel(a.g.video.ctx)
 		a.cancel, a.stop = cancel, make(chan struct{})
 		self, sys := ctx.Self(), ctx.ActorSystem()
@@ -52,6 +54,7 @@ func (a *videoActor) Receive(ctx actor.Context) {
 			ctx.Send(w, &videoAck{})
 		}
 		a.waiters = nil
+		a.g.dir.Forget(a.id, KindVideo, ctx.Self()) // a finished job's actor costs nothing afterwards
 		ctx.Poison(ctx.Self())
 	case *actor.Stopping:
 		if a.cancel != nil {

@@ -298,6 +298,12 @@ func (r *videoRun) settle() bool {
 		FinishReason: "stop", CreatedAt: now}
 	next := j
 	if j.State == shlyuz.VideoCompleted || j.State == shlyuz.VideoPurged {
+		// The key's actor loads (its spend, this job's hold) before the charge
+		// is committed, so that the charge below is counted once.
+		if _, err := g.dir.Request(j.KeyHash, KindKey, &keyCheck{Now: now}, g.timeout); err != nil {
+			g.video.log.Error("video job: settle", "job", j.ID, "err", err)
+			return false
+		}
 		res, err := g.dir.Request(j.AccountID, KindAccount, &acctSettleVideo{GenID: j.ID, KeyID: j.KeyID, Amount: j.Credits, Generation: gen, Now: now}, g.timeout)
 		if err != nil {
 			g.video.log.Error("video job: settle", "job", j.ID, "err", err)

@@ -135,6 +135,25 @@ func TestVideoJobEndToEnd(t *testing.T) {
 		t.Fatalf("generation: %d %+v", st, gen)
 	}
 
+	t.Run("models", func(t *testing.T) {
+		var ms struct {
+			Data []struct {
+				ID        string `json:"id"`
+				Durations []int  `json:"supported_durations"`
+				Pricing   struct {
+					CreditsPerSecond int64 `json:"credits_per_second"`
+				} `json:"pricing"`
+			} `json:"data"`
+		}
+		if st := call(t, h.base, "GET", "/api/v1/videos/models", key, nil, &ms); st != 200 || len(ms.Data) != 4 ||
+			ms.Data[3].ID != "vid/model" || ms.Data[3].Pricing.CreditsPerSecond != creditsPerVideoSecond || len(ms.Data[3].Durations) != 2 {
+			t.Fatalf("video models: %d %+v", st, ms)
+		}
+		var list struct{ Data []struct{ ID string } }
+		if st := call(t, h.base, "GET", "/api/v1/models?output_modalities=video", key, nil, &list); st != 200 || len(list.Data) != 4 {
+			t.Fatalf("models of video output: %d %+v", st, list)
+		}
+	})
 	t.Run("range", func(t *testing.T) {
 		for _, c := range []struct {
 			rng    string
@@ -180,6 +199,20 @@ func TestVideoJobEndToEnd(t *testing.T) {
 		}
 		if ids[0] != ids[1] || ids[0] == "" {
 			t.Fatalf("ids %v", ids)
+		}
+		req, _ := http.NewRequest("POST", h.base+"/api/v1/videos", strings.NewReader(`{"model":"vid/model","prompt":"another"}`))
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Idempotency-Key", "once-"+v.ID)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e apiError
+		_ = jsonDecode(resp.Body, &e)
+		resp.Body.Close()
+		if resp.StatusCode != 409 || e.Error.Code != "idempotency_conflict" {
+			t.Fatalf("the key reused for another video: %d %+v", resp.StatusCode, e)
 		}
 		done := waitVideo(t, h.base, key, ids[0])
 		if after := balance(t, h.base, key).Data.TotalCredits; before-after != *done.Credits || *done.Credits != 4*creditsPerVideoSecond {
@@ -318,38 +351,54 @@ func TestVideoMultipartWithReference(t *testing.T) {
 	}
 }
 
-// Concurrent jobs against a balance that affords two: never overspent.
+// Concurrent jobs against a balance, or a key ceiling, that affords two:
+// never overspent.
 func TestVideoConcurrentJobsNeverOverspend(t *testing.T) {
-	const credits = 9 * creditsPerVideoSecond // two 4-second jobs
-	_, key := account(t, h.base, credits, nil)
-	var mu sync.Mutex
-	var ids []string
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var v videoView
-			if st := call(t, h.base, "POST", "/api/v1/videos", key, map[string]any{"model": "vid/model", "prompt": "[hold] overspend"}, &v); st == 202 {
-				mu.Lock()
-				ids = append(ids, v.ID)
-				mu.Unlock()
-			} else if st != 402 {
-				t.Errorf("create: %d", st)
+	const two = 9 * creditsPerVideoSecond // two 4-second jobs
+	for _, c := range []struct {
+		name    string
+		credits int64
+		key     map[string]any
+		refused int
+	}{
+		{"balance", two, nil, 402},
+		{"key ceiling", 100 * two, map[string]any{"name": "capped", "limit": two, "limit_reset": "month"}, 403},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, key := account(t, h.base, c.credits, c.key)
+			tag := "overspend-" + strings.ReplaceAll(c.name, " ", "-")
+			var mu sync.Mutex
+			var ids []string
+			var wg sync.WaitGroup
+			for range 8 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					var v videoView
+					if st := call(t, h.base, "POST", "/api/v1/videos", key, map[string]any{"model": "vid/model", "prompt": "[hold] " + tag}, &v); st == 202 {
+						mu.Lock()
+						ids = append(ids, v.ID)
+						mu.Unlock()
+					} else if st != c.refused {
+						t.Errorf("create: %d", st)
+					}
+				}()
 			}
-		}()
-	}
-	wg.Wait()
-	if len(ids) != 2 {
-		t.Fatalf("%d jobs accepted against a balance for 2", len(ids))
-	}
-	h.fake.ReleaseVideos("overspend")
-	var spent int64
-	for _, id := range ids {
-		spent += *waitVideo(t, h.base, key, id).Credits
-	}
-	if b := balance(t, h.base, key).Data; b.TotalCredits != credits-spent || b.TotalCredits < 0 || b.Reserved != 0 {
-		t.Fatalf("balance %+v after spending %d", b, spent)
+			wg.Wait()
+			if len(ids) != 2 {
+				t.Fatalf("%d jobs accepted against a %s for 2", len(ids), c.name)
+			}
+			h.fake.ReleaseVideos(tag)
+			var spent int64
+			for _, id := range ids {
+				spent += *waitVideo(t, h.base, key, id).Credits
+			}
+			var k keyView
+			call(t, h.base, "GET", "/api/v1/key", key, nil, &k)
+			if b := balance(t, h.base, key).Data; b.TotalCredits != c.credits-spent || b.Reserved != 0 || k.Data.Usage != spent || spent > two {
+				t.Fatalf("balance %+v, key usage %d after spending %d", b, k.Data.Usage, spent)
+			}
+		})
 	}
 }
 
@@ -389,7 +438,8 @@ func TestVideoJobsSurviveKill9(t *testing.T) {
 	for i := range ids {
 		ids[i] = createVideo(t, c.base, key, map[string]any{"model": "vid/model", "prompt": "[hold] " + tag}).ID
 	}
-	waitFor(t, 30*time.Second, "20 jobs submitted", func() bool { return h.fake.VideoCreates()-creates == 20 })
+	// Killed at once: the last jobs may be in the middle of their submission;
+	// they are sent again with the same Idempotency-Key, which the upstream joins.
 	c.stop(t, syscall.SIGKILL)
 	c = startChild(t, db)
 	if b := balance(t, c.base, key).Data; b.Reserved != 20*4*creditsPerVideoSecond {
@@ -409,6 +459,10 @@ func TestVideoJobsSurviveKill9(t *testing.T) {
 	}
 	if b := balance(t, c.base, key).Data; b.TotalCredits != credits-spent || b.Reserved != 0 {
 		t.Fatalf("balance %+v after spending %d", b, spent)
+	}
+	var k keyView
+	if call(t, c.base, "GET", "/api/v1/key", key, nil, &k); k.Data.Usage != spent {
+		t.Fatalf("the key's usage is %d after spending %d", k.Data.Usage, spent)
 	}
 	assertReconciled(t, c.base)
 	c.stop(t, syscall.SIGTERM)
