@@ -14,6 +14,7 @@ import (
 // stale activation elsewhere can no longer commit spending.
 type accountActor struct {
 	deps *deps
+	idle idleState
 
 	loadErr  *shlyuz.Error
 	balance  shlyuz.Balance
@@ -22,12 +23,13 @@ type accountActor struct {
 }
 
 func (a *accountActor) Receive(ctx actor.Context) {
+	if a.deps.passivation(ctx, &a.idle, a.balance.AccountID, KindAccount, a.reserved != 0 || len(a.holds) > 0) {
+		return
+	}
 	switch m := ctx.Message().(type) {
 	case *cluster.ClusterInit:
 		a.load(m.Identity.Identity)
 		a.deps.activated(ctx)
-	case *actor.ReceiveTimeout:
-		a.deps.passivate(ctx, a.balance.AccountID, KindAccount, a.reserved != 0 || len(a.holds) > 0)
 	case *actor.Stopped:
 		a.release()
 		a.deps.stopped()

@@ -16,6 +16,7 @@ type keyActor struct {
 	deps *deps
 
 	hash        string // the identity
+	idle        idleState
 	loaded      bool
 	loadErr     *shlyuz.Error
 	key         shlyuz.Key
@@ -27,12 +28,13 @@ type keyActor struct {
 }
 
 func (a *keyActor) Receive(ctx actor.Context) {
+	if a.deps.passivation(ctx, &a.idle, a.hash, KindKey, a.reserved != 0 || len(a.holds) > 0) {
+		return
+	}
 	switch m := ctx.Message().(type) {
 	case *cluster.ClusterInit:
 		a.load(m.Identity.Identity)
 		a.deps.activated(ctx)
-	case *actor.ReceiveTimeout:
-		a.deps.passivate(ctx, a.hash, KindKey, a.reserved != 0 || len(a.holds) > 0)
 	case *actor.Stopped:
 		a.deps.stopped()
 	case *keyCheck:

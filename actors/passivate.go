@@ -10,6 +10,18 @@ import (
 // Activations is how many key and account actors are live on this node.
 func (g *Gateway) Activations() int64 { return g.actives.Load() }
 
+// idleState is what an actor that may be passivated keeps: how many
+// messages it handled, so that one arriving while the journal is flushed
+// calls the passivation off.
+type idleState struct{ seen uint64 }
+
+// passivateNow ends a passivation once the journal committed every charge
+// the actor made up to its message number seen.
+type passivateNow struct{ seen uint64 }
+
+// abandoned is a passivateNow that never matches: the flush failed.
+const abandoned = ^uint64(0)
+
 // activated counts a new activation and arms its idle timer.
 func (d *deps) activated(ctx actor.Context) {
 	d.actives.Add(1)
@@ -18,25 +30,44 @@ func (d *deps) activated(ctx actor.Context) {
 	}
 }
 
-// passivate stops an idle activation that holds nothing: once the journal
-// has committed every charge it made (a later activation loads its state from
-// the store), it leaves the directory and stops. A message that reaches it
-// while it stops is a dead letter, which the directory's requests retry on a
-// new activation; no one-way message can be on its way, since those only
-// settle holds and it has none.
-func (d *deps) passivate(ctx actor.Context, identity, kind string, holding bool) {
-	if holding {
-		ctx.SetReceiveTimeout(d.idle) // a timer that fired is off: try again after another idle period
-		return
+// passivation handles the actor's part of passivation and reports whether the
+// message was one of it; any other message counts as activity.
+func (d *deps) passivation(ctx actor.Context, st *idleState, identity, kind string, holding bool) bool {
+	switch m := ctx.Message().(type) {
+	case *actor.ReceiveTimeout:
+		if holding {
+			ctx.SetReceiveTimeout(d.idle) // the timer that fired is off: try again later
+			return true
+		}
+		// A later activation loads the state from the store: commit what
+		// this one journaled first, off the mailbox, which stays open.
+		self, sys, seen, j := ctx.Self(), ctx.ActorSystem(), st.seen, d.journal
+		go func() {
+			fctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if j.Flush(fctx) != nil {
+				seen = abandoned // the store is not reachable now: try again later
+			}
+			sys.Root.Send(self, &passivateNow{seen: seen})
+		}()
+		return true
+	case *passivateNow:
+		if holding || m.seen != st.seen {
+			ctx.SetReceiveTimeout(d.idle) // busy again since, or the flush failed
+			return true
+		}
+		// Nothing arrived since the decision: leave the directory and stop. A
+		// request racing the stop is a dead letter, which the directory retries
+		// on a new activation; no one-way message can be on its way, since those
+		// only settle holds and there are none.
+		d.dir.Forget(identity, kind, ctx.Self())
+		ctx.Stop(ctx.Self())
+		return true
+	case actor.AutoReceiveMessage, actor.SystemMessage:
+		return false
 	}
-	fctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if d.journal.Flush(fctx) != nil {
-		ctx.SetReceiveTimeout(d.idle) // the store is not reachable now: stay, and try again later
-		return
-	}
-	d.dir.Forget(identity, kind, ctx.Self())
-	ctx.Stop(ctx.Self())
+	st.seen++
+	return false
 }
 
 // stopped counts an activation that ended.
