@@ -44,7 +44,7 @@ func (a *accountActor) Receive(ctx actor.Context) {
 		}
 		ctx.Respond(r)
 	case *acctSettle:
-		a.settle(m)
+		a.settle(m, settleDone(ctx))
 	case *acctSettleVideo:
 		a.checkFence()
 		ctx.Respond(a.settleVideo(m))
@@ -120,11 +120,11 @@ func (a *accountActor) reserve(m *acctReserve) *reserved {
 
 // settle releases a reservation and debits what the request cost, never more
 // than was reserved, so the balance cannot go below zero.
-func (a *accountActor) settle(m *acctSettle) {
+func (a *accountActor) settle(m *acctSettle, done func(error)) {
 	hold, ok := a.holds[m.GenID]
 	if !ok { // settled already, or never reserved here (a fenced activation's call)
-		if m.Committed != nil {
-			m.Committed <- ErrChargeRefused
+		if done != nil {
+			done(ErrChargeRefused)
 		}
 		return
 	}
@@ -146,9 +146,9 @@ func (a *accountActor) settle(m *acctSettle) {
 		a.balance.Apply(entry)
 	}
 	if entry != nil || m.Generation != nil {
-		a.deps.journal.AddNotify(entry, m.Generation, committedFunc(m.Committed))
-	} else if m.Committed != nil {
-		m.Committed <- nil
+		a.deps.journal.AddNotify(entry, m.Generation, done)
+	} else if done != nil {
+		done(nil)
 	}
 }
 

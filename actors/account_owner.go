@@ -2,7 +2,9 @@ package actors
 
 import (
 	"context"
+
 	"errors"
+	"github.com/asynkron/protoactor-go/actor"
 	"time"
 
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -63,8 +65,8 @@ func (a *accountActor) release() {
 	if b.AccountID != "" {
 		a.deps.active.CompareAndDelete(b.AccountID, b.Epoch)
 	}
-	if l == nil || a.loadErr != nil || b.AccountID == "" {
-		return
+	if l == nil || a.loadErr != nil || b.AccountID == "" || !l.Live() {
+		return // no lease, nothing claimed, or the node is leaving (it releases all at once)
 	}
 	j, store := a.deps.journal, a.deps.store
 	go func() {
@@ -76,10 +78,14 @@ func (a *accountActor) release() {
 	}()
 }
 
-// committedFunc adapts a durable settlement's channel to a journal callback.
-func committedFunc(ch chan error) func(error) {
-	if ch == nil {
+// settleDone answers a settlement that was sent as a request (durable
+// settlement, from this node or another) once its charge is committed or
+// refused; a one-way settlement gets no answer.
+func settleDone(ctx actor.Context) func(error) {
+	sender := ctx.Sender()
+	if sender == nil {
 		return nil
 	}
-	return func(err error) { ch <- err }
+	root := ctx.ActorSystem().Root
+	return func(err error) { root.Send(sender, &settleAck{Refused: err != nil}) }
 }

@@ -89,10 +89,11 @@ type acctSettle struct {
 	Amount     shlyuz.Credits
 	Generation *shlyuz.Generation
 	Now        time.Time
-	// Committed, when set (durable settlement), is told once the charge is
-	// committed (nil) or refused; it has room for one answer. Local only.
-	Committed chan error
 }
+
+// settleAck answers an acctSettle sent as a request (durable settlement)
+// once its charge is committed, or refused by the store.
+type settleAck struct{ Refused bool }
 
 // drain asks an actor to answer once everything sent to it before is done.
 type drain struct{}

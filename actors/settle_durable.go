@@ -1,8 +1,6 @@
 package actors
 
 import (
-	"time"
-
 	shlyuz "github.com/shlyuz/shlyuz"
 )
 
@@ -10,19 +8,14 @@ import (
 // committed its charge: a reply finished after this survives a kill -9 of
 // the node with its charge, and a refused charge withholds the reply.
 func (g *Gateway) settleDurably(accountID string, m *acctSettle) error {
-	m.Committed = make(chan error, 1)
-	g.dir.Send(accountID, KindAccount, m)
-	t := time.NewTimer(g.timeout + 2*time.Second) // beyond a journal retry or two
-	defer t.Stop()
-	select {
-	case err := <-m.Committed:
-		if err != nil {
-			return shlyuz.ErrChargeNotCommitted()
-		}
-		return nil
-	case <-t.C:
+	res, err := g.dir.Request(accountID, KindAccount, m, g.timeout)
+	if err != nil {
 		return shlyuz.ErrChargeNotCommitted()
 	}
+	if ack, ok := res.(*settleAck); !ok || ack.Refused {
+		return shlyuz.ErrChargeNotCommitted()
+	}
+	return nil
 }
 
 // DurableSettle says whether replies wait for their charge's commit.

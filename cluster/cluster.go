@@ -32,6 +32,12 @@ type Config struct {
 	Peers    []string
 	AutoPort int
 	Timeout  time.Duration // one request to a virtual actor; default 10s
+	// Issue 11: in ModeSQL the membership is the leases in the shared
+	// database (Lease), the actors are reachable at Advertise (host:port;
+	// default Host:Port), and remote traffic runs on the default dispatcher.
+	Mode      string
+	Lease     *Lease
+	Advertise string
 }
 
 // Directory is a running cluster member. It remembers the PID of every
@@ -42,6 +48,7 @@ type Directory struct {
 	timeout time.Duration
 	pids    sync.Map // pidKey → *actor.PID
 	alone   bool     // a cluster of one: nobody to tell when it stops
+	sql     *sqlProvider
 }
 
 type pidKey struct{ kind, identity string }
@@ -58,9 +65,22 @@ func Start(sys *actor.ActorSystem, cfg Config, kinds map[string]actor.Producer) 
 		cfg.Timeout = 10 * time.Second
 	}
 	var provider pcluster.ClusterProvider
-	if len(cfg.Peers) == 0 {
+	sqlMode := cfg.Mode == ModeSQL
+	var sp *sqlProvider
+	remoteOpts := []remote.ConfigOption{}
+	switch {
+	case sqlMode:
+		if cfg.Lease == nil {
+			return nil, fmt.Errorf("cluster: sql mode needs the node's lease")
+		}
+		sp = &sqlProvider{lease: cfg.Lease, address: cfg.Advertise}
+		provider = sp
+		if cfg.Advertise != "" {
+			remoteOpts = append(remoteOpts, remote.WithAdvertisedHost(cfg.Advertise))
+		}
+	case len(cfg.Peers) == 0:
 		provider = test.NewTestProvider(test.NewInMemAgent())
-	} else {
+	default:
 		if cfg.AutoPort == 0 {
 			return nil, fmt.Errorf("cluster: peers are set but the automanaged port is not")
 		}
@@ -72,17 +92,45 @@ func Start(sys *actor.ActorSystem, cfg Config, kinds map[string]actor.Producer) 
 	// account actor → reply) then costs no goroutine hand-off at all. Measured
 	// with cmd/bench on 2 cores: about −90 µs p50 at concurrency 1. A busy
 	// mailbox is still drained by the goroutine that runs it, in order.
+	// Messages from other nodes arrive on the gRPC reader's goroutine, which
+	// a synchronized dispatcher would block with the actor's store calls:
+	// with remote traffic (sql mode) the default dispatcher runs them.
 	dispatcher := actor.NewSynchronizedDispatcher(300)
+	if sqlMode {
+		dispatcher = actor.NewDefaultDispatcher(300)
+	}
 	ks := make([]*pcluster.Kind, 0, len(kinds))
 	for name, producer := range kinds {
 		ks = append(ks, pcluster.NewKind(name, actor.PropsFromProducer(producer,
 			actor.WithSupervisor(strategy), actor.WithDispatcher(dispatcher))))
 	}
+	rc := remote.Configure(cfg.Host, cfg.Port, remoteOpts...)
+	rc.MaxRetryCount = 1 // a dead peer is dropped by its lease, not by reconnect loops
 	c := pcluster.New(sys, pcluster.Configure(cfg.Name, provider, disthash.New(),
-		remote.Configure(cfg.Host, cfg.Port),
-		pcluster.WithKinds(ks...), pcluster.WithRequestTimeout(cfg.Timeout)))
+		rc, pcluster.WithKinds(ks...), pcluster.WithRequestTimeout(cfg.Timeout)))
+	d := &Directory{c: c, timeout: cfg.Timeout, alone: !sqlMode && len(cfg.Peers) == 0, sql: sp}
+	sys.EventStream.Subscribe(d.onTopology)
 	c.StartMember()
-	return &Directory{c: c, timeout: cfg.Timeout, alone: len(cfg.Peers) == 0}, nil
+	return d, nil
+}
+
+// onTopology forgets the PIDs of members that left, so that the next request
+// for their identities activates them on a member that is still there.
+func (d *Directory) onTopology(ev any) {
+	t, ok := ev.(*pcluster.ClusterTopology)
+	if !ok || len(t.Left) == 0 {
+		return
+	}
+	gone := make(map[string]bool, len(t.Left))
+	for _, m := range t.Left {
+		gone[m.Address()] = true
+	}
+	d.pids.Range(func(k, v any) bool {
+		if gone[v.(*actor.PID).Address] {
+			d.pids.Delete(k)
+		}
+		return true
+	})
 }
 
 // Request asks the virtual actor (identity, kind) and waits for its answer.
@@ -192,7 +240,16 @@ func (d *Directory) pid(key pidKey) (*actor.PID, error) {
 // system: protoactor's graceful leave races its own placement actor when
 // there is nobody else (seen under -race), and the caller has drained the
 // activations and committed their journal already.
+//
+// In sql mode the node has left already (its lease row is gone, so the
+// others route around it): it stops reading the members and its actor
+// system, without protoactor's graceful leave and its fixed 2 s sleep.
 func (d *Directory) Stop() {
+	if d.sql != nil {
+		_ = d.sql.Shutdown(false)
+		d.c.ActorSystem.Shutdown()
+		return
+	}
 	if d.alone {
 		d.c.ActorSystem.Shutdown()
 		return

@@ -21,10 +21,14 @@ const (
 
 // Lease is this node's membership row in the shared store. Other nodes may
 // claim this node's accounts once the lease has expired, so the node stops
-// granting a quarter of a TTL before that (Live), and a node that could not
-// renew in time, or whose row is gone, fences itself for good: it never
-// renews a lapsed lease, because its accounts may have moved meanwhile.
+// granting a quarter of a TTL before that (Live). A cluster node that could
+// not renew in time, or whose row is gone, fences itself for good: it never
+// renews a lapsed lease, because its accounts may have moved meanwhile. A
+// single node is replaced only by deleting its row, so it grants nothing
+// while its renewal is late and fences itself once its row is gone.
 type Lease struct {
+	id      string
+	mode    string
 	store   shlyuz.ClusterStore
 	member  shlyuz.Member
 	ttl     time.Duration
@@ -40,6 +44,7 @@ type Lease struct {
 
 // LeaseConfig says how a node joins.
 type LeaseConfig struct {
+	ID      string        // the member id (the actor system's); default a fresh one
 	Mode    string        // ModeSingle or ModeSQL
 	Address string        // what the member list shows as its address
 	TTL     time.Duration // default 2s
@@ -68,7 +73,11 @@ func Join(ctx context.Context, store shlyuz.ClusterStore, cfg LeaseConfig) (*Lea
 	l := &Lease{store: store, ttl: cfg.TTL, log: cfg.Log, onFence: cfg.OnFence,
 		stop: make(chan struct{}), stopped: make(chan struct{})}
 	now := time.Now()
-	l.member = shlyuz.Member{ID: NewMemberID(), Address: cfg.Address, Mode: cfg.Mode, StartedAt: now}
+	if cfg.ID == "" {
+		cfg.ID = NewMemberID()
+	}
+	l.id, l.mode = cfg.ID, cfg.Mode
+	l.member = shlyuz.Member{ID: cfg.ID, Address: cfg.Address, Mode: cfg.Mode, StartedAt: now}
 	var giveUp time.Time
 	for {
 		start := time.Now()
@@ -104,10 +113,28 @@ func Join(ctx context.Context, store shlyuz.ClusterStore, cfg LeaseConfig) (*Lea
 func (l *Lease) margin() time.Duration { return l.ttl - l.ttl/4 }
 
 // ID is this node's member id.
-func (l *Lease) ID() string { return l.member.ID }
+func (l *Lease) ID() string { return l.id }
 
-// Member is this node's row as it joined.
-func (l *Lease) Member() shlyuz.Member { return l.member }
+// Publish rewrites this node's row with the address its actors listen at
+// (known once the actor system has bound its port).
+func (l *Lease) Publish(ctx context.Context, address string) error {
+	l.mu.Lock()
+	m := l.member
+	m.Address = address
+	l.mu.Unlock()
+	start := time.Now()
+	m.LeaseUntil = start.Add(l.ttl)
+	if _, err := l.store.JoinMember(ctx, m, start); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.member = m
+	if l.fenced == nil {
+		l.deadline = start.Add(l.margin())
+	}
+	l.mu.Unlock()
+	return nil
+}
 
 // TTL is the lease's length.
 func (l *Lease) TTL() time.Duration { return l.ttl }
@@ -140,12 +167,18 @@ func (l *Lease) renew() {
 		l.mu.Lock()
 		lapsed := !start.Before(l.deadline)
 		l.mu.Unlock()
-		if lapsed { // paused or starved past the margin: the accounts may have moved
-			l.fence(errors.New("the lease was not renewed in time"))
-			return
+		since := start // the lease must still be live in the store
+		if lapsed {
+			if l.mode != ModeSingle { // paused or starved: the accounts may have moved
+				l.fence(errors.New("the lease was not renewed in time"))
+				return
+			}
+			// A single node's row is only taken over by deleting it (JoinMember
+			// removes lapsed rows), so while it exists the node may renew it.
+			since = time.Time{}
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), l.ttl/4)
-		ok, err := l.store.RenewMember(ctx, l.member.ID, start.Add(l.ttl), start)
+		ctx, cancel := context.WithTimeout(context.Background(), l.ttl/2)
+		ok, err := l.store.RenewMember(ctx, l.id, start.Add(l.ttl), since)
 		cancel()
 		switch {
 		case err != nil:
@@ -171,7 +204,7 @@ func (l *Lease) fence(err error) {
 	}
 	l.mu.Unlock()
 	if first {
-		l.log.Error("cluster: this node fenced itself; it grants nothing more", "member", l.member.ID, "err", err)
+		l.log.Error("cluster: this node fenced itself; it grants nothing more", "member", l.id, "err", err)
 		if l.onFence != nil {
 			l.onFence(err)
 		}
@@ -192,7 +225,7 @@ func (l *Lease) Leave(ctx context.Context) error {
 		l.fenced = errLeft
 	}
 	l.mu.Unlock()
-	return l.store.LeaveMember(ctx, l.member.ID)
+	return l.store.LeaveMember(ctx, l.id)
 }
 
 var errLeft = errors.New("the node left the cluster")

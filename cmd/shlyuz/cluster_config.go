@@ -54,8 +54,10 @@ func resolveCluster(cfg *Config, db string) (*clusterSettings, error) {
 		}
 	}
 	switch {
+	case cs.leaseTTL == 0 && cs.mode == cluster.ModeSQL:
+		cs.leaseTTL = 2 * time.Second // the takeover time after a node's loss
 	case cs.leaseTTL == 0:
-		cs.leaseTTL = 2 * time.Second
+		cs.leaseTTL = 5 * time.Second // only a restart after a crash waits for it
 	case cs.leaseTTL < 200*time.Millisecond || cs.leaseTTL > time.Minute:
 		return nil, bad("cluster.lease_ttl", fmt.Errorf("%s is out of range (200ms to 1m)", cs.leaseTTL))
 	}
@@ -68,12 +70,12 @@ func resolveCluster(cfg *Config, db string) (*clusterSettings, error) {
 
 // joinCluster writes this node's lease. A lost lease ends serve with an error
 // (the process exits non-zero; its supervisor starts it again under a new id).
-func (in *instance) joinCluster(ctx context.Context, cs *clusterSettings, httpAddr string) error {
-	addr := cs.advertise
-	if addr == "" {
-		addr = httpAddr
+func (in *instance) joinCluster(ctx context.Context, cs *clusterSettings, id, httpAddr string) error {
+	addr := httpAddr // a single node shows where it serves
+	if cs.mode == cluster.ModeSQL {
+		addr = "" // published with the actor address once the actor system listens
 	}
-	lease, err := cluster.Join(ctx, in.store, cluster.LeaseConfig{Mode: cs.mode, Address: addr, TTL: cs.leaseTTL, Log: in.log,
+	lease, err := cluster.Join(ctx, in.store, cluster.LeaseConfig{ID: id, Mode: cs.mode, Address: addr, TTL: cs.leaseTTL, Log: in.log,
 		OnFence: func(err error) {
 			select {
 			case in.served <- fmt.Errorf("cluster: this node lost its lease (%w); it stops so that its accounts move", err):
@@ -90,4 +92,22 @@ func (in *instance) joinCluster(ctx context.Context, cs *clusterSettings, httpAd
 		_ = lease.Leave(ctx)
 	})
 	return nil
+}
+
+// leaveCluster commits what the journal holds, then deletes this node's
+// lease row and releases its accounts, so the others claim them at once
+// without fencing a charge of this node. Nothing is granted here afterwards.
+func (in *instance) leaveCluster() {
+	if in.lease == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := in.journal.Flush(ctx); err != nil {
+		in.log.Error("cluster: the journal did not commit before leaving; the accounts stay claimed until the lease expires", "err", err)
+		return
+	}
+	if err := in.lease.Leave(ctx); err != nil {
+		in.log.Error("cluster: leaving failed; the lease expires by itself", "err", err)
+	}
 }

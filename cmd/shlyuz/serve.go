@@ -122,9 +122,6 @@ func (in *instance) start(ctx context.Context, cfg *Config, ln net.Listener, db 
 	}
 	in.store = store
 	in.cleanup = append(in.cleanup, func() { _ = store.Close() })
-	if err := in.joinCluster(ctx, cs, ln.Addr().String()); err != nil {
-		return err
-	}
 	if err := seed(ctx, store, cfg); err != nil {
 		return bad("--db (SHLYUZ_DB, db in the config)", err)
 	}
@@ -162,6 +159,9 @@ func (in *instance) start(ctx context.Context, cfg *Config, ln net.Listener, db 
 
 	quiet := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return quiet }))
+	if err := in.joinCluster(ctx, cs, sys.ID, ln.Addr().String()); err != nil {
+		return err
+	}
 	m := metrics.New()
 	vopts, err := videoOptions(ctx, cfg, db)
 	if err != nil {
@@ -176,7 +176,7 @@ func (in *instance) start(ctx context.Context, cfg *Config, ln net.Listener, db 
 		return bad("routes", err)
 	}
 	m.Gauges(func() float64 { return float64(in.gw.InFlight()) }, func() float64 { return float64(in.gw.ReservedCredits()) })
-	in.dir, err = cluster.Start(sys, cluster.Config{Host: cs.host, Port: cs.port,
+	in.dir, err = cluster.Start(sys, cluster.Config{Host: cs.host, Port: cs.port, Mode: cs.mode, Lease: in.lease, Advertise: cs.advertise,
 		Peers: cfg.Cluster.Peers, AutoPort: cfg.Cluster.AutoPort}, in.gw.Kinds())
 	if err != nil {
 		return bad("cluster", err)
@@ -209,6 +209,7 @@ func (in *instance) shutdown() error {
 	if err := in.gw.Drain(10 * time.Second); err != nil {
 		in.log.Error("some account actors did not drain", "err", err)
 	}
+	in.leaveCluster()
 	in.gw.Stop()
 	in.dir.Stop()
 	fctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

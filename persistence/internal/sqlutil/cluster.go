@@ -55,7 +55,8 @@ func JoinMember(ctx context.Context, tx ClusterTx, m shlyuz.Member, now time.Tim
 				o.ID, o.Mode, o.LeaseUntil.Format(time.RFC3339Nano), shlyuz.ErrMemberConflict)
 		}
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM cluster_members WHERE id = $1`, m.ID); err != nil {
+	// Lapsed rows go: a single node whose row is gone knows it was replaced.
+	if _, err := tx.Exec(ctx, `DELETE FROM cluster_members WHERE id = $1 OR lease_until <= $2`, m.ID, Micros(now)); err != nil {
 		return nil, err
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO cluster_members (`+MemberColumns+`) VALUES ($1, $2, $3, $4, $5)`,
