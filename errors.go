@@ -145,6 +145,13 @@ func ErrModelNotFound(model string) *Error {
 	return newErr(404, TypeNotFound, "model_not_found", "The model %q does not exist. GET /api/v1/models lists the models.", model).WithParam("model")
 }
 
+// ErrModelUnavailable is a catalog model this gateway has no upstream for:
+// a 404, which clients do not retry (a 503 would make them retry in vain).
+func ErrModelUnavailable(model string) *Error {
+	return newErr(404, TypeNotFound, "model_not_available",
+		"The model %q is in the catalog, but no upstream of this gateway serves it. GET /api/v1/models lists the models it serves.", model).WithParam("model")
+}
+
 // ErrNotFound is an unknown route or object.
 func ErrNotFound(what string) *Error {
 	return newErr(404, TypeNotFound, "not_found", "%s not found.", what)

@@ -29,7 +29,7 @@ func (a *accountActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *cluster.ClusterInit:
 		a.load(m.Identity.Identity)
-		a.deps.activated(ctx)
+		a.deps.activated()
 	case *actor.Stopped:
 		a.release()
 		a.deps.stopped()

@@ -251,7 +251,7 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 			ups = slices.DeleteFunc(ups, func(u *Upstream) bool { return !cl.supports(u) })
 		}
 		if len(ups) == 0 { // nothing could serve it: no reservation, no charge
-			last = shlyuz.ErrProviderUnavailable(time.Second, "No upstream is configured for the model %q.", m.ID)
+			last = cl.g.noUpstream(m.ID, cl.c.Order)
 			if !cl.c.AllowFallbacks {
 				break
 			}

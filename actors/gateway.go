@@ -23,6 +23,8 @@ type Directory interface {
 	PID(identity, kind string) (*actor.PID, error)
 	// RequestAll asks every activation of the kind this node reached, and waits for all.
 	RequestAll(kind string, msg any, timeout time.Duration) error
+	// Broadcast tells every activation of the kind this node reached, without waiting.
+	Broadcast(kind string, msg any)
 	// Forget drops the remembered PID of an activation that stopped (when it
 	// is still the one remembered), so that idle identities cost nothing.
 	Forget(identity, kind string, pid *actor.PID)
@@ -89,8 +91,9 @@ type Gateway struct {
 	routes    []shlyuz.Route
 	timeout   time.Duration
 	observe   func(g *shlyuz.Generation, total, upstream time.Duration)
-	inFlight  atomic.Int64 // model calls between reservation and settlement
-	reserved  atomic.Int64 // credits they hold
+	stopSweep chan struct{} // ends the idle sweeper; nil: none
+	inFlight  atomic.Int64  // model calls between reservation and settlement
+	reserved  atomic.Int64  // credits they hold
 	video     *videoRuntime
 }
 
@@ -166,6 +169,10 @@ func (g *Gateway) Kinds() map[string]actor.Producer {
 // Attach connects the gateway to the cluster and loads the catalog's pricing.
 func (g *Gateway) Attach(ctx context.Context, dir Directory) error {
 	g.dir = dir
+	if g.idle > 0 {
+		g.stopSweep = make(chan struct{})
+		go g.sweepIdle(g.stopSweep)
+	}
 	return g.ReloadCatalog(ctx)
 }
 
@@ -337,6 +344,9 @@ func (g *Gateway) Upstreams() []UpstreamState {
 
 // Stop stops the root supervisor and the provider actors under it.
 func (g *Gateway) Stop() {
+	if g.stopSweep != nil {
+		close(g.stopSweep)
+	}
 	g.video.stop()
 	_ = g.sys.Root.PoisonFuture(g.root).Wait()
 }

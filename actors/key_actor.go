@@ -34,7 +34,7 @@ func (a *keyActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *cluster.ClusterInit:
 		a.load(m.Identity.Identity)
-		a.deps.activated(ctx)
+		a.deps.activated()
 	case *actor.Stopped:
 		a.deps.stopped()
 	case *keyCheck:

@@ -106,8 +106,8 @@ func TestMediaFailedCostsNothing(t *testing.T) {
 	}
 	text := mediaCall(hash, "gen-fail-4", 10)
 	text.Model = "text/model"
-	if _, err := tg.StartMedia(context.Background(), text, accepted); shlyuz.AsError(err).Status != 503 {
-		t.Fatalf("no upstream with the capability: %v, want 503", err)
+	if _, err := tg.StartMedia(context.Background(), text, accepted); shlyuz.AsError(err).Code != "model_not_available" {
+		t.Fatalf("no upstream with the capability: %v, want model_not_available", err)
 	}
 	assertSpent(t, tg, hash, "acc-fail", 0, 1000)
 }

@@ -10,10 +10,18 @@ import (
 // Activations is how many key and account actors are live on this node.
 func (g *Gateway) Activations() int64 { return g.actives.Load() }
 
-// idleState is what an actor that may be passivated keeps: how many
-// messages it handled, so that one arriving while the journal is flushed
-// calls the passivation off.
-type idleState struct{ seen uint64 }
+// idleState is what an actor that may be passivated keeps: when it last
+// handled a message, and how many it handled, so that one arriving while the
+// journal is flushed calls the passivation off.
+type idleState struct {
+	seen uint64
+	last time.Time
+}
+
+// idleCheck asks an activation whether it has been idle since before Since.
+// The gateway's idle sweeper sends it (protoactor's receive timeout races
+// with the synchronized dispatcher, so it is not used).
+type idleCheck struct{ Since time.Time }
 
 // passivateNow ends a passivation once the journal committed every charge
 // the actor made up to its message number seen.
@@ -22,21 +30,18 @@ type passivateNow struct{ seen uint64 }
 // abandoned is a passivateNow that never matches: the flush failed.
 const abandoned = ^uint64(0)
 
-// activated counts a new activation and arms its idle timer.
-func (d *deps) activated(ctx actor.Context) {
-	d.actives.Add(1)
-	if d.idle > 0 {
-		ctx.SetReceiveTimeout(d.idle)
-	}
-}
+// activated counts a new activation.
+func (d *deps) activated() { d.actives.Add(1) }
+
+// stopped counts an activation that ended.
+func (d *deps) stopped() { d.actives.Add(-1) }
 
 // passivation handles the actor's part of passivation and reports whether the
 // message was one of it; any other message counts as activity.
 func (d *deps) passivation(ctx actor.Context, st *idleState, identity, kind string, holding bool) bool {
 	switch m := ctx.Message().(type) {
-	case *actor.ReceiveTimeout:
-		if holding {
-			ctx.SetReceiveTimeout(d.idle) // the timer that fired is off: try again later
+	case *idleCheck:
+		if holding || st.last.After(m.Since) {
 			return true
 		}
 		// A later activation loads the state from the store: commit what
@@ -46,15 +51,14 @@ func (d *deps) passivation(ctx actor.Context, st *idleState, identity, kind stri
 			fctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			if j.Flush(fctx) != nil {
-				seen = abandoned // the store is not reachable now: try again later
+				seen = abandoned // the store is not reachable now: the next sweep tries again
 			}
 			sys.Root.Send(self, &passivateNow{seen: seen})
 		}()
 		return true
 	case *passivateNow:
 		if holding || m.seen != st.seen {
-			ctx.SetReceiveTimeout(d.idle) // busy again since, or the flush failed
-			return true
+			return true // busy again since, or the flush failed
 		}
 		// Nothing arrived since the decision: leave the directory and stop. A
 		// request racing the stop is a dead letter, which the directory retries
@@ -67,8 +71,23 @@ func (d *deps) passivation(ctx actor.Context, st *idleState, identity, kind stri
 		return false
 	}
 	st.seen++
+	st.last = time.Now()
 	return false
 }
 
-// stopped counts an activation that ended.
-func (d *deps) stopped() { d.actives.Add(-1) }
+// sweepIdle tells every key and account activation, every half idle time,
+// to passivate if it was idle for the idle time, until stop is closed.
+func (g *Gateway) sweepIdle(stop <-chan struct{}) {
+	t := time.NewTicker(max(g.idle/2, 10*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case now := <-t.C:
+			check := &idleCheck{Since: now.Add(-g.idle)}
+			g.dir.Broadcast(KindKey, check)
+			g.dir.Broadcast(KindAccount, check)
+		}
+	}
+}

@@ -187,6 +187,16 @@ func (d *Directory) PID(identity, kind string) (*actor.PID, error) {
 	return d.pid(key)
 }
 
+// Broadcast tells every activation of the kind this node reached, without waiting.
+func (d *Directory) Broadcast(kind string, msg any) {
+	d.pids.Range(func(k, v any) bool {
+		if k.(pidKey).kind == kind {
+			d.c.ActorSystem.Root.Send(v.(*actor.PID), msg)
+		}
+		return true
+	})
+}
+
 // Forget drops the remembered PID of an activation that stopped, unless the
 // identity has a newer activation remembered already.
 func (d *Directory) Forget(identity, kind string, pid *actor.PID) {

@@ -1,6 +1,8 @@
 package http
 
 import (
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -10,10 +12,10 @@ import (
 type v1Model struct {
 	ID            string       `json:"id"`
 	Object        string       `json:"object"`
-	Created       int64        `json:"created"`
+	Created       int64        `json:"created,omitempty"` // left out when the catalog does not know it
 	OwnedBy       string       `json:"owned_by"`
 	Name          string       `json:"name"`
-	ContextLength int64        `json:"context_length"`
+	ContextLength int64        `json:"context_length,omitempty"`
 	Architecture  architecture `json:"architecture"`
 	Pricing       v1Pricing    `json:"pricing"`
 	TopProvider   topProvider  `json:"top_provider"`
@@ -30,28 +32,51 @@ type v1Pricing struct {
 }
 
 type topProvider struct {
-	ContextLength       int64 `json:"context_length"`
+	ContextLength       int64 `json:"context_length,omitempty"`
 	MaxCompletionTokens int64 `json:"max_completion_tokens"`
 }
 
-// listModels is GET /api/v1/models in OpenAI's list shape; output_modalities
-// filters (text by default; image, audio, all).
+// listModels is GET /api/v1/models in OpenAI's list shape: the models this
+// gateway can route (the public /api/models lists the whole catalog);
+// output_modalities filters (text by default, all, or any modality a model
+// of the catalog outputs; another is a 400).
 func (s *Server) listModels(c *fiber.Ctx) error {
 	want := c.Query("output_modalities", "text")
-	out := make([]v1Model, 0, 512)
-	for _, m := range s.gw.Catalog().List() {
-		if want != "all" && !m.Outputs(want) {
-			continue
+	list := s.gw.Catalog().List()
+	if want != "all" && !slices.ContainsFunc(list, func(m *shlyuz.PricedModel) bool { return m.Outputs(want) }) {
+		return shlyuz.ErrInvalidValue("output_modalities", "Unknown output modality %q: use all, or one the models output (text, image, …).", want)
+	}
+	out := make([]v1Model, 0, 64)
+	for _, m := range list {
+		if (want == "all" || m.Outputs(want)) && s.gw.Routable(m.ID) {
+			out = append(out, toV1Model(m))
 		}
-		out = append(out, v1Model{
-			ID: m.ID, Object: "model", Created: m.Created, OwnedBy: m.Provider(), Name: m.Name,
-			ContextLength: m.ContextLength,
-			Architecture:  architecture{InputModalities: m.InputModalities, OutputModalities: m.OutputModalities},
-			Pricing:       v1Pricing{CreditsPer1KPrompt: m.Price.CreditsPer1KPrompt(), CreditsPer1KCompletion: m.Price.CreditsPer1KCompletion()},
-			TopProvider:   topProvider{ContextLength: m.ContextLength, MaxCompletionTokens: m.MaxOutput()},
-		})
 	}
 	return c.JSON(fiber.Map{"object": "list", "data": out})
+}
+
+// getModel is GET /api/v1/models/{id} (OpenAI's retrieve): a model this
+// gateway can route, or a 404.
+func (s *Server) getModel(c *fiber.Ctx) error {
+	id := strings.TrimPrefix(c.Params("*"), "/")
+	m, ok := s.gw.Catalog().Get(id)
+	if !ok {
+		return shlyuz.ErrModelNotFound(id)
+	}
+	if !s.gw.Routable(id) {
+		return shlyuz.ErrModelUnavailable(id)
+	}
+	return c.JSON(toV1Model(m))
+}
+
+func toV1Model(m *shlyuz.PricedModel) v1Model {
+	return v1Model{
+		ID: m.ID, Object: "model", Created: m.Created, OwnedBy: m.Provider(), Name: m.Name,
+		ContextLength: m.ContextLength,
+		Architecture:  architecture{InputModalities: m.InputModalities, OutputModalities: m.OutputModalities},
+		Pricing:       v1Pricing{CreditsPer1KPrompt: m.Price.CreditsPer1KPrompt(), CreditsPer1KCompletion: m.Price.CreditsPer1KCompletion()},
+		TopProvider:   topProvider{ContextLength: m.ContextLength, MaxCompletionTokens: m.MaxOutput()},
+	}
 }
 
 // keyInfo is GET /api/v1/key.

@@ -8,7 +8,8 @@ import (
 type publicModel struct {
 	ID                     string         `json:"id"`
 	Name                   string         `json:"name"`
-	ContextLength          int64          `json:"context_length"`
+	ContextLength          int64          `json:"context_length,omitempty"` // left out when unknown
+	Available              bool           `json:"available"`                // this gateway routes it
 	MaxOutputTokens        int64          `json:"max_output_tokens"`
 	InputModalities        []string       `json:"input_modalities"`
 	OutputModalities       []string       `json:"output_modalities"`
@@ -22,7 +23,7 @@ func (s *Server) publicModels(c *fiber.Ctx) error {
 	out := make([]publicModel, len(list))
 	for i, m := range list {
 		out[i] = publicModel{
-			ID: m.ID, Name: m.Name, ContextLength: m.ContextLength, MaxOutputTokens: m.MaxOutput(),
+			ID: m.ID, Name: m.Name, ContextLength: m.ContextLength, Available: s.gw.Routable(m.ID), MaxOutputTokens: m.MaxOutput(),
 			InputModalities: m.InputModalities, OutputModalities: m.OutputModalities,
 			CreditsPer1KPrompt: m.Price.CreditsPer1KPrompt(), CreditsPer1KCompletion: m.Price.CreditsPer1KCompletion(),
 		}

@@ -357,13 +357,14 @@ func tryChat(base, key string) (*http.Response, error) {
 }
 
 // A call no upstream may serve (here: the client allows only an unknown one)
-// answers 503 at once: nothing is reserved, so even an empty balance gets
-// the real reason, and nothing is charged.
+// answers at once with the reason, which no client retries: nothing is
+// reserved, so even an empty balance gets the real reason, and nothing is charged.
 func TestUnservableCallIsUnavailableNotCharged(t *testing.T) {
 	_, key := account(t, h.base, 0, nil)
 	body := withFields(chatBody("test/model", false, 0), "provider", map[string]any{"order": []string{"nosuch"}, "allow_fallbacks": false})
 	var e apiError
-	if st := call(t, h.base, "POST", "/api/v1/chat/completions", key, body, &e); st != 503 || e.Error.Code != "provider_unavailable" {
+	if st := call(t, h.base, "POST", "/api/v1/chat/completions", key, body, &e); st != 400 || e.Error.Code != "invalid_value" ||
+		e.Error.Param == nil || *e.Error.Param != "provider.order" || !strings.Contains(e.Error.Message, "nosuch") {
 		t.Fatalf("%d %+v", st, e.Error)
 	}
 }
