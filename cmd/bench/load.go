@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -37,14 +38,20 @@ func newClient(maxConns int) *http.Client {
 
 // target is one request the generator repeats: where, with which key, what body.
 type target struct {
-	url    string // the chat completions URL
+	urls   []string // the chat completions URLs: several nodes of a cluster take turns
+	next   atomic.Uint64
 	auth   string // "Bearer …" or ""
 	body   []byte
 	stream bool
 }
 
+// newTarget makes a target of base, or of several comma-separated bases
+// (the nodes of a cluster, taken in turn).
 func newTarget(base, key, model string, stream bool, maxTokens int) *target {
-	t := &target{url: strings.TrimRight(base, "/") + "/chat/completions", body: requestBody(model, stream, maxTokens), stream: stream}
+	t := &target{body: requestBody(model, stream, maxTokens), stream: stream}
+	for _, b := range strings.Split(base, ",") {
+		t.urls = append(t.urls, strings.TrimRight(b, "/")+"/chat/completions")
+	}
 	if key != "" {
 		t.auth = "Bearer " + key
 	}
@@ -63,7 +70,8 @@ func requestBody(model string, stream bool, maxTokens int) []byte {
 }
 
 func (t *target) newRequest(ctx context.Context) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(t.body))
+	url := t.urls[int(t.next.Add(1)-1)%len(t.urls)]
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(t.body))
 	if err != nil {
 		return nil, err
 	}
@@ -299,4 +307,11 @@ func streams(ctx context.Context, c *http.Client, a, b *target, n int) (sa, sb [
 		}
 	}
 	return sa, sb, ea, eb
+}
+
+// firstBase is the first of comma-separated base URLs (a cluster's node
+// whose /metrics and /key are read).
+func firstBase(bases string) string {
+	first, _, _ := strings.Cut(bases, ",")
+	return first
 }

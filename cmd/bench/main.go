@@ -151,7 +151,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.pause, "pause", 300*time.Millisecond, "quiet time between phases")
 	fs.DurationVar(&o.idleWait, "idle-wait", 3*time.Second, "idle time after the load before the last VmRSS reading")
 	fs.StringVar(&o.db, "db", "", "store of the built-in gateway: postgres://… (default: SQLite in the temporary directory)")
-	fs.StringVar(&o.target, "target", "", "measure this OpenAI-compatible base URL (…/v1) instead of the built-in gateway")
+	fs.StringVar(&o.target, "target", "", "measure this OpenAI-compatible base URL (…/v1) instead of the built-in gateway; several comma-separated (a cluster's nodes) take turns")
 	fs.StringVar(&o.targetKey, "target-key", "", "API key for -target")
 	fs.IntVar(&o.targetPID, "target-pid", 0, "pid of the -target gateway, for its memory")
 	fs.StringVar(&o.metrics, "metrics", "", "Prometheus endpoint of the gateway (default {gateway root}/metrics)")
@@ -227,7 +227,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		}
 	}
 	if !o.allowRemote {
-		for _, u := range []string{o.target, o.direct, o.directSlow, o.directStream, o.metrics} {
+		for _, u := range append(strings.Split(o.target, ","), o.direct, o.directSlow, o.directStream, o.metrics) {
 			if u != "" {
 				if err := checkLoopbackURL(u); err != nil {
 					return nil, err
@@ -398,7 +398,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		}
 	} else {
 		setup.Gateway, setup.GatewayURL, setup.GatewayPID = "target", o.target, o.targetPID
-		b.gwBase, b.gwKey, b.gwPID = strings.TrimRight(o.target, "/"), o.targetKey, o.targetPID
+		b.gwBase, b.gwKey, b.gwPID = strings.TrimRight(o.target, "/"), o.targetKey, o.targetPID // may list several nodes
 	}
 	b.res.Setup = setup
 
@@ -496,7 +496,7 @@ func (b *bench) startGateway(ctx context.Context, setup *Setup, ups []benchUpstr
 func (b *bench) probe(ctx context.Context, t *target) error {
 	var last string
 	buf := make([]byte, 16<<10)
-	err := waitReady(ctx, nil, b.o.readyTimeout, t.url+" to answer "+string(t.body), func() bool {
+	err := waitReady(ctx, nil, b.o.readyTimeout, t.urls[0]+" to answer "+string(t.body), func() bool {
 		_, kind := do(ctx, b.ctl, t, buf)
 		last = kind
 		return kind == ""

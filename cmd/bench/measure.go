@@ -236,7 +236,7 @@ func (b *bench) throughput(ctx context.Context, name string, d, g *target, upPID
 func (b *bench) allocs(ctx context.Context) AllocResult {
 	url := b.o.metrics
 	if url == "" {
-		url = metricsURL(b.gwBase)
+		url = metricsURL(firstBase(b.gwBase))
 	}
 	r := AllocResult{URL: url}
 	m0, why := scrapeMallocs(b.ctl, url)
@@ -282,7 +282,7 @@ func (b *bench) billing() *BillingCheck {
 			Usage          int64  `json:"usage"`
 		} `json:"data"`
 	}
-	if !getJSON(b.ctl, b.gwBase+"/key", b.gwKey, &k) {
+	if !getJSON(b.ctl, firstBase(b.gwBase)+"/key", b.gwKey, &k) {
 		return nil
 	}
 	bc := &BillingCheck{KeyLimit: k.Data.Limit, KeyUsage: k.Data.Usage, KeyLimitRemaining: k.Data.LimitRemaining}
