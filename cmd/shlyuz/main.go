@@ -3,13 +3,17 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"os"
+	"runtime/debug"
 )
 
 const usage = `usage:
-  shlyuz serve [--listen ADDR] [--db sqlite://PATH|postgres://...] [--config FILE]
-  shlyuz admin <command> ...   (run "shlyuz admin help")`
+  shlyuz serve [--listen ADDR] [--db sqlite://PATH|postgres://...] [--config FILE]   run the gateway (serve --help)
+  shlyuz admin COMMAND ...                                                         the operator API's client (admin --help)
+  shlyuz version                                                                   print the version`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -22,15 +26,41 @@ func main() {
 		err = serve(os.Args[2:])
 	case "admin":
 		err = admin(os.Args[2:], os.Stdout)
+	case "version", "--version":
+		fmt.Println(version())
+		return
 	case "help", "-h", "--help":
 		fmt.Println(usage)
 		return
 	default:
-		fmt.Fprintln(os.Stderr, usage)
+		fmt.Fprintf(os.Stderr, "shlyuz: unknown command %q\n%s\n", os.Args[1], usage)
 		os.Exit(2)
+	}
+	if errors.Is(err, flag.ErrHelp) { // --help: the flags were printed
+		return
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "shlyuz:", err)
 		os.Exit(1)
 	}
+}
+
+// version is the module version and the commit it was built from.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "shlyuz (unknown version)"
+	}
+	v := "shlyuz " + bi.Main.Version
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			v += " " + s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				v += " (modified)"
+			}
+		}
+	}
+	return v + " " + bi.GoVersion
 }

@@ -175,3 +175,20 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// The log warns at start of an upstream whose api_key_env is unset and of one
+// no route uses.
+func TestStartWarnsOfLikelyMistakes(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "c.yaml")
+	yaml := "upstreams:\n  - {name: used, base_url: \"" + h.fakeURL + "\", api_key_env: SHLYUZ_TEST_UNSET_KEY}\n  - {name: spare, base_url: \"" + h.fakeURL + "\"}\nroutes:\n  - {match: \"*\", upstreams: [used]}\n"
+	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g := runGateway(t, dir, nil, "--config", cfg, "--db", "sqlite://./w.db")
+	for _, says := range []string{"SHLYUZ_TEST_UNSET_KEY", "upstream spare: no route uses it"} {
+		if !strings.Contains(g.log.String(), says) {
+			t.Errorf("the log does not warn %q:\n%s", says, g.log)
+		}
+	}
+}

@@ -151,6 +151,7 @@ func (in *instance) start(ctx context.Context, cfg *Config, ln net.Listener, db 
 		upCfgs, routes = []shlyuz.UpstreamConfig{up}, []shlyuz.Route{route}
 		log.Info("no upstream configured: the built-in demo upstream serves the demo/ models")
 	}
+	warnUpstreams(log, upCfgs, routes)
 	ups := make([]*actors.Upstream, 0, len(upCfgs))
 	for i, u := range upCfgs {
 		u = u.WithDefaults()

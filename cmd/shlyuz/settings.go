@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -138,4 +140,23 @@ func redactErr(err error, dsn string) error {
 		return errors.New(strings.ReplaceAll(err.Error(), dsn, r))
 	}
 	return err
+}
+
+// warnUpstreams logs what is likely a mistake in the upstreams: an
+// api_key_env that is not set, an upstream that no route uses.
+func warnUpstreams(log *slog.Logger, ups []shlyuz.UpstreamConfig, routes []shlyuz.Route) {
+	used := map[string]bool{}
+	for _, r := range routes {
+		for _, n := range r.Upstreams {
+			used[n] = true
+		}
+	}
+	for _, u := range ups {
+		if u.APIKeyEnv != "" && os.Getenv(u.APIKeyEnv) == "" {
+			log.Warn("upstream "+u.Name+": its api_key_env is not set, so it gets no key", "api_key_env", u.APIKeyEnv)
+		}
+		if !used[u.Name] {
+			log.Warn("upstream " + u.Name + ": no route uses it")
+		}
+	}
 }

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestCommandLine runs the binary as a newcomer would: help exits 0, an
+// unknown command says so, each admin subcommand has its own flags and help,
+// bad flag values get a clear message, an unreachable gateway is named.
+func TestCommandLine(t *testing.T) {
+	cases := []struct {
+		args   string
+		exit   int
+		says   string
+		nosays string
+	}{
+		{"serve --help", 0, "-listen", ""},
+		{"admin --help", 0, "create-key", ""},
+		{"admin create-key --help", 0, "-limit-reset", "-rubles"}, // its own flags only
+		{"admin topup --help", 0, "-idempotency-key", "-limit"},
+		{"version", 0, "shlyuz", ""},
+		{"frobnicate", 2, `unknown command "frobnicate"`, ""},
+		{"admin frobnicate", 1, `unknown command "frobnicate"`, ""},
+		{"admin create-key acc-1 --limit abc", 1, `--limit: "abc" is not a whole number`, "invalid character"},
+		{"admin create-key acc-1 --limit 10 --expires-at 2027-13-01", 1, "--expires-at", "parsing time"},
+		{"admin create-key acc-1 --limit-reset day", 1, "--limit-reset needs --limit", ""},
+		{"admin create-key acc-1 --limit 10 --limit-reset fortnight", 1, `"fortnight" is not day, week or month`, ""},
+		{"admin topup acc-1 --rubles 1 --credits 2 --idempotency-key k", 1, "exactly one of --rubles and --credits", ""},
+		{"admin create-key", 1, "takes one argument", ""},
+		{"admin reconcile", 1, "is unreachable", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.args, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), "SHLYUZ_TEST_EXEC="+tc.args, "SHLYUZ_URL=http://127.0.0.1:1", "SHLYUZ_ADMIN_TOKEN=t")
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			err := cmd.Run()
+			code := 0
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				code = exit.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.exit || !strings.Contains(out.String(), tc.says) || (tc.nosays != "" && strings.Contains(out.String(), tc.nosays)) {
+				t.Fatalf("exit %d, want %d; output must say %q (and not %q):\n%s", code, tc.exit, tc.says, tc.nosays, out.String())
+			}
+		})
+	}
+}
