@@ -32,7 +32,9 @@ var adminCommands = []adminCommand{
 		}
 	}},
 	{"account", "ACCOUNT_ID", "show an account, its balance and keys", func(fs *flag.FlagSet) func(string) (string, string, map[string]any, error) {
-		return func(id string) (string, string, map[string]any, error) { return "GET", "/api/admin/accounts/" + id, nil, nil }
+		return func(id string) (string, string, map[string]any, error) {
+			return "GET", "/api/admin/accounts/" + id, nil, nil
+		}
 	}},
 	{"topup", "ACCOUNT_ID", "add bought credits", func(fs *flag.FlagSet) func(string) (string, string, map[string]any, error) {
 		rubles := fs.String("rubles", "", "rubles to add (a decimal, at most 5 places)")
@@ -107,7 +109,9 @@ var adminCommands = []adminCommand{
 		}
 	}},
 	{"revoke-key", "KEY_ID", "revoke a key at once", func(fs *flag.FlagSet) func(string) (string, string, map[string]any, error) {
-		return func(id string) (string, string, map[string]any, error) { return "DELETE", "/api/admin/keys/" + id, nil, nil }
+		return func(id string) (string, string, map[string]any, error) {
+			return "DELETE", "/api/admin/keys/" + id, nil, nil
+		}
 	}},
 	{"set-pricing", "", "set the exchange rate and K", func(fs *flag.FlagSet) func(string) (string, string, map[string]any, error) {
 		rate := fs.String("rate", "", "rubles per US dollar")
