@@ -104,10 +104,20 @@ func ErrKeyExpired() *Error {
 }
 
 // ErrInsufficientCredits is a request the account's balance cannot reserve.
-func ErrInsufficientCredits(available Credits, affordableTokens int64, wanted int64) *Error {
+// askedMax says whether the client set max_tokens (only then is lowering it advice).
+func ErrInsufficientCredits(available Credits, affordableTokens int64, wanted int64, askedMax bool) *Error {
+	advice := "Top up."
+	if askedMax {
+		advice = "Top up, or lower max_tokens."
+	}
+	if affordableTokens < 1 {
+		return newErr(402, TypeInsufficient, "insufficient_credits",
+			"Insufficient credits: the balance is %d credits, which affords no completion token for this prompt. %s",
+			available, advice)
+	}
 	return newErr(402, TypeInsufficient, "insufficient_credits",
-		"Insufficient credits: the balance is %d credits, which affords %d completion tokens for this prompt, but the request may use up to %d. Top up, or lower max_tokens.",
-		available, affordableTokens, wanted)
+		"Insufficient credits: the balance is %d credits, which affords %d completion tokens for this prompt, but the request may use up to %d. %s",
+		available, affordableTokens, wanted, advice)
 }
 
 // ErrKeyLimitExceeded is a request the key's ceiling cannot reserve.
@@ -150,6 +160,11 @@ func ErrModelNotFound(model string) *Error {
 func ErrModelUnavailable(model string) *Error {
 	return newErr(404, TypeNotFound, "model_not_available",
 		"The model %q is in the catalog, but no upstream of this gateway serves it. GET /api/v1/models lists the models it serves.", model).WithParam("model")
+}
+
+// ErrNotFoundCode is a 404 with its own code and message.
+func ErrNotFoundCode(code, format string, args ...any) *Error {
+	return newErr(404, TypeNotFound, code, format, args...)
 }
 
 // ErrNotFound is an unknown route or object.

@@ -110,7 +110,7 @@ func (a *accountActor) reserve(m *acctReserve) *reserved {
 		tokens = min(m.KeyTokens, afford)
 	}
 	if afford < 1 || tokens > afford {
-		return &reserved{Err: shlyuz.ErrInsufficientCredits(max(free, 0), afford, max(tokens, 1))}
+		return &reserved{Err: shlyuz.ErrInsufficientCredits(max(free, 0), afford, max(tokens, 1), m.MaxTokens > 0)}
 	}
 	amount := m.Price.Charge(m.Prompt, tokens)
 	a.holds[m.GenID] = amount

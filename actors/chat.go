@@ -28,6 +28,10 @@ type ChatCall struct {
 
 // Receipt is what a finished call used and cost; Credits is exactly the debit.
 type Receipt struct {
+	// MaxTokens is the completion ceiling the gateway sent upstream when the
+	// client set none (what the key, the balance and the model allowed); 0
+	// when the client set it.
+	MaxTokens    int64
 	Usage        shlyuz.Usage
 	Credits      shlyuz.Credits
 	Model        string
@@ -183,6 +187,18 @@ func (s *Stream) observe(ev *shlyuz.StreamEvent) {
 	if ev.FinishReason != "" {
 		s.finish = ev.FinishReason
 	}
+}
+
+// MaxTokens is the completion ceiling the gateway decided for the stream
+// (see Receipt.MaxTokens); 0 when the client set one.
+func (s *Stream) MaxTokens() int64 { return s.decidedMaxTokens() }
+
+// decidedMaxTokens is the ceiling sent upstream when the client set none.
+func (cl *call) decidedMaxTokens() int64 {
+	if cl.c.MaxTokens > 0 || cl.fixed > 0 {
+		return 0
+	}
+	return cl.maxTokens
 }
 
 // Model is the model that serves the stream.
@@ -418,7 +434,8 @@ func (cl *call) settleCredits(credits shlyuz.Credits, u shlyuz.Usage, status, fi
 	gen := cl.record(now, status, finish, u, credits)
 	cl.g.dir.Send(cl.c.KeyHash, KindKey, &keySettle{GenID: cl.c.GenerationID, Amount: credits, Now: now})
 	err := cl.settleAccount(&acctSettle{GenID: cl.c.GenerationID, KeyID: cl.keyID, Amount: credits, Generation: gen, Now: now})
-	return &Receipt{Usage: u, Credits: credits, Model: cl.model.ID, Upstream: gen.Upstream, FinishReason: finish, Status: status, Err: err}
+	return &Receipt{Usage: u, Credits: credits, Model: cl.model.ID, Upstream: gen.Upstream, FinishReason: finish, Status: status, Err: err,
+		MaxTokens: cl.decidedMaxTokens()}
 }
 
 // fail releases the reservation (if any) and records the failure; it costs nothing.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -92,10 +93,22 @@ func (s *Server) chatCompletions(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	setDecidedMaxTokens(c, receipt.MaxTokens)
 	return c.JSON(&completion{
 		ID: call.GenerationID, Object: "chat.completion", Created: resp.Created, Model: receipt.Model,
 		Choices: resp.Choices, Usage: newUsage(receipt), SystemFingerprint: resp.SystemFingerprint,
 	})
+}
+
+// MaxTokensHeader tells a client that set no max_tokens the completion
+// ceiling the gateway sent upstream: what the key's ceiling, the balance and
+// the model's output limit allow, whichever is least.
+const MaxTokensHeader = "X-Shlyuz-Max-Tokens"
+
+func setDecidedMaxTokens(c *fiber.Ctx, n int64) {
+	if n > 0 {
+		c.Set(MaxTokensHeader, strconv.FormatInt(n, 10))
+	}
 }
 
 type streamStep struct {
@@ -111,6 +124,7 @@ func (s *Server) streamChat(c *fiber.Ctx, call *actors.ChatCall) error {
 	c.Set(fiber.HeaderContentType, "text/event-stream")
 	c.Set(fiber.HeaderCacheControl, "no-cache")
 	c.Set("X-Accel-Buffering", "no")
+	setDecidedMaxTokens(c, st.MaxTokens())
 	id, model, heartbeat := call.GenerationID, st.Model(), s.opts.Heartbeat
 	s.streams.Add(1)
 	log := s.log

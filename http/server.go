@@ -24,6 +24,9 @@ type Options struct {
 	Log        *slog.Logger
 	// Metrics, when set, records every request and serves GET /metrics.
 	Metrics *metrics.Metrics
+	// CORSOrigins may call /api from a browser (["*"]: any; empty: the default,
+	// any, as OpenRouter allows); the operator API is never open to them.
+	CORSOrigins []string
 }
 
 // Server is the Fiber app and what it needs.
@@ -62,6 +65,7 @@ func New(gw *actors.Gateway, o Options) *Server {
 		s.App.Get("/metrics", adaptor.HTTPHandler(o.Metrics.Handler()))
 	}
 
+	s.App.Use("/api", s.cors())
 	s.App.Get("/healthz", s.healthz) // issue 11
 	s.App.Get("/readyz", s.readyz)
 
@@ -82,6 +86,8 @@ func New(gw *actors.Gateway, o Options) *Server {
 	if o.AdminToken != "" {
 		s.adminRoutes(s.App.Group("/api/admin", s.adminAuth))
 		s.App.Use("/debug/pprof", s.adminAuth, pprof.New())
+	} else {
+		s.App.Use("/api/admin", operatorAPIOff)
 	}
 	s.App.Use(func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 	return s

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -366,5 +367,31 @@ func TestUnservableCallIsUnavailableNotCharged(t *testing.T) {
 	if st := call(t, h.base, "POST", "/api/v1/chat/completions", key, body, &e); st != 400 || e.Error.Code != "invalid_value" ||
 		e.Error.Param == nil || *e.Error.Param != "provider.order" || !strings.Contains(e.Error.Message, "nosuch") {
 		t.Fatalf("%d %+v", st, e.Error)
+	}
+}
+
+// A client that sets no max_tokens is told the ceiling the gateway chose
+// (what the balance affords here), and a refusal never tells it to lower a
+// max_tokens it did not send.
+func TestDecidedMaxTokensIsTold(t *testing.T) {
+	_, key := account(t, h.base, 20_000, nil) // 2,000 completion tokens at most, less the prompt
+	for _, stream := range []bool{false, true} {
+		resp := postChat(t, h.base, key, chatBody("test/model", stream, 0))
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		n, err := strconv.Atoi(resp.Header.Get("X-Shlyuz-Max-Tokens"))
+		if resp.StatusCode != 200 || err != nil || n < 1 || n >= 2000 {
+			t.Fatalf("stream=%v: %d, X-Shlyuz-Max-Tokens %q, want the balance's ceiling", stream, resp.StatusCode, resp.Header.Get("X-Shlyuz-Max-Tokens"))
+		}
+	}
+	resp := postChat(t, h.base, key, chatBody("test/model", false, 10))
+	resp.Body.Close()
+	if v := resp.Header.Get("X-Shlyuz-Max-Tokens"); v != "" {
+		t.Fatalf("the client set max_tokens, yet the gateway says it chose %s", v)
+	}
+	_, poor := account(t, h.base, 5, nil)
+	var e apiError
+	if st := call(t, h.base, "POST", "/api/v1/chat/completions", poor, chatBody("test/model", false, 0), &e); st != 402 || strings.Contains(e.Error.Message, "max_tokens") {
+		t.Fatalf("%d %q: a refusal must not mention a max_tokens the client never sent", st, e.Error.Message)
 	}
 }

@@ -20,6 +20,10 @@ type Config struct {
 	// JournalInterval is the group-commit period of ledger entries (≤ 50ms).
 	JournalInterval time.Duration `yaml:"journal_interval"`
 	Heartbeat       time.Duration `yaml:"heartbeat"` // SSE keep-alive while a stream is idle
+	// CORS lists the origins whose browser pages may call /api (default: any).
+	CORS struct {
+		AllowedOrigins []string `yaml:"allowed_origins"`
+	} `yaml:"cors"`
 	// Demo makes a demo account with 10 rubles and a key on the first start,
 	// the key written beside the database; default: on when no upstream is
 	// configured (the built-in demo upstream then serves the demo/ models).

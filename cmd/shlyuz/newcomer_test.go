@@ -138,6 +138,9 @@ func TestDemoOffersOnlyServableModels(t *testing.T) {
 	if st := call(t, g.base, "GET", "/api/v1/models?output_modalities=bogus", strings.TrimSpace(string(raw)), nil, &e); st != 400 || e.Error.Param == nil || *e.Error.Param != "output_modalities" {
 		t.Fatalf("bogus modality: %d %+v", st, e.Error)
 	}
+	if st := call(t, g.base, "GET", "/api/admin/accounts/acc-demo", "any", nil, &e); st != 404 || e.Error.Code != "operator_api_off" {
+		t.Fatalf("operator API off: %d %+v", st, e.Error)
+	}
 	sent.Store(0)
 	_, err = client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
 		Model: "openai/gpt-4o", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")}})
@@ -189,6 +192,36 @@ func TestStartWarnsOfLikelyMistakes(t *testing.T) {
 	for _, says := range []string{"SHLYUZ_TEST_UNSET_KEY", "upstream spare: no route uses it"} {
 		if !strings.Contains(g.log.String(), says) {
 			t.Errorf("the log does not warn %q:\n%s", says, g.log)
+		}
+	}
+}
+
+// Browsers may call the API directly (a preflight is answered, the reply
+// carries the CORS headers), never the operator API.
+func TestCORS(t *testing.T) {
+	cases := []struct {
+		method, path string
+		allowed      bool
+	}{
+		{"OPTIONS", "/api/v1/chat/completions", true},
+		{"GET", "/api/models", true},
+		{"OPTIONS", "/api/admin/accounts", false},
+	}
+	for _, tc := range cases {
+		req, _ := http.NewRequest(tc.method, h.base+tc.path, nil)
+		req.Header.Set("Origin", "https://app.example.com")
+		if tc.method == "OPTIONS" {
+			req.Header.Set("Access-Control-Request-Method", "POST")
+			req.Header.Set("Access-Control-Request-Headers", "authorization, content-type")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		got := resp.Header.Get("Access-Control-Allow-Origin") != ""
+		if got != tc.allowed || (tc.allowed && tc.method == "OPTIONS" && resp.StatusCode/100 != 2) {
+			t.Errorf("%s %s: %d, Access-Control-Allow-Origin %q, want allowed=%v", tc.method, tc.path, resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"), tc.allowed)
 		}
 	}
 }

@@ -204,7 +204,7 @@ func (in *instance) start(ctx context.Context, cfg *Config, ln net.Listener, db 
 		log.Info("the operator API is off: set SHLYUZ_ADMIN_TOKEN to turn it on")
 	}
 	in.srv = shzhttp.New(in.gw, shzhttp.Options{BodyLimit: cfg.BodyLimit, Heartbeat: cfg.Heartbeat,
-		AdminToken: adminToken, Log: log, Metrics: m})
+		AdminToken: adminToken, Log: log, Metrics: m, CORSOrigins: corsOrigins(cfg.CORS.AllowedOrigins)})
 	go func() { in.served <- in.srv.App.Listener(ln) }()
 	return nil
 }

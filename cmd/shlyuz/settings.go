@@ -160,3 +160,12 @@ func warnUpstreams(log *slog.Logger, ups []shlyuz.UpstreamConfig, routes []shlyu
 		}
 	}
 }
+
+// corsOrigins are the browser origins allowed: SHLYUZ_CORS_ORIGINS
+// (comma-separated) over the config's; none given: any.
+func corsOrigins(fromConfig []string) []string {
+	if v := os.Getenv("SHLYUZ_CORS_ORIGINS"); v != "" {
+		return strings.Split(v, ",")
+	}
+	return fromConfig
+}
