@@ -1,6 +1,7 @@
 package http
 
 import (
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -59,6 +60,9 @@ func (s *Server) listModels(c *fiber.Ctx) error {
 // gateway can route, or a 404.
 func (s *Server) getModel(c *fiber.Ctx) error {
 	id := strings.TrimPrefix(c.Params("*"), "/")
+	if u, err := url.PathUnescape(id); err == nil { // the SDKs escape the slash of "openai/gpt-4o"
+		id = u
+	}
 	m, ok := s.gw.Catalog().Get(id)
 	if !ok {
 		return shlyuz.ErrModelNotFound(id)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -19,6 +20,10 @@ type Config struct {
 	// JournalInterval is the group-commit period of ledger entries (≤ 50ms).
 	JournalInterval time.Duration `yaml:"journal_interval"`
 	Heartbeat       time.Duration `yaml:"heartbeat"` // SSE keep-alive while a stream is idle
+	// Demo makes a demo account with 10 rubles and a key on the first start,
+	// the key written beside the database; default: on when no upstream is
+	// configured (the built-in demo upstream then serves the demo/ models).
+	Demo *bool `yaml:"demo"`
 	// ActorIdle passivates a key or account actor idle that long (its state
 	// is in the store); 0: the default 10m; a negative value: never.
 	ActorIdle time.Duration `yaml:"actor_idle"`
@@ -58,7 +63,7 @@ func loadConfig(path string) (*Config, error) {
 		if err != nil {
 			return nil, err
 		}
-		dec := yaml.NewDecoder(bytes.NewReader([]byte(os.ExpandEnv(string(raw)))))
+		dec := yaml.NewDecoder(bytes.NewReader([]byte(expandEnv(string(raw)))))
 		dec.KnownFields(true)
 		if err := dec.Decode(cfg); err != nil {
 			return nil, fmt.Errorf("config %s: %w", path, err)
@@ -71,4 +76,18 @@ func loadConfig(path string) (*Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// expandEnv replaces ${VAR} and $VAR with the variable's value, and
+// ${VAR:-default} with the default when the variable is unset or empty.
+func expandEnv(s string) string {
+	return os.Expand(s, func(name string) string {
+		if k, def, ok := strings.Cut(name, ":-"); ok {
+			if v := os.Getenv(k); v != "" {
+				return v
+			}
+			return def
+		}
+		return os.Getenv(name)
+	})
 }

@@ -295,7 +295,7 @@ func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool)
 type child struct {
 	cmd  *exec.Cmd
 	base string
-	log  *bytes.Buffer
+	log  interface{ String() string }
 }
 
 // startChild runs `shlyuz serve` in a child process on a free port and waits until it answers.

@@ -136,8 +136,12 @@ func (in *instance) start(ctx context.Context, cfg *Config, ln net.Listener, db 
 	models = shlyuz.MergeModels(models, cfg.Models)
 
 	upCfgs, routes := cfg.Upstreams, cfg.Routes
-	demo := len(upCfgs) == 0
-	if demo {
+	builtIn := len(upCfgs) == 0
+	demo := builtIn
+	if cfg.Demo != nil {
+		demo = *cfg.Demo
+	}
+	if builtIn {
 		models = append(models, demoVideoModel()) // issue 10
 		up, route, stopDemo, err := startDemo()
 		if err != nil {
@@ -188,12 +192,18 @@ func (in *instance) start(ctx context.Context, cfg *Config, ln net.Listener, db 
 		return err
 	}
 	if demo {
-		if err := bootstrapDemo(ctx, store, in.gw, log); err != nil {
+		if err := bootstrapDemo(ctx, store, in.gw, demoKeyPath(db), log); err != nil {
 			return fmt.Errorf("demo bootstrap: %w", err)
 		}
 	}
+	adminToken := os.Getenv("SHLYUZ_ADMIN_TOKEN")
+	if adminToken != "" {
+		log.Info("the operator API is on (/api/admin, SHLYUZ_ADMIN_TOKEN is set)")
+	} else {
+		log.Info("the operator API is off: set SHLYUZ_ADMIN_TOKEN to turn it on")
+	}
 	in.srv = shzhttp.New(in.gw, shzhttp.Options{BodyLimit: cfg.BodyLimit, Heartbeat: cfg.Heartbeat,
-		AdminToken: os.Getenv("SHLYUZ_ADMIN_TOKEN"), Log: log, Metrics: m})
+		AdminToken: adminToken, Log: log, Metrics: m})
 	go func() { in.served <- in.srv.App.Listener(ln) }()
 	return nil
 }

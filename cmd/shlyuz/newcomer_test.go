@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+// runGateway runs `shlyuz serve args…` in a child process with the
+// environment (without the harness's admin token), on a free port, until it
+// answers; the child is killed when the test ends.
+func runGateway(t *testing.T, dir string, env []string, args ...string) *child {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Dir = dir
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "SHLYUZ_ADMIN_TOKEN=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(append(cmd.Env, env...), "SHLYUZ_TEST_EXEC=serve --listen "+addr+" "+strings.Join(args, " "))
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := &child{cmd: cmd, base: "http://" + addr, log: out}
+	t.Cleanup(func() {
+		if c.cmd.ProcessState == nil {
+			_ = c.cmd.Process.Kill()
+			_ = c.cmd.Wait()
+		}
+	})
+	waitFor(t, 60*time.Second, "the gateway to answer", func() bool {
+		resp, err := http.Get(c.base + "/api/pricing")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	})
+	return c
+}
+
+// The example configuration, used as its comments say: a demo key beside the
+// database, the log telling where it is and that the operator API is off, the
+// documented fault models routable; a second database in the same directory
+// gets its own key and leaves the first one's alone.
+func TestExampleConfigAsDocumented(t *testing.T) {
+	dir := t.TempDir()
+	config, err := filepath.Abs("../../examples/fake-upstream.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"SHLYUZ_FAKE_UPSTREAM=" + h.fakeURL}
+	g := runGateway(t, dir, env, "--config", config, "--db", "sqlite://./fake.db")
+	keyFile := filepath.Join(dir, "fake.db.demo-key")
+	first, err := os.ReadFile(keyFile)
+	if err != nil {
+		t.Fatalf("the demo key beside the database: %v\n%s", err, g.log)
+	}
+	key := strings.TrimSpace(string(first))
+	for _, says := range []string{"fake.db.demo-key", "operator API is off"} {
+		if !strings.Contains(g.log.String(), says) {
+			t.Errorf("the log does not say %q:\n%s", says, g.log)
+		}
+	}
+	for model, status := range map[string]int{"fake/model": 200, "fake/fault-500": 502, "fake/fault-429": 429} {
+		resp := postChat(t, g.base, key, chatBody(model, false, 0))
+		resp.Body.Close()
+		if resp.StatusCode != status {
+			t.Errorf("%s: %d, want %d", model, resp.StatusCode, status)
+		}
+	}
+	g.stop(t, syscall.SIGTERM)
+
+	other := runGateway(t, dir, env, "--config", config, "--db", "sqlite://./other.db")
+	if _, err := os.Stat(filepath.Join(dir, "other.db.demo-key")); err != nil {
+		t.Fatalf("the second database's key: %v\n%s", err, other.log)
+	}
+	if again, _ := os.ReadFile(keyFile); !bytes.Equal(again, first) {
+		t.Fatal("a second database changed the first one's demo key file")
+	}
+}
+
+// In demo mode (no configuration) the keyed model list offers only what the
+// gateway routes; OpenAI's retrieve works; an unknown modality is a 400; a
+// catalog model without an upstream fails at once with a 404 that the
+// official SDK does not retry.
+func TestDemoOffersOnlyServableModels(t *testing.T) {
+	dir := t.TempDir()
+	g := runGateway(t, dir, nil, "--db", "sqlite://./demo.db")
+	raw, err := os.ReadFile(filepath.Join(dir, "demo.db.demo-key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent atomic.Int64
+	client := openai.NewClient(option.WithBaseURL(g.base+"/api/v1"), option.WithAPIKey(strings.TrimSpace(string(raw))),
+		option.WithHTTPClient(&http.Client{Transport: counting{&sent}}))
+	ctx := context.Background()
+	page, err := client.Models.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Data) == 0 {
+		t.Fatal("no model offered")
+	}
+	for _, m := range page.Data {
+		if !strings.HasPrefix(m.ID, "demo/") {
+			t.Errorf("offered %s, which the demo gateway cannot serve", m.ID)
+		}
+	}
+	m, err := client.Models.Get(ctx, "demo/echo")
+	if err != nil || m.ID != "demo/echo" {
+		t.Fatalf("retrieve demo/echo: %+v %v", m, err)
+	}
+	var e apiError
+	if st := call(t, g.base, "GET", "/api/v1/models?output_modalities=bogus", strings.TrimSpace(string(raw)), nil, &e); st != 400 || e.Error.Param == nil || *e.Error.Param != "output_modalities" {
+		t.Fatalf("bogus modality: %d %+v", st, e.Error)
+	}
+	sent.Store(0)
+	_, err = client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
+		Model: "openai/gpt-4o", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")}})
+	var apiErr *openai.Error
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != 404 || apiErr.Code != "model_not_available" {
+		t.Fatalf("an unroutable model: %v, want 404 model_not_available", err)
+	}
+	if n := sent.Load(); n != 1 {
+		t.Fatalf("the SDK sent the refused request %d times, want once", n)
+	}
+}
+
+// counting is a transport that counts the requests it sends.
+type counting struct{ n *atomic.Int64 }
+
+func (c counting) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// syncBuffer is a child's output, read while the child writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
