@@ -28,6 +28,7 @@ type Journal struct {
 	// Issue 11: who waits for which entry, and what the store refused.
 	notices []notice
 	fence   fenceBook
+	kick    chan struct{} // a durable waiter is queued: commit now, not at the tick
 }
 
 // JournalMetrics receives the journal's measurements; nil fields are skipped.
@@ -44,7 +45,7 @@ func NewJournal(store shlyuz.Store, interval time.Duration, log *slog.Logger, m 
 	}
 	j := &Journal{store: store, interval: interval, log: log, metrics: m,
 		gens: make(map[string]*shlyuz.Generation),
-		stop: make(chan struct{}), stopped: make(chan struct{})}
+		stop: make(chan struct{}), stopped: make(chan struct{}), kick: make(chan struct{}, 1)}
 	go j.run()
 	return j
 }
@@ -64,6 +65,10 @@ func (j *Journal) AddNotify(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done fu
 			n.entryID = e.ID
 		}
 		j.notices = append(j.notices, n)
+		select { // group commit on demand: what arrives during a commit goes in the next
+		case j.kick <- struct{}{}:
+		default:
+		}
 	}
 	if e != nil {
 		j.pending.Entries = append(j.pending.Entries, *e)
@@ -93,6 +98,7 @@ func (j *Journal) run() {
 	for {
 		select {
 		case <-t.C:
+		case <-j.kick:
 		case <-j.stop:
 			return
 		}
