@@ -11,6 +11,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/actors"
 )
 
 // adminAuth lets through only the operator's token.
@@ -230,14 +231,9 @@ func (s *Server) adminCreateKey(c *fiber.Ctx) error {
 		}
 		limit = &v
 	}
-	if req.ExpiresAt != nil && !req.ExpiresAt.After(time.Now()) {
-		return shlyuz.ErrInvalidValue("expires_at", "expires_at must be in the future.")
-	}
-	plain, hash := shlyuz.NewKeySecret()
-	k := shlyuz.Key{ID: newID("key-"), AccountID: a.ID, Name: req.Name, Hash: hash, Label: shlyuz.MaskKey(plain),
-		Limit: limit, LimitReset: reset, ExpiresAt: req.ExpiresAt, CreatedAt: time.Now().UTC()}
-	if err := s.gw.Store().CreateKey(c.UserContext(), k); err != nil {
-		return shlyuz.ErrInternal(err)
+	plain, k, kerr := s.gw.CreateKey(c.UserContext(), a.ID, actors.KeySpec{Name: req.Name, Limit: limit, LimitReset: reset, ExpiresAt: req.ExpiresAt})
+	if kerr != nil {
+		return kerr
 	}
 	return c.Status(fiber.StatusCreated).JSON(fiber.Map{"key": plain, "data": k})
 }

@@ -203,8 +203,12 @@ func (in *instance) start(ctx context.Context, cfg *Config, ln net.Listener, db 
 	} else {
 		log.Info("the operator API is off: set SHLYUZ_ADMIN_TOKEN to turn it on")
 	}
+	mountWeb, err := webArea(cfg, in.gw, ln, loc, log)
+	if err != nil {
+		return bad("web", err)
+	}
 	in.srv = shzhttp.New(in.gw, shzhttp.Options{BodyLimit: cfg.BodyLimit, Heartbeat: cfg.Heartbeat,
-		AdminToken: adminToken, Log: log, Metrics: m, CORSOrigins: corsOrigins(cfg.CORS.AllowedOrigins)})
+		AdminToken: adminToken, Log: log, Metrics: m, CORSOrigins: corsOrigins(cfg.CORS.AllowedOrigins), Web: mountWeb})
 	go func() { in.served <- in.srv.App.Listener(ln) }()
 	return nil
 }
