@@ -184,7 +184,7 @@ func (a *accountActor) apply(m *acctApply) *acctApplied {
 			return &acctApplied{Err: shlyuz.ErrInternal(err)}
 		}
 		if prev.AccountID != e.AccountID || prev.Kind != e.Kind || (m.Plan == nil && prev.Amount() != e.Amount()) {
-			return &acctApplied{Err: shlyuz.ErrConflict("idempotency_conflict", "The idempotency key %q was already used for a different operation.", e.ID)}
+			return &acctApplied{Err: shlyuz.ErrConflict("idempotency_conflict", "This idempotency key was already used for a different operation; use a new key.")}
 		}
 		return &acctApplied{Balance: a.balance, Duplicate: true}
 	default:

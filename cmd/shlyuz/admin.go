@@ -99,7 +99,7 @@ var adminCommands = []adminCommand{
 				body["limit_reset"] = *reset
 			}
 			if *expires != "" {
-				at, err := instant(*expires)
+				at, err := shlyuz.ParseInstant(*expires)
 				if err != nil {
 					return "", "", nil, fmt.Errorf("--expires-at: %v", err)
 				}
@@ -233,17 +233,6 @@ func wholeCredits(flagName, v string) (int64, error) {
 		return 0, fmt.Errorf("%s: %q is not a whole number of credits (1 ruble = 100000 credits)", flagName, v)
 	}
 	return n, nil
-}
-
-// instant parses an RFC 3339 instant or a date, taken as its start in UTC.
-func instant(v string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, v); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse(time.DateOnly, v); err == nil {
-		return t, nil
-	}
-	return time.Time{}, fmt.Errorf("%q is neither a date (2027-06-30) nor an RFC 3339 instant (2027-06-30T00:00:00+03:00)", v)
 }
 
 // adminTimeout bounds one call of the operator API.

@@ -225,3 +225,23 @@ func TestCORS(t *testing.T) {
 		}
 	}
 }
+
+// TestShippedConfigsLoad: every config file in the repository (examples,
+// the compose file's) loads and passes the start-up checks.
+func TestShippedConfigsLoad(t *testing.T) {
+	files, err := filepath.Glob("../../*/*.yaml")
+	if err != nil || len(files) < 2 {
+		t.Fatalf("config files %v (%v)", files, err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			cfg, err := loadConfig(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := validateConfig(cfg); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
