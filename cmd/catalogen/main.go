@@ -83,13 +83,13 @@ func main() {
 type catalogModel struct {
 	ID               string      `json:"id"`
 	Name             string      `json:"name"`
-	ContextLength    int64       `json:"context_length"`
-	MaxOutputTokens  int64       `json:"max_output_tokens"`
+	ContextLength    int64       `json:"context_length,omitempty"` // left out when unknown, never 0
+	MaxOutputTokens  int64       `json:"max_output_tokens,omitempty"`
 	InputModalities  []string    `json:"input_modalities"`
 	OutputModalities []string    `json:"output_modalities"`
 	USD              literalUSD  `json:"usd"`
 	RUB              *literalRUB `json:"rub,omitempty"`
-	Created          int64       `json:"created"`
+	Created          int64       `json:"created,omitempty"`
 }
 
 type literalRUB struct {
