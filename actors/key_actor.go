@@ -8,6 +8,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/cluster"
 	shlyuz "github.com/shlyuz/shlyuz"
+	directory "github.com/shlyuz/shlyuz/cluster"
 )
 
 // keyActor keeps one API key's ceiling, spend in the current period and the
@@ -40,7 +41,7 @@ func (a *keyActor) Receive(ctx actor.Context) {
 	case *keyCheck:
 		if a.loadErr != nil {
 			ctx.Respond(&keyState{Err: a.loadErr})
-			ctx.Poison(ctx.Self()) // an unknown key or a failed load: nothing to keep
+			ctx.Poison(directory.Detached(ctx.Self())) // an unknown key or a failed load: nothing to keep
 			return
 		}
 		a.roll(m.Now)
@@ -48,7 +49,7 @@ func (a *keyActor) Receive(ctx actor.Context) {
 	case *keyReserve:
 		a.reserve(ctx, m)
 		if a.loadErr != nil {
-			ctx.Poison(ctx.Self())
+			ctx.Poison(directory.Detached(ctx.Self()))
 		}
 	case *keyAdjust:
 		if old, ok := a.holds[m.GenID]; ok && m.Amount < old {
@@ -155,7 +156,7 @@ func (a *keyActor) reserve(ctx actor.Context, m *keyReserve) {
 	a.holds[m.GenID] = amount
 	a.reserved += amount
 	ctx.RequestWithCustomSender(account, &acctReserve{
-		GenID: m.GenID, KeyID: a.key.ID, KeyPID: ctx.Self(), Prompt: m.Prompt, MaxTokens: m.MaxTokens,
+		GenID: m.GenID, KeyID: a.key.ID, KeyPID: directory.Detached(ctx.Self()), Prompt: m.Prompt, MaxTokens: m.MaxTokens,
 		KeyTokens: tokens, KeyAmount: amount, Price: m.Price, Now: m.Now,
 	}, ctx.Sender())
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	directory "github.com/shlyuz/shlyuz/cluster"
 )
 
 // Activations is how many key and account actors are live on this node.
@@ -46,7 +47,7 @@ func (d *deps) passivation(ctx actor.Context, st *idleState, identity, kind stri
 		}
 		// A later activation loads the state from the store: commit what
 		// this one journaled first, off the mailbox, which stays open.
-		self, sys, seen, j := ctx.Self(), ctx.ActorSystem(), st.seen, d.journal
+		self, sys, seen, j := directory.Detached(ctx.Self()), ctx.ActorSystem(), st.seen, d.journal
 		go func() {
 			fctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
@@ -65,7 +66,7 @@ func (d *deps) passivation(ctx actor.Context, st *idleState, identity, kind stri
 		// on a new activation; no one-way message can be on its way, since those
 		// only settle holds and there are none.
 		d.dir.Forget(identity, kind, ctx.Self())
-		ctx.Stop(ctx.Self())
+		ctx.Stop(directory.Detached(ctx.Self()))
 		return true
 	case actor.AutoReceiveMessage, actor.SystemMessage:
 		return false
