@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -55,7 +56,7 @@ func waitActivations(t *testing.T, tg *testGateway, n int64) {
 // once all were passivated. Run it once: -bench IdleKeysMemory -benchtime 1x.
 func BenchmarkIdleKeysMemory(b *testing.B) {
 	keys := benchKeys()
-	tg := startIdleGateway(b, 20*time.Second, testUpstream{name: "instant", provider: instant{}})
+	tg := startIdleGateway(b, 20*time.Second, 10_000, testUpstream{name: "instant", provider: instant{}})
 	ctx := context.Background()
 	if err := tg.store.CreateAccount(ctx, shlyuz.Account{ID: "acc-mem", Email: "mem@example.com", CreatedAt: time.Now()}); err != nil {
 		b.Fatal(err)
@@ -71,6 +72,7 @@ func BenchmarkIdleKeysMemory(b *testing.B) {
 		}
 		hashes[i] = hash
 	}
+	var retries atomic.Int64
 	wave := func(hashes []string) (active, idle int64, live int64) {
 		var wg sync.WaitGroup
 		for w := range 8 {
@@ -78,9 +80,18 @@ func BenchmarkIdleKeysMemory(b *testing.B) {
 			go func() {
 				defer wg.Done()
 				for i := w; i < len(hashes); i += 8 {
-					if _, err := tg.CheckKey(hashes[i]); err != nil {
-						b.Error(err)
-						return
+					// an activation queued behind the placement actor's
+					// forgetting of the last batch may time out: again
+					for try := 0; ; try++ {
+						_, err := tg.CheckKey(hashes[i])
+						if err == nil {
+							break
+						}
+						if try == 10 {
+							b.Error(err)
+							return
+						}
+						retries.Add(1)
 					}
 				}
 			}()
@@ -100,6 +111,7 @@ func BenchmarkIdleKeysMemory(b *testing.B) {
 		b.ReportMetric(float64(idle-before)/float64(keys), "B/key-after-idle")
 		b.ReportMetric(float64(idle2-idle)/float64(keys), "B/key-second-wave")
 		b.ReportMetric(float64(live), "activations")
+		b.ReportMetric(float64(retries.Load()), "timed-out-activations")
 	}
 }
 

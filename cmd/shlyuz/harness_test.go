@@ -104,7 +104,7 @@ func runTests(m *testing.M) (int, error) {
 	if os.Getenv("SHLYUZ_TEST_LOG") != "" {
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	in, err := start(context.Background(), cfg, ln, "sqlite://"+filepath.Join(dir, "gw.db"), log)
+	in, err := start(context.Background(), cfg, listening{ln}, "sqlite://"+filepath.Join(dir, "gw.db"), log)
 	if err != nil {
 		return 0, err
 	}
