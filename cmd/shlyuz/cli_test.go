@@ -60,8 +60,15 @@ func TestHealthCommand(t *testing.T) {
 // and returns its exit code and output.
 func runCommand(t *testing.T, args, url string) (int, string) {
 	t.Helper()
+	return runShlyuz(t, args, "SHLYUZ_URL="+url, "SHLYUZ_ADMIN_TOKEN=t")
+}
+
+// runShlyuz runs this binary as `shlyuz <args>` with env added to its
+// environment, to its end, and returns its exit code and output.
+func runShlyuz(t *testing.T, args string, env ...string) (int, string) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "SHLYUZ_TEST_EXEC="+args, "SHLYUZ_URL="+url, "SHLYUZ_ADMIN_TOKEN=t")
+	cmd.Env = append(append(os.Environ(), "SHLYUZ_TEST_EXEC="+args), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
