@@ -78,6 +78,17 @@ func ErrInvalidValue(field, format string, args ...any) *Error {
 	return newErr(400, TypeInvalidRequest, "invalid_value", format, args...).WithParam(field)
 }
 
+// ErrContentPolicy is a prompt or a result the upstream's safety system
+// refused: the client's to change, never charged.
+func ErrContentPolicy(format string, args ...any) *Error {
+	return newErr(400, TypeInvalidRequest, "content_policy", format, args...).WithParam("prompt")
+}
+
+// ErrStreamNotSupported is stream: true on an endpoint that answers whole.
+func ErrStreamNotSupported(what string) *Error {
+	return newErr(400, TypeInvalidRequest, "stream_not_supported", "%s is not streamed; leave stream out or set it to false.", what).WithParam("stream")
+}
+
 // ErrTooLarge is a body over the limit.
 func ErrTooLarge(limit int) *Error {
 	return newErr(413, TypeInvalidRequest, "request_too_large", "The request body is larger than %d bytes.", limit)

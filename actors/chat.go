@@ -258,6 +258,13 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 		if !ok {
 			return shlyuz.ErrModelNotFound(id)
 		}
+		if cl.fixed == 0 && (m.Image != nil || m.Video != nil) { // priced by its medium, not by tokens of chat
+			api := "the image API (POST /api/v1/images)"
+			if m.Video != nil {
+				api = "the video API (POST /api/v1/videos)"
+			}
+			return shlyuz.ErrInvalidValue("model", "The model %q is served by %s, not by chat completions.", id, api)
+		}
 		models = append(models, m)
 	}
 	var last error

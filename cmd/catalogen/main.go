@@ -56,6 +56,7 @@ func main() {
 	models, stats := build(prices, dev)
 	models = append(models, demoModels()...)
 	models = append(models, russianModels()...)
+	models = append(models, imageModels()...)
 	sort.Slice(models, func(i, j int) bool { return models[i].ID < models[j].ID })
 
 	out, err := encode(models)
@@ -90,6 +91,7 @@ type catalogModel struct {
 	USD              literalUSD  `json:"usd"`
 	RUB              *literalRUB `json:"rub,omitempty"`
 	Created          int64       `json:"created,omitempty"`
+	Image            *imageSpec  `json:"image,omitempty"`
 }
 
 type literalRUB struct {

@@ -128,6 +128,7 @@ func testConfig(fakeURL string) string {
 		fmt.Fprintf(&models, "  - {id: %q, name: %q, context_length: 100000, max_output_tokens: 4096, input_modalities: [text, image], output_modalities: [text], usd: {prompt_usd_per_mtok: \"1\", completion_usd_per_mtok: \"2\"}}\n", id, id)
 	}
 	models.WriteString(videoTestModels)
+	models.WriteString(imageTestModels)
 	return withVideoUpstreams(root, strings.ReplaceAll(fmt.Sprintf(`journal_interval: 20ms
 video: {poll_min: 5ms, poll_max: 40ms, timeout: 60s}
 heartbeat: 100ms

@@ -134,6 +134,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.gemini(w, r)
 	case strings.Contains(p, "/foundationModels/v1/completion"): // YandexGPT native
 		s.yandex(w, r)
+	case strings.Contains(p, "/images/"): // OpenAI's image API (images.go)
+		s.images(w, r)
 	case strings.Contains(p, "/videos"): // OpenAI's videos API (video.go)
 		s.videos(w, r)
 	case strings.HasSuffix(p, "/chat/completions"):
