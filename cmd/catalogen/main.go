@@ -472,6 +472,10 @@ func demoModels() []catalogModel {
 			InputModalities: []string{"text"}, OutputModalities: []string{"text"}, USD: usd, Created: created},
 		{ID: "demo/image", Name: "Demo: Image", ContextLength: 32768, MaxOutputTokens: 4096,
 			InputModalities: []string{"text"}, OutputModalities: []string{"text", "image"}, USD: usd, Created: created},
+		{ID: "demo/image-gen", Name: "Demo: Image generation", InputModalities: []string{"text"}, OutputModalities: []string{"image"},
+			USD: literalUSD{Prompt: "0", Completion: "0"}, Created: created,
+			Image: &imageSpec{Sizes: []string{"256x256", "512x512", "1024x1024"}, DefaultSize: "256x256", Formats: []string{"png", "jpeg"},
+				MaxN: 4, MaxPrompt: 4000, Unit: "image", USDPerImage: map[string]json.Number{"*": "0.001"}}},
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"image"
 	_ "image/png"
+	"maps"
+	"strings"
 	"sync"
 	"testing"
 
@@ -228,4 +230,88 @@ func TestImagesUnderAKeyCeiling(t *testing.T) {
 	if ok != 10 || refused != 190 || spent != told || spent != 10*creditsPerTestImage {
 		t.Fatalf("%d served, %d refused; debited %d, told %d; want 10 images of %d", ok, refused, spent, told, creditsPerTestImage)
 	}
+}
+
+// TestImageOutputInChat: an image-output model asked without "modalities"
+// is asked for its image; the image comes back in message.images (streamed:
+// delta.images) as a data URL that decodes, and its tokens are in the debit.
+func TestImageOutputInChat(t *testing.T) {
+	_, key := account(t, h.base, 100_000_000, nil)
+	body := map[string]any{"model": "google/gemini-2.5-flash-image", "usage": map[string]any{"include": true},
+		"messages": []map[string]any{{"role": "user", "content": "draw a cat"}}}
+	checkImage := func(t *testing.T, url string) {
+		t.Helper()
+		b64, ok := strings.CutPrefix(url, "data:image/png;base64,")
+		if !ok {
+			t.Fatalf("image url %.40q is not a PNG data URL", url)
+		}
+		decodedSize(t, b64)
+	}
+	t.Run("plain", func(t *testing.T) {
+		before := balance(t, h.base, key).Data.TotalCredits
+		var r struct {
+			Choices []struct {
+				Message struct {
+					Images []struct {
+						Type     string `json:"type"`
+						ImageURL struct {
+							URL string `json:"url"`
+						} `json:"image_url"`
+					} `json:"images"`
+				} `json:"message"`
+			} `json:"choices"`
+			Usage struct {
+				CompletionTokens int64 `json:"completion_tokens"`
+				Credits          int64 `json:"credits"`
+			} `json:"usage"`
+		}
+		if st := call(t, h.base, "POST", "/api/v1/chat/completions", key, body, &r); st != 200 {
+			t.Fatalf("status %d", st)
+		}
+		if len(r.Choices) != 1 || len(r.Choices[0].Message.Images) != 1 || r.Choices[0].Message.Images[0].Type != "image_url" {
+			t.Fatalf("no image in the reply: %+v", r.Choices)
+		}
+		checkImage(t, r.Choices[0].Message.Images[0].ImageURL.URL)
+		if r.Usage.CompletionTokens < 1290 {
+			t.Fatalf("completion tokens %d do not count the image's 1290", r.Usage.CompletionTokens)
+		}
+		if spent := before - balance(t, h.base, key).Data.TotalCredits; spent != r.Usage.Credits || spent == 0 {
+			t.Fatalf("debited %d, usage.credits %d", spent, r.Usage.Credits)
+		}
+	})
+	t.Run("streamed", func(t *testing.T) {
+		stream := maps.Clone(body)
+		stream["stream"] = true
+		resp := postChat(t, h.base, key, stream)
+		defer resp.Body.Close()
+		var found bool
+		for _, data := range sseEvents(t, resp.Body) {
+			if data == "[DONE]" {
+				continue
+			}
+			var chunk struct {
+				Choices []struct {
+					Delta struct {
+						Images []struct {
+							ImageURL struct {
+								URL string `json:"url"`
+							} `json:"image_url"`
+						} `json:"images"`
+					} `json:"delta"`
+				} `json:"choices"`
+			}
+			if err := json.Unmarshal([]byte(data), &chunk); err != nil {
+				t.Fatalf("chunk %q: %v", data, err)
+			}
+			for _, c := range chunk.Choices {
+				for _, img := range c.Delta.Images {
+					checkImage(t, img.ImageURL.URL)
+					found = true
+				}
+			}
+		}
+		if !found {
+			t.Fatal("no delta.images in the stream")
+		}
+	})
 }

@@ -151,6 +151,13 @@ func TestDemoOffersOnlyServableModels(t *testing.T) {
 	if n := sent.Load(); n != 1 {
 		t.Fatalf("the SDK sent the refused request %d times, want once", n)
 	}
+	img, err := client.Images.Generate(ctx, openai.ImageGenerateParams{Model: "demo/image-gen", Prompt: "a lighthouse"})
+	if err != nil || len(img.Data) != 1 {
+		t.Fatalf("the demo's image model: %v", err)
+	}
+	if w, hgt := decodedSize(t, img.Data[0].B64JSON); w != 256 || hgt != 256 {
+		t.Fatalf("the demo image is %dx%d, want 256x256", w, hgt)
+	}
 }
 
 // counting is a transport that counts the requests it sends.

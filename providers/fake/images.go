@@ -135,6 +135,15 @@ func (s *Server) images(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, out)
 }
 
+// chatImage is the image a chat reply with modalities ["image", …] carries,
+// as OpenRouter's message.images[] entry, and its tokens (Gemini's count of a
+// 1024² image).
+func chatImage() ([]byte, int) {
+	url := "data:image/png;base64," + base64.StdEncoding.EncodeToString(makeImage(64, 64, "png", 0))
+	b, _ := json.Marshal(map[string]any{"type": "image_url", "image_url": map[string]string{"url": url}})
+	return b, 1290
+}
+
 func parseSize(s string) (int, int, bool) {
 	ws, hs, ok := strings.Cut(s, "x")
 	w, err1 := strconv.Atoi(ws)
