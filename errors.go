@@ -21,8 +21,10 @@ type Error struct {
 	// ModelFault narrows an upstream fault to the model asked for: the
 	// upstream answered (a 404 for the model, a 5xx for it), so its breaker
 	// for that model counts it, not its breaker for every model.
-	ModelFault bool  `json:"-"`
-	Cause      error `json:"-"`
+	ModelFault bool `json:"-"`
+	// RateLimit is a key's rate limit state, sent as X-RateLimit-* headers.
+	RateLimit *RateState `json:"-"`
+	Cause     error      `json:"-"`
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }

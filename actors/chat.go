@@ -439,7 +439,7 @@ func (cl *call) settleCredits(credits shlyuz.Credits, u shlyuz.Usage, status, fi
 	}
 	now := cl.g.now()
 	gen := cl.record(now, status, finish, u, credits)
-	cl.g.dir.Send(cl.c.KeyHash, KindKey, &keySettle{GenID: cl.c.GenerationID, Amount: credits, Now: now})
+	cl.g.dir.Send(cl.c.KeyHash, KindKey, &keySettle{GenID: cl.c.GenerationID, Amount: credits, Tokens: u.TotalTokens, Now: now})
 	err := cl.settleAccount(&acctSettle{GenID: cl.c.GenerationID, KeyID: cl.keyID, Amount: credits, Generation: gen, Now: now})
 	return &Receipt{Usage: u, Credits: credits, Model: cl.model.ID, Upstream: gen.Upstream, FinishReason: finish, Status: status, Err: err,
 		MaxTokens: cl.decidedMaxTokens()}

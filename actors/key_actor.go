@@ -26,6 +26,7 @@ type keyActor struct {
 	spent       shlyuz.Credits
 	reserved    shlyuz.Credits
 	holds       map[string]shlyuz.Credits
+	rate        shlyuz.RateWindow // requests and tokens of the current minute (Key.RateLimit)
 }
 
 func (a *keyActor) Receive(ctx actor.Context) {
@@ -57,6 +58,9 @@ func (a *keyActor) Receive(ctx actor.Context) {
 			a.reserved -= old - m.Amount
 		}
 	case *keySettle:
+		if a.key.RateLimit != nil && m.Tokens > 0 {
+			a.rate.Spend(m.Tokens, m.Now)
+		}
 		if old, ok := a.holds[m.GenID]; ok {
 			delete(a.holds, m.GenID)
 			a.reserved -= old
@@ -127,6 +131,11 @@ func (a *keyActor) reserve(ctx actor.Context, m *keyReserve) {
 	if old, ok := a.holds[m.GenID]; ok { // a retried request: replace its hold
 		a.reserved -= old
 		delete(a.holds, m.GenID)
+	} else if rl := a.key.RateLimit; rl != nil { // a new call counts against the rate limit
+		if st, ok := a.rate.Admit(*rl, m.Now); !ok {
+			refuse(shlyuz.ErrRateLimitedKey(*rl, st))
+			return
+		}
 	}
 	if m.Fixed > 0 {
 		a.reserveFixed(ctx, m)

@@ -253,10 +253,11 @@ func (s *Server) adminGrantPlan(c *fiber.Ctx) error {
 }
 
 type createKeyReq struct {
-	Name       string          `json:"name"`
-	Limit      json.RawMessage `json:"limit"`
-	LimitReset string          `json:"limit_reset"`
-	ExpiresAt  *string         `json:"expires_at"` // RFC 3339 or a date
+	Name       string            `json:"name"`
+	Limit      json.RawMessage   `json:"limit"`
+	LimitReset string            `json:"limit_reset"`
+	ExpiresAt  *string           `json:"expires_at"` // RFC 3339 or a date
+	RateLimit  *shlyuz.RateLimit `json:"rate_limit"`
 }
 
 func (s *Server) adminCreateKey(c *fiber.Ctx) error {
@@ -294,9 +295,12 @@ func (s *Server) adminCreateKey(c *fiber.Ctx) error {
 		}
 		expires = &at
 	}
+	if rl := req.RateLimit; rl != nil && (rl.RequestsPerMinute < 0 || rl.TokensPerMinute < 0 || *rl == (shlyuz.RateLimit{})) {
+		return shlyuz.ErrInvalidValue("rate_limit", "rate_limit takes requests_per_minute and/or tokens_per_minute, whole numbers above 0.")
+	}
 	plain, hash := shlyuz.NewKeySecret()
 	k := shlyuz.Key{ID: newID("key-"), AccountID: a.ID, Name: req.Name, Hash: hash, Label: shlyuz.MaskKey(plain),
-		Limit: limit, LimitReset: reset, ExpiresAt: expires, CreatedAt: time.Now().UTC()}
+		Limit: limit, LimitReset: reset, ExpiresAt: expires, RateLimit: req.RateLimit, CreatedAt: time.Now().UTC()}
 	if err := s.gw.Store().CreateKey(c.UserContext(), k); err != nil {
 		return shlyuz.ErrInternal(err)
 	}

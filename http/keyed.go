@@ -98,7 +98,7 @@ func (s *Server) keyInfo(c *fiber.Ctx) error {
 	}
 	return c.JSON(fiber.Map{"data": fiber.Map{
 		"label": k.Label, "name": k.Name, "limit": k.Limit, "limit_reset": k.LimitReset, "limit_remaining": remaining,
-		"limit_resets_at": resetsAt, "usage": st.Spent, "expires_at": k.ExpiresAt,
+		"limit_resets_at": resetsAt, "usage": st.Spent, "expires_at": k.ExpiresAt, "rate_limit": k.RateLimit,
 	}})
 }
 

@@ -34,6 +34,8 @@ func TestCommandLine(t *testing.T) {
 		{"admin create-key", 1, "takes one argument", ""},
 		{"admin reconcile", 1, "is unreachable", ""},
 		{"health", 1, "is unreachable", ""},
+		{"admin create-key acc-1 --rpm fast", 1, `--rpm: "fast" is not a whole number above 0`, ""},
+		{"admin create-key --help", 0, "-tpm", ""},
 		{"health --help", 0, "-live", ""},
 	}
 	for _, tc := range cases {
