@@ -48,16 +48,8 @@ type imageUsage struct {
 // createImages is POST /api/v1/images (and /images/generations): the images
 // whole, in base64, with usage.credits, the exact debit.
 func (s *Server) createImages(c *fiber.Ctx) error {
-	var in imageInput
-	dec := json.NewDecoder(bytes.NewReader(c.Body()))
-	if err := dec.Decode(&in); err != nil {
-		return decodeError(err)
-	}
-	if in.Stream {
-		return shlyuz.ErrStreamNotSupported("The image API")
-	}
 	cat := s.gw.Catalog()
-	m, opt, n, e := imageCall(cat, &in)
+	in, m, opt, n, e := parseImages(c.Body(), cat)
 	if e != nil {
 		return e
 	}
@@ -104,6 +96,19 @@ func (s *Server) createImages(c *fiber.Ctx) error {
 		shlyuz.GenerationCompleted, "stop")
 	u.Credits = receipt.Credits
 	return c.JSON(fiber.Map{"created": time.Now().Unix(), "data": out, "usage": u})
+}
+
+// parseImages reads an image request and checks it against the catalog.
+func parseImages(body []byte, cat *shlyuz.Catalog) (*imageInput, *shlyuz.PricedModel, shlyuz.ImageOption, int, *shlyuz.Error) {
+	var in imageInput
+	if err := json.NewDecoder(bytes.NewReader(body)).Decode(&in); err != nil {
+		return nil, nil, shlyuz.ImageOption{}, 0, decodeError(err)
+	}
+	if in.Stream {
+		return nil, nil, shlyuz.ImageOption{}, 0, shlyuz.ErrStreamNotSupported("The image API")
+	}
+	m, opt, n, e := imageCall(cat, &in)
+	return &in, m, opt, n, e
 }
 
 // imageCall checks the request against the model's image spec: the model,
