@@ -247,6 +247,16 @@ func TestImageOutputInChat(t *testing.T) {
 		}
 		decodedSize(t, b64)
 	}
+	gemini := maps.Clone(body) // the Gemini protocol: modalities become responseModalities, inlineData parts images
+	gemini["model"], gemini["modalities"] = "gemini/model", []string{"image", "text"}
+	for name, body := range map[string]map[string]any{"openai": body, "gemini": gemini} {
+		t.Run(name, func(t *testing.T) { chatImageCases(t, key, body, checkImage) })
+	}
+}
+
+// chatImageCases asks body's model for a reply with an image, plainly and
+// streamed, and checks the image and the debit.
+func chatImageCases(t *testing.T, key string, body map[string]any, checkImage func(*testing.T, string)) {
 	t.Run("plain", func(t *testing.T) {
 		before := balance(t, h.base, key).Data.TotalCredits
 		var r struct {
