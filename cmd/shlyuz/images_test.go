@@ -20,8 +20,9 @@ import (
 // at the test pricing), faults chosen by name.
 var imageTestModels = func() string {
 	var b bytes.Buffer
-	for _, id := range []string{"img/small", "img/fault-moderated", "img/fault-empty", "img/fault-500", "img/fault-url", "img/fault-expired-url"} {
-		fmt.Fprintf(&b, `  - {id: %q, name: %q, input_modalities: [text], output_modalities: [image], image: {sizes: ["256x256", "512x256"], default_size: "256x256", formats: [png], max_n: 4, max_prompt_chars: 100, unit: image, usd_per_image: {"*": "0.01"}}}`+"\n", id, id)
+	for _, id := range []string{"img/small", "img/fault-moderated", "img/fault-empty", "img/fault-500", "img/fault-url", "img/fault-expired-url",
+		"imagen/imagen-4.0-fast-generate-001", "imagen/fault-moderated", "imagen/fault-empty"} {
+		fmt.Fprintf(&b, `  - {id: %q, name: %q, input_modalities: [text], output_modalities: [image], image: {sizes: ["256x256", "512x256", "1408x768"], default_size: "256x256", formats: [png], max_n: 4, max_prompt_chars: 100, unit: image, usd_per_image: {"*": "0.01"}}}`+"\n", id, id)
 	}
 	return b.String()
 }()
@@ -109,6 +110,20 @@ func TestImageAPI(t *testing.T) {
 		}
 	})
 
+	t.Run("Imagen through the Gemini protocol", func(t *testing.T) {
+		before := balance(t, h.base, key).Data.TotalCredits
+		var r imageReply
+		if st := post(t, map[string]any{"model": "imagen/imagen-4.0-fast-generate-001", "prompt": "a harbour", "n": 2, "size": "1408x768"}, &r); st != 200 || len(r.Data) != 2 {
+			t.Fatalf("status %d, %d images", st, len(r.Data))
+		}
+		if w, hgt := decodedSize(t, r.Data[1].B64JSON); w != 113 || hgt != 64 {
+			t.Fatalf("%dx%d, want the fake's 16:9 (113x64)", w, hgt)
+		}
+		if spent := before - balance(t, h.base, key).Data.TotalCredits; spent != 2*creditsPerTestImage || r.Usage.Credits != spent {
+			t.Fatalf("debited %d, usage.credits %d", spent, r.Usage.Credits)
+		}
+	})
+
 	t.Run("an upstream's URL is fetched and inlined", func(t *testing.T) {
 		var r imageReply
 		if st := post(t, map[string]any{"model": "img/fault-url", "prompt": "a boat", "aspect_ratio": "2:1"}, &r); st != 200 || len(r.Data) != 1 {
@@ -144,6 +159,8 @@ func TestImageAPI(t *testing.T) {
 		{"empty", map[string]any{"model": "img/fault-empty", "prompt": "x"}, 502, "upstream_error", ""},
 		{"failed", map[string]any{"model": "img/fault-500", "prompt": "x"}, 502, "upstream_error", ""},
 		{"expired URL", map[string]any{"model": "img/fault-expired-url", "prompt": "x"}, 502, "upstream_error", ""},
+		{"Imagen filtered", map[string]any{"model": "imagen/fault-moderated", "prompt": "x", "n": 2}, 400, "content_policy", "prompt"},
+		{"Imagen empty", map[string]any{"model": "imagen/fault-empty", "prompt": "x"}, 502, "upstream_error", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

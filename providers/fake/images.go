@@ -178,3 +178,55 @@ func makeImage(width, height int, format string, i int) []byte {
 	madeImages.Store(key, b.Bytes())
 	return b.Bytes()
 }
+
+// imagen answers Imagen's :predict (the Gemini API): sampleCount PNGs of
+// the aspect ratio, small (the ratio scaled to 64 px on the short side).
+// Faults by the model name: fault-moderated (every sample filtered, with
+// raiFilteredReason), fault-empty (no prediction), fault-500.
+func (s *Server) imagen(w http.ResponseWriter, r *http.Request) {
+	model := strings.TrimSuffix(r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:], ":predict")
+	if !s.geminiAuthorized(w, r) {
+		return
+	}
+	var req struct {
+		Instances []struct {
+			Prompt string `json:"prompt"`
+		} `json:"instances"`
+		Parameters struct {
+			SampleCount int    `json:"sampleCount"`
+			AspectRatio string `json:"aspectRatio"`
+		} `json:"parameters"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Instances) != 1 || req.Instances[0].Prompt == "" ||
+		req.Parameters.SampleCount < 1 || req.Parameters.SampleCount > 4 {
+		writeGeminiError(w, http.StatusBadRequest, "INVALID_ARGUMENT", "One instance with a prompt and a sampleCount of 1 to 4 are required.", "")
+		return
+	}
+	width, height := 64, 64
+	if a, b, ok := strings.Cut(req.Parameters.AspectRatio, ":"); ok {
+		rw, _ := strconv.Atoi(a)
+		rh, _ := strconv.Atoi(b)
+		if rw > 0 && rh > 0 && rw >= rh {
+			width = 64 * rw / rh
+		} else if rw > 0 && rh > 0 {
+			height = 64 * rh / rw
+		}
+	}
+	preds := []map[string]string{}
+	switch faultFromModel(model) {
+	case "500":
+		writeGeminiStatusFault(w, http.StatusInternalServerError, model)
+		return
+	case "moderated":
+		for range req.Parameters.SampleCount {
+			preds = append(preds, map[string]string{"raiFilteredReason": "Your current safety filter threshold filtered out the image."})
+		}
+	case "empty":
+	default:
+		for i := range req.Parameters.SampleCount {
+			preds = append(preds, map[string]string{"mimeType": "image/png",
+				"bytesBase64Encoded": base64.StdEncoding.EncodeToString(makeImage(width, height, "png", i))})
+		}
+	}
+	writeJSON(w, map[string]any{"predictions": preds})
+}
