@@ -170,6 +170,7 @@ routes:
   - {match: "yagpt/", upstreams: [yandex], strip_prefix: true}
   - {match: "giga/", upstreams: [gigachat], strip_prefix: true}
   - {match: "imagen/", upstreams: [gemini], strip_prefix: true}
+  - {match: "yart/", upstreams: [yandex], strip_prefix: true}
   - {match: "mixed/", upstreams: [anthropic-dead, pricey]}
   - {match: "permodel/", upstreams: [pm-a, pm-b]}
 `, models.String(), fakeURL, fakeURL, fakeURL, fakeURL, fakeURL, fakeURL, root, root, root, root+"/gigachat/api/v1", root+"/gigachat/api/v2/oauth"), "FAKE_URL", fakeURL))

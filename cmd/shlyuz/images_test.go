@@ -21,7 +21,8 @@ import (
 var imageTestModels = func() string {
 	var b bytes.Buffer
 	for _, id := range []string{"img/small", "img/fault-moderated", "img/fault-empty", "img/fault-500", "img/fault-url", "img/fault-expired-url",
-		"imagen/imagen-4.0-fast-generate-001", "imagen/fault-moderated", "imagen/fault-empty"} {
+		"imagen/imagen-4.0-fast-generate-001", "imagen/fault-moderated", "imagen/fault-empty",
+		"yart/yandex-art", "yart/fault-moderated", "yart/fault-failed"} {
 		fmt.Fprintf(&b, `  - {id: %q, name: %q, input_modalities: [text], output_modalities: [image], image: {sizes: ["256x256", "512x256", "1408x768"], default_size: "256x256", formats: [png], max_n: 4, max_prompt_chars: 100, unit: image, usd_per_image: {"*": "0.01"}}}`+"\n", id, id)
 	}
 	return b.String()
@@ -124,6 +125,16 @@ func TestImageAPI(t *testing.T) {
 		}
 	})
 
+	t.Run("YandexART: an operation polled within the request", func(t *testing.T) {
+		var r imageReply
+		if st := post(t, map[string]any{"model": "yart/yandex-art", "prompt": "рыжий кот в снегу", "n": 2, "size": "512x256"}, &r); st != 200 || len(r.Data) != 2 {
+			t.Fatalf("status %d, %d images", st, len(r.Data))
+		}
+		if w, hgt := decodedSize(t, r.Data[0].B64JSON); w != 128 || hgt != 64 || r.Data[0].MediaType != "image/jpeg" || r.Usage.Credits != 2*creditsPerTestImage {
+			t.Fatalf("%dx%d %s, %d credits; want a 2:1 JPEG (128x64) and 2 images' price", w, hgt, r.Data[0].MediaType, r.Usage.Credits)
+		}
+	})
+
 	t.Run("an upstream's URL is fetched and inlined", func(t *testing.T) {
 		var r imageReply
 		if st := post(t, map[string]any{"model": "img/fault-url", "prompt": "a boat", "aspect_ratio": "2:1"}, &r); st != 200 || len(r.Data) != 1 {
@@ -161,6 +172,8 @@ func TestImageAPI(t *testing.T) {
 		{"expired URL", map[string]any{"model": "img/fault-expired-url", "prompt": "x"}, 502, "upstream_error", ""},
 		{"Imagen filtered", map[string]any{"model": "imagen/fault-moderated", "prompt": "x", "n": 2}, 400, "content_policy", "prompt"},
 		{"Imagen empty", map[string]any{"model": "imagen/fault-empty", "prompt": "x"}, 502, "upstream_error", ""},
+		{"YandexART refused", map[string]any{"model": "yart/fault-moderated", "prompt": "x"}, 400, "content_policy", "prompt"},
+		{"YandexART failed", map[string]any{"model": "yart/fault-failed", "prompt": "x"}, 502, "upstream_error", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

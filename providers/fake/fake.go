@@ -127,6 +127,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.kling(w, r)
 	case strings.HasPrefix(p, "/minimax/"): // MiniMax's video API (video_minimax.go)
 		s.minimax(w, r)
+	case strings.HasSuffix(p, "/imageGenerationAsync"), strings.Contains(p, "/operations/yaart-"): // YandexART (images_yandex.go)
+		s.yandexArt(w, r)
 	case strings.HasSuffix(p, ":predict"): // Imagen through the Gemini API (images.go)
 		s.imagen(w, r)
 	case strings.Contains(p, ":predictLongRunning"), strings.Contains(p, "/operations/"), strings.Contains(p, "/v1beta/files/"):
