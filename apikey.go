@@ -21,6 +21,7 @@ type Key struct {
 	Limit      *Credits   `json:"limit"` // nil: no ceiling
 	LimitReset LimitReset `json:"limit_reset"`
 	ExpiresAt  *time.Time `json:"expires_at"`
+	RateLimit  *RateLimit `json:"rate_limit"` // nil: none
 	RevokedAt  *time.Time `json:"revoked_at,omitempty"`
 	CreatedAt  time.Time  `json:"created_at"`
 }

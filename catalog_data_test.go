@@ -5,6 +5,16 @@ import (
 	"testing"
 )
 
+// zeroField is an unknown number written as 0 in catalog.json, which must
+// leave the field out instead (a client would read 0 as a real value).
+var zeroField = regexp.MustCompile(`"(context_length|max_output_tokens|created)":\s*0\b`)
+
+func TestEmbeddedModelsLeaveOutUnknowns(t *testing.T) {
+	if zs := zeroField.FindAll(catalogJSON, 5); len(zs) > 0 {
+		t.Fatalf("catalog.json writes unknown numbers as 0: %q", zs)
+	}
+}
+
 var catalogIDShape = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*/[a-z0-9][a-z0-9._:-]*$`)
 
 func embeddedModelsByID(t *testing.T) ([]Model, map[string]Model) {
@@ -41,7 +51,7 @@ func TestEmbeddedModelsShape(t *testing.T) {
 		if m.USD.PromptPerMTok.Sign() < 0 || m.USD.CompletionPerMTok.Sign() < 0 {
 			t.Errorf("%s: negative price", m.ID)
 		}
-		if price := m.PriceUnder(Pricing{Rate: MustDecimal("90"), K: MustDecimal("1")}); price.PromptMicro == 0 && price.CompletionMicro == 0 {
+		if price := m.PriceUnder(Pricing{Rate: MustDecimal("90"), K: MustDecimal("1")}); price.PromptMicro == 0 && price.CompletionMicro == 0 && (m.Image == nil || m.Image.Unit != ImageUnitImage) {
 			t.Errorf("%s: free model in the catalog", m.ID)
 		}
 		if len(m.InputModalities) == 0 || len(m.OutputModalities) == 0 {

@@ -14,7 +14,7 @@ const CreditsPerRuble Credits = 100_000
 func RublesToCredits(rubles string) (Credits, error) {
 	r, err := ParseDecimal(rubles)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("rubles %q is not a decimal number of rubles", rubles)
 	}
 	if r.Sign() < 0 {
 		return 0, fmt.Errorf("rubles must not be negative")

@@ -21,8 +21,10 @@ type Error struct {
 	// ModelFault narrows an upstream fault to the model asked for: the
 	// upstream answered (a 404 for the model, a 5xx for it), so its breaker
 	// for that model counts it, not its breaker for every model.
-	ModelFault bool  `json:"-"`
-	Cause      error `json:"-"`
+	ModelFault bool `json:"-"`
+	// RateLimit is a key's rate limit state, sent as X-RateLimit-* headers.
+	RateLimit *RateState `json:"-"`
+	Cause     error      `json:"-"`
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
@@ -76,6 +78,17 @@ func ErrMissingField(field string) *Error {
 // ErrInvalidValue is a field with a value out of its range.
 func ErrInvalidValue(field, format string, args ...any) *Error {
 	return newErr(400, TypeInvalidRequest, "invalid_value", format, args...).WithParam(field)
+}
+
+// ErrContentPolicy is a prompt or a result the upstream's safety system
+// refused: the client's to change, never charged.
+func ErrContentPolicy(format string, args ...any) *Error {
+	return newErr(400, TypeInvalidRequest, "content_policy", format, args...).WithParam("prompt")
+}
+
+// ErrStreamNotSupported is stream: true on an endpoint that answers whole.
+func ErrStreamNotSupported(what string) *Error {
+	return newErr(400, TypeInvalidRequest, "stream_not_supported", "%s is not streamed; leave stream out or set it to false.", what).WithParam("stream")
 }
 
 // ErrTooLarge is a body over the limit.

@@ -77,22 +77,28 @@ type estimatePart struct {
 	Text json.RawMessage `json:"text"` // its length is enough: no need to unescape it
 }
 
-// EstimatePrompt guesses the prompt tokens of an OpenAI messages array. It
-// counts text bytes (a token is at least two bytes of UTF-8 in practice, about
-// four on average), a fixed cost per image part and a few tokens per message.
+// EstimatePrompt guesses the prompt tokens of an OpenAI messages array: the
+// text by the kind of its characters (textTokens), a fixed cost per image part
+// and a few tokens per message.
 func EstimatePrompt(messages json.RawMessage) (PromptEstimate, error) {
 	var msgs []estimateMessage
 	if err := json.Unmarshal(messages, &msgs); err != nil {
 		return PromptEstimate{}, err
 	}
-	var textBytes, images, overhead int64
+	var text PromptEstimate
+	var images, overhead int64
+	add := func(raw json.RawMessage) {
+		r, l := textTokens(raw)
+		text.Reserve += r
+		text.Likely += l
+	}
 	for _, m := range msgs {
 		overhead += 4
 		if len(m.Content) == 0 || m.Content[0] == 'n' { // absent or null
 			continue
 		}
-		if m.Content[0] == '"' { // a string: its JSON length (escapes included) is a safe size
-			textBytes += int64(len(m.Content) - 2)
+		if m.Content[0] == '"' {
+			add(m.Content)
 			continue
 		}
 		var parts []estimatePart
@@ -101,14 +107,14 @@ func EstimatePrompt(messages json.RawMessage) (PromptEstimate, error) {
 		}
 		for _, p := range parts {
 			if p.Type == "text" {
-				textBytes += int64(max(0, len(p.Text)-2))
+				add(p.Text)
 			} else {
 				images++
 			}
 		}
 	}
 	return PromptEstimate{
-		Reserve: textBytes/2 + images*ImageTokens + overhead + 16,
-		Likely:  max(1, textBytes/4+images*85+overhead),
+		Reserve: text.Reserve + images*ImageTokens + overhead + 16,
+		Likely:  max(1, text.Likely+images*85+overhead),
 	}, nil
 }

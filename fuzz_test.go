@@ -11,7 +11,8 @@ import (
 // credits only when exact; estimates are never negative.
 func FuzzMoneyAndEstimates(f *testing.F) {
 	for _, seed := range []string{"0", "1.5", "-2", "990.00", "0.000001", "1e5", "0x10", "1_000", " 1", "12345678901234567890.5",
-		`[{"content":"hi"}]`, `[{"message":{"content":"abcd"}}]`, `[{"content":[{"type":"text","text":"x"},{"type":"image_url"}]}]`} {
+		`[{"content":"hi"}]`, `[{"message":{"content":"abcd"}}]`, `[{"content":[{"type":"text","text":"x"},{"type":"image_url"}]}]`,
+		`[{"content":"\ud83d\ude00 \u0436\u04 12345 Привет, world!\n\t  x"}]`, `[{"content":"\\"}]`} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

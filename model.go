@@ -15,6 +15,9 @@ type Model struct {
 	// Video generation (issue 10): set for a video model, with its durations,
 	// sizes and price per second.
 	Video *VideoSpec `json:"video,omitempty" yaml:"video"`
+	// Image generation (issue 8): set for a model of the image API, with its
+	// sizes, qualities and price.
+	Image *ImageSpec `json:"image,omitempty" yaml:"image"`
 }
 
 // DefaultMaxOutput bounds a reservation when the catalog does not know a model's output limit.

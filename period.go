@@ -1,6 +1,7 @@
 package shlyuz
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -83,4 +84,39 @@ func PlanPeriodEnd(t time.Time, r LimitReset, loc *time.Location) time.Time {
 		return time.Date(y, m+1, d, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), loc)
 	}
 	return time.Time{}
+}
+
+// ParseInstant reads an instant given as RFC 3339 (2027-06-30T00:00:00+03:00)
+// or as a date (2027-06-30: its midnight in UTC).
+func ParseInstant(v string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.DateOnly, v); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("%q is neither a date (2027-06-30) nor an RFC 3339 instant (2027-06-30T00:00:00+03:00)", v)
+}
+
+// MarshalJSON writes a key's reset period, or null when its limit never resets.
+func (r LimitReset) MarshalJSON() ([]byte, error) {
+	if r == ResetNever {
+		return []byte("null"), nil
+	}
+	return json.Marshal(string(r))
+}
+
+// UnmarshalJSON reads a reset period as written, null as never; ParseLimitReset
+// checks it where a request is validated.
+func (r *LimitReset) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*r = ResetNever
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	*r = LimitReset(s)
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/cluster"
 	shlyuz "github.com/shlyuz/shlyuz"
+	directory "github.com/shlyuz/shlyuz/cluster"
 )
 
 // accountActor keeps one account's balance and the reservations of its
@@ -62,7 +63,7 @@ func (a *accountActor) Receive(ctx actor.Context) {
 		ctx.Respond(a.apply(m))
 	}
 	if a.loadErr != nil && ctx.Sender() != nil {
-		ctx.Poison(ctx.Self()) // a failed load or a lost claim: let the next request activate afresh
+		ctx.Poison(directory.Detached(ctx.Self())) // a failed load or a lost claim: let the next request activate afresh
 	}
 }
 
@@ -184,7 +185,7 @@ func (a *accountActor) apply(m *acctApply) *acctApplied {
 			return &acctApplied{Err: shlyuz.ErrInternal(err)}
 		}
 		if prev.AccountID != e.AccountID || prev.Kind != e.Kind || (m.Plan == nil && prev.Amount() != e.Amount()) {
-			return &acctApplied{Err: shlyuz.ErrConflict("idempotency_conflict", "The idempotency key %q was already used for a different operation.", e.ID)}
+			return &acctApplied{Err: shlyuz.ErrConflict("idempotency_conflict", "This idempotency key was already used for a different operation; use a new key.")}
 		}
 		return &acctApplied{Balance: a.balance, Duplicate: true}
 	default:

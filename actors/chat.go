@@ -258,6 +258,13 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 		if !ok {
 			return shlyuz.ErrModelNotFound(id)
 		}
+		if cl.fixed == 0 && (m.Image != nil || m.Video != nil) { // priced by its medium, not by tokens of chat
+			api := "the image API (POST /api/v1/images)"
+			if m.Video != nil {
+				api = "the video API (POST /api/v1/videos)"
+			}
+			return shlyuz.ErrInvalidValue("model", "The model %q is served by %s, not by chat completions.", id, api)
+		}
 		models = append(models, m)
 	}
 	var last error
@@ -432,7 +439,7 @@ func (cl *call) settleCredits(credits shlyuz.Credits, u shlyuz.Usage, status, fi
 	}
 	now := cl.g.now()
 	gen := cl.record(now, status, finish, u, credits)
-	cl.g.dir.Send(cl.c.KeyHash, KindKey, &keySettle{GenID: cl.c.GenerationID, Amount: credits, Now: now})
+	cl.g.dir.Send(cl.c.KeyHash, KindKey, &keySettle{GenID: cl.c.GenerationID, Amount: credits, Tokens: u.TotalTokens, Now: now})
 	err := cl.settleAccount(&acctSettle{GenID: cl.c.GenerationID, KeyID: cl.keyID, Amount: credits, Generation: gen, Now: now})
 	return &Receipt{Usage: u, Credits: credits, Model: cl.model.ID, Upstream: gen.Upstream, FinishReason: finish, Status: status, Err: err,
 		MaxTokens: cl.decidedMaxTokens()}

@@ -62,6 +62,11 @@ type Options struct {
 	// ActorIdle passivates a key or account actor that received nothing for
 	// that long and holds no reservation (0: never).
 	ActorIdle time.Duration
+	// PassivateBatch bounds the passivations of one idle sweep (0: 2,000):
+	// protoactor's placement actor forgets a stopped activation in time
+	// linear in the number it holds, and a burst of them would hold up the
+	// activations of new requests behind it.
+	PassivateBatch int64
 	// Video: video jobs' storage, polling and time limits (issue 10).
 	Video VideoOptions
 }
@@ -75,6 +80,7 @@ type deps struct {
 	lease   Lease
 	durable bool
 	idle    time.Duration // passivate idle key and account actors after it; 0: never
+	budget  atomic.Int64  // passivations the current sweep still allows
 	actives atomic.Int64  // live key and account activations of this node
 	active  sync.Map      // account id → epoch of this node's live activations
 }
@@ -82,19 +88,20 @@ type deps struct {
 // Gateway is what the HTTP layer calls. Its methods run in the caller's goroutine.
 type Gateway struct {
 	deps
-	sys       *actor.ActorSystem
-	root      *actor.PID // the root supervisor
-	log       *slog.Logger
-	baseModel []shlyuz.Model
-	catalog   atomic.Pointer[shlyuz.Catalog]
-	upstreams map[string]*Upstream
-	routes    []shlyuz.Route
-	timeout   time.Duration
-	observe   func(g *shlyuz.Generation, total, upstream time.Duration)
-	stopSweep chan struct{} // ends the idle sweeper; nil: none
-	inFlight  atomic.Int64  // model calls between reservation and settlement
-	reserved  atomic.Int64  // credits they hold
-	video     *videoRuntime
+	sys            *actor.ActorSystem
+	root           *actor.PID // the root supervisor
+	log            *slog.Logger
+	baseModel      []shlyuz.Model
+	catalog        atomic.Pointer[shlyuz.Catalog]
+	upstreams      map[string]*Upstream
+	routes         []shlyuz.Route
+	timeout        time.Duration
+	observe        func(g *shlyuz.Generation, total, upstream time.Duration)
+	stopSweep      chan struct{} // ends the idle sweeper; nil: none
+	passivateBatch int64         // passivations allowed a sweep
+	inFlight       atomic.Int64  // model calls between reservation and settlement
+	reserved       atomic.Int64  // credits they hold
+	video          *videoRuntime
 }
 
 // InFlight is the number of model calls between reservation and settlement.
@@ -119,16 +126,20 @@ func New(o Options) (*Gateway, error) {
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
+	if o.PassivateBatch <= 0 {
+		o.PassivateBatch = 2_000
+	}
 	g := &Gateway{
-		deps:      deps{store: o.Store, journal: o.Journal, loc: o.Location, now: o.Now, lease: o.Lease, durable: o.DurableSettle, idle: o.ActorIdle},
-		sys:       o.System,
-		log:       o.Log,
-		baseModel: o.Models,
-		upstreams: make(map[string]*Upstream, len(o.Upstreams)),
-		routes:    o.Routes,
-		timeout:   10 * time.Second,
-		observe:   o.Observe,
-		video:     newVideoRuntime(o.Video, o.Log),
+		passivateBatch: o.PassivateBatch,
+		deps:           deps{store: o.Store, journal: o.Journal, loc: o.Location, now: o.Now, lease: o.Lease, durable: o.DurableSettle, idle: o.ActorIdle},
+		sys:            o.System,
+		log:            o.Log,
+		baseModel:      o.Models,
+		upstreams:      make(map[string]*Upstream, len(o.Upstreams)),
+		routes:         o.Routes,
+		timeout:        10 * time.Second,
+		observe:        o.Observe,
+		video:          newVideoRuntime(o.Video, o.Log),
 	}
 	root, err := startSupervisor(o.System)
 	if err != nil {

@@ -93,11 +93,11 @@ func newTestGateway(tb tb, ups ...testUpstream) (*actors.Gateway, string) {
 // Only one may run at a time in a test binary under -race (protoactor's
 // cluster members race on gRPC's logger): tests share one.
 func startTestGateway(tb tb, ups ...testUpstream) *testGateway {
-	return startIdleGateway(tb, testActorIdle, ups...)
+	return startIdleGateway(tb, testActorIdle, 0, ups...)
 }
 
 // startIdleGateway is startTestGateway with another idle time before passivation.
-func startIdleGateway(tb tb, idle time.Duration, ups ...testUpstream) *testGateway {
+func startIdleGateway(tb tb, idle time.Duration, batch int64, ups ...testUpstream) *testGateway {
 	tb.Helper()
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, filepath.Join(tb.TempDir(), "gateway.db"))
@@ -121,7 +121,7 @@ func startIdleGateway(tb tb, idle time.Duration, ups ...testUpstream) *testGatew
 		upstreams = append(upstreams, &actors.Upstream{Config: cfg, Provider: u.provider})
 		names = append(names, u.name)
 	}
-	gw, err := actors.New(actors.Options{System: sys, Store: store, Journal: journal, Log: quiet, ActorIdle: idle,
+	gw, err := actors.New(actors.Options{System: sys, Store: store, Journal: journal, Log: quiet, ActorIdle: idle, PassivateBatch: batch,
 		Upstreams: upstreams, Models: []shlyuz.Model{model, text},
 		Routes: []shlyuz.Route{{Match: "text/model", Upstreams: names[:1]}, {Match: "*", Upstreams: names}}})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/cluster"
 	shlyuz "github.com/shlyuz/shlyuz"
+	directory "github.com/shlyuz/shlyuz/cluster"
 )
 
 // keyActor keeps one API key's ceiling, spend in the current period and the
@@ -25,6 +26,7 @@ type keyActor struct {
 	spent       shlyuz.Credits
 	reserved    shlyuz.Credits
 	holds       map[string]shlyuz.Credits
+	rate        shlyuz.RateWindow // requests and tokens of the current minute (Key.RateLimit)
 }
 
 func (a *keyActor) Receive(ctx actor.Context) {
@@ -40,7 +42,7 @@ func (a *keyActor) Receive(ctx actor.Context) {
 	case *keyCheck:
 		if a.loadErr != nil {
 			ctx.Respond(&keyState{Err: a.loadErr})
-			ctx.Poison(ctx.Self()) // an unknown key or a failed load: nothing to keep
+			ctx.Poison(directory.Detached(ctx.Self())) // an unknown key or a failed load: nothing to keep
 			return
 		}
 		a.roll(m.Now)
@@ -48,7 +50,7 @@ func (a *keyActor) Receive(ctx actor.Context) {
 	case *keyReserve:
 		a.reserve(ctx, m)
 		if a.loadErr != nil {
-			ctx.Poison(ctx.Self())
+			ctx.Poison(directory.Detached(ctx.Self()))
 		}
 	case *keyAdjust:
 		if old, ok := a.holds[m.GenID]; ok && m.Amount < old {
@@ -56,6 +58,9 @@ func (a *keyActor) Receive(ctx actor.Context) {
 			a.reserved -= old - m.Amount
 		}
 	case *keySettle:
+		if a.key.RateLimit != nil && m.Tokens > 0 {
+			a.rate.Spend(m.Tokens, m.Now)
+		}
 		if old, ok := a.holds[m.GenID]; ok {
 			delete(a.holds, m.GenID)
 			a.reserved -= old
@@ -126,6 +131,11 @@ func (a *keyActor) reserve(ctx actor.Context, m *keyReserve) {
 	if old, ok := a.holds[m.GenID]; ok { // a retried request: replace its hold
 		a.reserved -= old
 		delete(a.holds, m.GenID)
+	} else if rl := a.key.RateLimit; rl != nil { // a new call counts against the rate limit
+		if st, ok := a.rate.Admit(*rl, m.Now); !ok {
+			refuse(shlyuz.ErrRateLimitedKey(*rl, st))
+			return
+		}
 	}
 	if m.Fixed > 0 {
 		a.reserveFixed(ctx, m)
@@ -155,7 +165,7 @@ func (a *keyActor) reserve(ctx actor.Context, m *keyReserve) {
 	a.holds[m.GenID] = amount
 	a.reserved += amount
 	ctx.RequestWithCustomSender(account, &acctReserve{
-		GenID: m.GenID, KeyID: a.key.ID, KeyPID: ctx.Self(), Prompt: m.Prompt, MaxTokens: m.MaxTokens,
+		GenID: m.GenID, KeyID: a.key.ID, KeyPID: directory.Detached(ctx.Self()), Prompt: m.Prompt, MaxTokens: m.MaxTokens,
 		KeyTokens: tokens, KeyAmount: amount, Price: m.Price, Now: m.Now,
 	}, ctx.Sender())
 }

@@ -3,6 +3,7 @@ package actors
 import (
 	"github.com/asynkron/protoactor-go/actor"
 	shlyuz "github.com/shlyuz/shlyuz"
+	directory "github.com/shlyuz/shlyuz/cluster"
 )
 
 // reserveFixed holds a media call's worst case, given in credits, against the
@@ -23,7 +24,7 @@ func (a *keyActor) reserveFixed(ctx actor.Context, m *keyReserve) {
 	a.holds[m.GenID] = m.Fixed
 	a.reserved += m.Fixed
 	ctx.RequestWithCustomSender(account, &acctReserve{
-		GenID: m.GenID, KeyID: a.key.ID, KeyPID: ctx.Self(), KeyAmount: m.Fixed, Fixed: m.Fixed, Now: m.Now,
+		GenID: m.GenID, KeyID: a.key.ID, KeyPID: directory.Detached(ctx.Self()), KeyAmount: m.Fixed, Fixed: m.Fixed, Now: m.Now,
 	}, ctx.Sender())
 }
 

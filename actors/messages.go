@@ -61,6 +61,7 @@ type keyAdjust struct {
 type keySettle struct {
 	GenID  string
 	Amount shlyuz.Credits
+	Tokens int64 // the call's tokens, for a tokens-a-minute rate limit
 	Now    time.Time
 }
 

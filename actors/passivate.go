@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	directory "github.com/shlyuz/shlyuz/cluster"
 )
 
 // Activations is how many key and account actors are live on this node.
@@ -41,12 +42,12 @@ func (d *deps) stopped() { d.actives.Add(-1) }
 func (d *deps) passivation(ctx actor.Context, st *idleState, identity, kind string, holding bool) bool {
 	switch m := ctx.Message().(type) {
 	case *idleCheck:
-		if holding || st.last.After(m.Since) {
-			return true
+		if holding || st.last.After(m.Since) || d.budget.Add(-1) < 0 {
+			return true // busy, or the sweep's batch is spent: a later sweep
 		}
 		// A later activation loads the state from the store: commit what
 		// this one journaled first, off the mailbox, which stays open.
-		self, sys, seen, j := ctx.Self(), ctx.ActorSystem(), st.seen, d.journal
+		self, sys, seen, j := directory.Detached(ctx.Self()), ctx.ActorSystem(), st.seen, d.journal
 		go func() {
 			fctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
@@ -65,7 +66,7 @@ func (d *deps) passivation(ctx actor.Context, st *idleState, identity, kind stri
 		// on a new activation; no one-way message can be on its way, since those
 		// only settle holds and there are none.
 		d.dir.Forget(identity, kind, ctx.Self())
-		ctx.Stop(ctx.Self())
+		ctx.Stop(directory.Detached(ctx.Self()))
 		return true
 	case actor.AutoReceiveMessage, actor.SystemMessage:
 		return false
@@ -76,7 +77,8 @@ func (d *deps) passivation(ctx actor.Context, st *idleState, identity, kind stri
 }
 
 // sweepIdle tells every key and account activation, every half idle time,
-// to passivate if it was idle for the idle time, until stop is closed.
+// to passivate if it was idle for the idle time, at most PassivateBatch of
+// them a sweep, until stop is closed.
 func (g *Gateway) sweepIdle(stop <-chan struct{}) {
 	t := time.NewTicker(max(g.idle/2, 10*time.Millisecond))
 	defer t.Stop()
@@ -85,6 +87,7 @@ func (g *Gateway) sweepIdle(stop <-chan struct{}) {
 		case <-stop:
 			return
 		case now := <-t.C:
+			g.budget.Store(g.passivateBatch)
 			check := &idleCheck{Since: now.Add(-g.idle)}
 			g.dir.Broadcast(KindKey, check)
 			g.dir.Broadcast(KindAccount, check)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/cluster"
+	directory "github.com/shlyuz/shlyuz/cluster"
 )
 
 // videoActor is the home of one video job (its identity is the job's id). It
@@ -29,7 +30,7 @@ func (a *videoActor) Receive(ctx actor.Context) {
 		a.id = id
 		rctx, cancel := context.WithCancel(a.g.video.ctx)
 		a.cancel, a.stop = cancel, make(chan struct{})
-		self, sys := ctx.Self(), ctx.ActorSystem()
+		self, sys := directory.Detached(ctx.Self()), ctx.ActorSystem()
 		a.g.video.wg.Add(1)
 		go func() {
 			defer a.g.video.wg.Done()
@@ -55,7 +56,7 @@ func (a *videoActor) Receive(ctx actor.Context) {
 		}
 		a.waiters = nil
 		a.g.dir.Forget(a.id, KindVideo, ctx.Self()) // a finished job's actor costs nothing afterwards
-		ctx.Poison(ctx.Self())
+		ctx.Poison(directory.Detached(ctx.Self()))
 	case *actor.Stopping:
 		if a.cancel != nil {
 			a.cancel()

@@ -231,8 +231,19 @@ func (d *Directory) pid(key pidKey) (*actor.PID, error) {
 	if pid == nil {
 		return nil, fmt.Errorf("cluster: no activation of %s", key.kind)
 	}
+	pid = Detached(pid)
 	d.pids.Store(key, pid)
 	return pid, nil
+}
+
+// Detached is a copy of pid to send through. protoactor caches the process
+// behind a PID in the PID object on its first send, and its placement actor
+// keeps the PID objects of its stopped children in the unused tail of a slice
+// (PIDSet.Remove truncates without clearing): sending through the original
+// would keep every passivated actor, its mailbox and its state alive. A copy
+// holds the cache itself and is dropped with the directory entry.
+func Detached(pid *actor.PID) *actor.PID {
+	return actor.NewPID(pid.Address, pid.Id)
 }
 
 // Stop leaves the cluster, stopping this node's activations. A cluster of one

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"net/mail"
+	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -59,9 +61,51 @@ func decodeStrict(c *fiber.Ctx, v any) *shlyuz.Error {
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
-		return shlyuz.ErrInvalidJSON(err.Error())
+		return decodeError(err)
 	}
 	return nil
+}
+
+// decodeError names the field of an operator request that is wrong: a value of
+// the wrong type or an unknown field is invalid_value with its param; only a
+// body that is not JSON at all is invalid_json.
+func decodeError(err error) *shlyuz.Error {
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) && typ.Field != "" {
+		return shlyuz.ErrInvalidValue(typ.Field, "%s must be %s, not a JSON %s.", typ.Field, jsonKind(typ.Type), typ.Value)
+	}
+	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		f = strings.Trim(f, `"`)
+		return shlyuz.ErrInvalidValue(f, "%q is not a field of this request.", f)
+	}
+	return shlyuz.ErrInvalidJSON(err.Error())
+}
+
+// wholeNumber reads a JSON integer, or a string holding one.
+func wholeNumber(raw json.RawMessage) (int64, error) {
+	return strconv.ParseInt(strings.Trim(string(raw), `"`), 10, 64)
+}
+
+// jsonKind says what JSON value a Go type takes, for decodeError's message.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	}
+	return "an object"
 }
 
 type createAccountReq struct {
@@ -100,6 +144,12 @@ func (s *Server) account(c *fiber.Ctx) (shlyuz.Account, *shlyuz.Error) {
 	return a, nil
 }
 
+// balanceReply answers a top-up or a plan grant: the balance under the same
+// name as in the account's detail, and whether the idempotency key was a replay.
+func balanceReply(accountID string, b *shlyuz.Balance, dup bool) fiber.Map {
+	return fiber.Map{"account_id": accountID, "balance": balanceView(*b, 0, time.Now()), "duplicate": dup}
+}
+
 func (s *Server) adminAccount(c *fiber.Ctx) error {
 	a, err := s.account(c)
 	if err != nil {
@@ -121,8 +171,8 @@ func (s *Server) adminAccount(c *fiber.Ctx) error {
 }
 
 type topUpReq struct {
-	Rubles         json.RawMessage `json:"rubles"` // a number or a string holding one
-	Credits        *json.Number    `json:"credits"`
+	Rubles         json.RawMessage `json:"rubles"`  // a number or a string holding one
+	Credits        json.RawMessage `json:"credits"` // a whole number or a string holding one
 	IdempotencyKey string          `json:"idempotency_key"`
 }
 
@@ -141,11 +191,11 @@ func (s *Server) adminTopUp(c *fiber.Ctx) error {
 	case req.Rubles != nil:
 		v, err := shlyuz.RublesToCredits(strings.Trim(string(req.Rubles), `"`))
 		if err != nil {
-			return shlyuz.ErrInvalidValue("rubles", "rubles: %s", err.Error())
+			return shlyuz.ErrInvalidValue("rubles", "%s", err.Error())
 		}
 		credits = v
 	case req.Credits != nil:
-		v, err := req.Credits.Int64()
+		v, err := wholeNumber(req.Credits)
 		if err != nil {
 			return shlyuz.ErrInvalidValue("credits", "credits must be a whole number.")
 		}
@@ -164,7 +214,7 @@ func (s *Server) adminTopUp(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"data": balanceView(*b, 0, time.Now()), "duplicate": dup})
+	return c.JSON(balanceReply(a.ID, b, dup))
 }
 
 type grantPlanReq struct {
@@ -197,17 +247,18 @@ func (s *Server) adminGrantPlan(c *fiber.Ctx) error {
 			if err != nil {
 				return err
 			}
-			return c.JSON(fiber.Map{"data": balanceView(*b, 0, time.Now()), "duplicate": dup})
+			return c.JSON(balanceReply(a.ID, b, dup))
 		}
 	}
 	return shlyuz.ErrNotFound("Plan " + req.PlanID)
 }
 
 type createKeyReq struct {
-	Name       string       `json:"name"`
-	Limit      *json.Number `json:"limit"`
-	LimitReset string       `json:"limit_reset"`
-	ExpiresAt  *time.Time   `json:"expires_at"`
+	Name       string            `json:"name"`
+	Limit      json.RawMessage   `json:"limit"`
+	LimitReset string            `json:"limit_reset"`
+	ExpiresAt  *string           `json:"expires_at"` // RFC 3339 or a date
+	RateLimit  *shlyuz.RateLimit `json:"rate_limit"`
 }
 
 func (s *Server) adminCreateKey(c *fiber.Ctx) error {
@@ -224,14 +275,32 @@ func (s *Server) adminCreateKey(c *fiber.Ctx) error {
 		return shlyuz.ErrInvalidValue("limit_reset", "%s", rerr.Error())
 	}
 	var limit *shlyuz.Credits
-	if req.Limit != nil {
-		v, err := req.Limit.Int64()
+	if req.Limit != nil && string(req.Limit) != "null" {
+		v, err := wholeNumber(req.Limit)
 		if err != nil || v < 0 {
 			return shlyuz.ErrInvalidValue("limit", "limit is a whole number of credits, 0 or more.")
 		}
 		limit = &v
 	}
-	plain, k, kerr := s.gw.CreateKey(c.UserContext(), a.ID, actors.KeySpec{Name: req.Name, Limit: limit, LimitReset: reset, ExpiresAt: req.ExpiresAt})
+	if reset != shlyuz.ResetNever && limit == nil {
+		return shlyuz.ErrInvalidValue("limit_reset", "limit_reset needs a limit: it says when the limit's spend starts again.")
+	}
+	var expires *time.Time
+	if req.ExpiresAt != nil {
+		at, err := shlyuz.ParseInstant(*req.ExpiresAt)
+		if err != nil {
+			return shlyuz.ErrInvalidValue("expires_at", "expires_at: %s.", err.Error())
+		}
+		if !at.After(time.Now()) {
+			return shlyuz.ErrInvalidValue("expires_at", "expires_at must be in the future.")
+		}
+		expires = &at
+	}
+	if rl := req.RateLimit; rl != nil && (rl.RequestsPerMinute < 0 || rl.TokensPerMinute < 0 || *rl == (shlyuz.RateLimit{})) {
+		return shlyuz.ErrInvalidValue("rate_limit", "rate_limit takes requests_per_minute and/or tokens_per_minute, whole numbers above 0.")
+	}
+	plain, k, kerr := s.gw.CreateKey(c.UserContext(), a.ID, actors.KeySpec{Name: req.Name, Limit: limit, LimitReset: reset,
+		ExpiresAt: expires, RateLimit: req.RateLimit})
 	if kerr != nil {
 		return kerr
 	}

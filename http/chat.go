@@ -77,12 +77,31 @@ type errorChoice struct {
 	FinishReason string   `json:"finish_reason"`
 }
 
+// defaultModalities asks an image-output model for its image when the client
+// did not say which modalities it wants: without "modalities" such models
+// answer text only (the most common surprise of OpenRouter's users).
+func (s *Server) defaultModalities(call *actors.ChatCall) {
+	if _, set := call.Fields["modalities"]; set {
+		return
+	}
+	m, ok := s.gw.Catalog().Get(call.Models[0])
+	if !ok || !m.Outputs("image") || m.Image != nil {
+		return
+	}
+	if m.Outputs("text") {
+		call.Fields["modalities"] = json.RawMessage(`["image","text"]`)
+	} else {
+		call.Fields["modalities"] = json.RawMessage(`["image"]`)
+	}
+}
+
 // chatCompletions is POST /api/v1/chat/completions.
 func (s *Server) chatCompletions(c *fiber.Ctx) error {
 	call, perr := parseChat(c.Body())
 	if perr != nil {
 		return perr
 	}
+	s.defaultModalities(call)
 	call.KeyHash = c.Locals(localKeyHash).(string)
 	call.GenerationID = newID("gen-")
 	c.Set("X-Generation-Id", call.GenerationID)

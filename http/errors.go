@@ -3,6 +3,7 @@ package http
 import (
 	"errors"
 	"strconv"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -14,8 +15,13 @@ type errorBody struct {
 
 // writeError sends the one error body with the error's status and Retry-After.
 func writeError(c *fiber.Ctx, e *shlyuz.Error) error {
-	if e.RetryAfter > 0 {
-		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int(max(1, e.RetryAfter.Seconds()))))
+	if e.RetryAfter > 0 { // whole seconds, rounded up
+		c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(int64((e.RetryAfter+time.Second-1)/time.Second), 10))
+	}
+	if rl := e.RateLimit; rl != nil { // OpenRouter's headers; the reset in unix milliseconds
+		c.Set("X-RateLimit-Limit", strconv.FormatInt(rl.Limit, 10))
+		c.Set("X-RateLimit-Remaining", strconv.FormatInt(rl.Remaining, 10))
+		c.Set("X-RateLimit-Reset", strconv.FormatInt(rl.Reset.UnixMilli(), 10))
 	}
 	return c.Status(e.Status).JSON(errorBody{Error: e})
 }

@@ -1,6 +1,7 @@
 package http
 
 import (
+	"slices"
 	"testing"
 
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -34,5 +35,41 @@ func FuzzParseChat(f *testing.F) {
 			t.Fatalf("accepted %q with estimate %+v, max_tokens %d", body, call.Prompt, call.MaxTokens)
 		}
 		_ = shlyuz.EstimateCompletion(body)
+	})
+}
+
+// FuzzParseImages: an image request, whatever it holds, is accepted for an
+// image model of the catalog with n and the size in range and a worst case
+// above zero, or refused with a 400-class error; it never panics.
+func FuzzParseImages(f *testing.F) {
+	models, err := shlyuz.EmbeddedModels()
+	if err != nil {
+		f.Fatal(err)
+	}
+	p := shlyuz.Pricing{Rate: shlyuz.MustDecimal("90"), K: shlyuz.MustDecimal("1.2")}
+	cat := shlyuz.NewCatalog(models, p)
+	for _, seed := range []string{
+		`{"model":"openai/gpt-image-1","prompt":"a cat","n":2,"size":"1024x1536","quality":"high"}`,
+		`{"model":"openai/dall-e-3","prompt":"x","quality":"hd","size":"1792x1024","response_format":"url"}`,
+		`{"model":"openai/dall-e-2","prompt":"x","n":"3","aspect_ratio":"1:1"}`,
+		`{"model":"demo/image-gen","prompt":"x","stream":true}`, `{"model":"demo/echo","prompt":"x"}`,
+		`{"model":"openai/gpt-image-1","prompt":"\u0000","n":1e400}`, `{"n":null}`, `[]`, `{"provider":{"order":1}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		in, m, opt, n, err := parseImages(body, cat)
+		if err != nil {
+			if err.Status < 400 || err.Status >= 500 {
+				t.Fatalf("refusal %d %q for %q", err.Status, err.Message, body)
+			}
+			return
+		}
+		if m.Image == nil || n < 1 || n > max(1, m.Image.MaxN) || !slices.Contains(m.Image.Sizes, opt.Size) {
+			t.Fatalf("accepted %q: model %s, n %d, option %+v", body, m.ID, n, opt)
+		}
+		if w := m.ImageWorst(opt, n, in.Prompt, p); w <= 0 {
+			t.Fatalf("accepted %q with a worst case of %d", body, w)
+		}
 	})
 }

@@ -92,13 +92,13 @@ func (s *Server) keyInfo(c *fiber.Ctx) error {
 		r := max(0, *k.Limit-st.Spent-st.Reserved)
 		remaining = &r
 	}
-	reset := any(nil)
-	if k.LimitReset != shlyuz.ResetNever {
-		reset = k.LimitReset
+	var resetsAt *time.Time // when the limit's spend starts again; null when it never does
+	if k.Limit != nil && k.LimitReset != shlyuz.ResetNever && !st.ResetsAt.IsZero() {
+		resetsAt = &st.ResetsAt
 	}
 	return c.JSON(fiber.Map{"data": fiber.Map{
-		"label": k.Label, "name": k.Name, "limit": k.Limit, "limit_reset": reset, "limit_remaining": remaining,
-		"usage": st.Spent, "expires_at": k.ExpiresAt,
+		"label": k.Label, "name": k.Name, "limit": k.Limit, "limit_reset": k.LimitReset, "limit_remaining": remaining,
+		"limit_resets_at": resetsAt, "usage": st.Spent, "expires_at": k.ExpiresAt, "rate_limit": k.RateLimit,
 	}})
 }
 

@@ -38,8 +38,11 @@ func (s *Server) publicPricing(c *fiber.Ctx) error {
 		return shlyuz.ErrInternal(err)
 	}
 	p := s.gw.Catalog().Pricing
-	return c.JSON(fiber.Map{"rate": p.Rate, "K": p.K, "credits_per_ruble": shlyuz.CreditsPerRuble,
-		"currency": "RUB", "updated_at": st.UpdatedAt})
+	out := fiber.Map{"rate": p.Rate, "K": p.K, "credits_per_ruble": shlyuz.CreditsPerRuble, "currency": "RUB"}
+	if !st.UpdatedAt.IsZero() { // set once the operator changed the pricing; the config's is undated
+		out["updated_at"] = st.UpdatedAt
+	}
+	return c.JSON(out)
 }
 
 // publicPlans is GET /api/plans.

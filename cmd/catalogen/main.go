@@ -56,6 +56,7 @@ func main() {
 	models, stats := build(prices, dev)
 	models = append(models, demoModels()...)
 	models = append(models, russianModels()...)
+	models = append(models, imageModels()...)
 	sort.Slice(models, func(i, j int) bool { return models[i].ID < models[j].ID })
 
 	out, err := encode(models)
@@ -83,13 +84,14 @@ func main() {
 type catalogModel struct {
 	ID               string      `json:"id"`
 	Name             string      `json:"name"`
-	ContextLength    int64       `json:"context_length"`
-	MaxOutputTokens  int64       `json:"max_output_tokens"`
+	ContextLength    int64       `json:"context_length,omitempty"` // left out when unknown, never 0
+	MaxOutputTokens  int64       `json:"max_output_tokens,omitempty"`
 	InputModalities  []string    `json:"input_modalities"`
 	OutputModalities []string    `json:"output_modalities"`
 	USD              literalUSD  `json:"usd"`
 	RUB              *literalRUB `json:"rub,omitempty"`
-	Created          int64       `json:"created"`
+	Created          int64       `json:"created,omitempty"`
+	Image            *imageSpec  `json:"image,omitempty"`
 }
 
 type literalRUB struct {
@@ -470,6 +472,10 @@ func demoModels() []catalogModel {
 			InputModalities: []string{"text"}, OutputModalities: []string{"text"}, USD: usd, Created: created},
 		{ID: "demo/image", Name: "Demo: Image", ContextLength: 32768, MaxOutputTokens: 4096,
 			InputModalities: []string{"text"}, OutputModalities: []string{"text", "image"}, USD: usd, Created: created},
+		{ID: "demo/image-gen", Name: "Demo: Image generation", InputModalities: []string{"text"}, OutputModalities: []string{"image"},
+			USD: literalUSD{Prompt: "0", Completion: "0"}, Created: created,
+			Image: &imageSpec{Sizes: []string{"256x256", "512x512", "1024x1024"}, DefaultSize: "256x256", Formats: []string{"png", "jpeg"},
+				MaxN: 4, MaxPrompt: 4000, Unit: "image", USDPerImage: map[string]json.Number{"*": "0.001"}}},
 	}
 }
 

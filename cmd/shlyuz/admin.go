@@ -77,8 +77,24 @@ var adminCommands = []adminCommand{
 		limit := fs.String("limit", "", "ceiling in credits (a whole number); none: no ceiling")
 		reset := fs.String("limit-reset", "", "day, week or month: the ceiling's period (needs --limit)")
 		expires := fs.String("expires-at", "", "when the key stops working: a date (2027-06-30) or an RFC 3339 instant")
+		rpm := fs.String("rpm", "", "rate limit: requests a minute")
+		tpm := fs.String("tpm", "", "rate limit: tokens a minute")
 		return func(id string) (string, string, map[string]any, error) {
 			body := map[string]any{}
+			rate := map[string]int64{}
+			for _, f := range []struct{ flag, field, v string }{{"--rpm", "requests_per_minute", *rpm}, {"--tpm", "tokens_per_minute", *tpm}} {
+				if f.v == "" {
+					continue
+				}
+				n, err := strconv.ParseInt(f.v, 10, 64)
+				if err != nil || n < 1 {
+					return "", "", nil, fmt.Errorf("%s: %q is not a whole number above 0", f.flag, f.v)
+				}
+				rate[f.field] = n
+			}
+			if len(rate) > 0 {
+				body["rate_limit"] = rate
+			}
 			if *name != "" {
 				body["name"] = *name
 			}
@@ -99,7 +115,7 @@ var adminCommands = []adminCommand{
 				body["limit_reset"] = *reset
 			}
 			if *expires != "" {
-				at, err := instant(*expires)
+				at, err := shlyuz.ParseInstant(*expires)
 				if err != nil {
 					return "", "", nil, fmt.Errorf("--expires-at: %v", err)
 				}
@@ -233,17 +249,6 @@ func wholeCredits(flagName, v string) (int64, error) {
 		return 0, fmt.Errorf("%s: %q is not a whole number of credits (1 ruble = 100000 credits)", flagName, v)
 	}
 	return n, nil
-}
-
-// instant parses an RFC 3339 instant or a date, taken as its start in UTC.
-func instant(v string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, v); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse(time.DateOnly, v); err == nil {
-		return t, nil
-	}
-	return time.Time{}, fmt.Errorf("%q is neither a date (2027-06-30) nor an RFC 3339 instant (2027-06-30T00:00:00+03:00)", v)
 }
 
 // adminTimeout bounds one call of the operator API.

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -18,19 +15,7 @@ import (
 // returns its exit status and its output.
 func runServe(t *testing.T, args string, env ...string) (int, string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(append(os.Environ(), "SHLYUZ_TEST_EXEC=serve "+args), env...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		return exit.ExitCode(), out.String()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return 0, out.String()
+	return runShlyuz(t, "serve "+args, env...)
 }
 
 // A second gateway on a single-node database refuses to start with one line

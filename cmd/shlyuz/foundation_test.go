@@ -247,7 +247,7 @@ func TestAdminRejectsBadInput(t *testing.T) {
 		{"no token", "POST", "/api/admin/accounts", "", `{"email":"a@b.c"}`, 401, "invalid_admin_token"},
 		{"wrong token", "POST", "/api/admin/accounts", "nope", `{"email":"a@b.c"}`, 401, "invalid_admin_token"},
 		{"malformed json", "POST", "/api/admin/accounts", adminToken, `{"email":`, 400, "invalid_json"},
-		{"unknown field", "POST", "/api/admin/accounts", adminToken, `{"mail":"a@b.c"}`, 400, "invalid_json"},
+		{"unknown field", "POST", "/api/admin/accounts", adminToken, `{"mail":"a@b.c"}`, 400, "invalid_value"},
 		{"missing email", "POST", "/api/admin/accounts", adminToken, `{}`, 400, "missing_field"},
 		{"bad email", "POST", "/api/admin/accounts", adminToken, `{"email":"nope"}`, 400, "invalid_value"},
 		{"topup without key", "POST", "/api/admin/accounts/" + accID + "/topups", adminToken, `{"rubles":"1"}`, 400, "missing_field"},
@@ -258,7 +258,7 @@ func TestAdminRejectsBadInput(t *testing.T) {
 		{"key bad reset", "POST", "/api/admin/accounts/" + accID + "/keys", adminToken, `{"limit_reset":"hourly"}`, 400, "invalid_value"},
 		{"key negative limit", "POST", "/api/admin/accounts/" + accID + "/keys", adminToken, `{"limit":-5}`, 400, "invalid_value"},
 		{"key past expiry", "POST", "/api/admin/accounts/" + accID + "/keys", adminToken, `{"expires_at":"2001-01-01T00:00:00Z"}`, 400, "invalid_value"},
-		{"key bad expiry", "POST", "/api/admin/accounts/" + accID + "/keys", adminToken, `{"expires_at":"tomorrow"}`, 400, "invalid_json"},
+		{"key bad expiry", "POST", "/api/admin/accounts/" + accID + "/keys", adminToken, `{"expires_at":"tomorrow"}`, 400, "invalid_value"},
 		{"pricing zero K", "PUT", "/api/admin/pricing", adminToken, `{"K":"0"}`, 400, "invalid_value"},
 		{"revoke unknown", "DELETE", "/api/admin/keys/key-nope", adminToken, nil, 404, "not_found"},
 	} {

@@ -104,7 +104,7 @@ func runTests(m *testing.M) (int, error) {
 	if os.Getenv("SHLYUZ_TEST_LOG") != "" {
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	in, err := start(context.Background(), cfg, ln, "sqlite://"+filepath.Join(dir, "gw.db"), log)
+	in, err := start(context.Background(), cfg, listening{ln}, "sqlite://"+filepath.Join(dir, "gw.db"), log)
 	if err != nil {
 		return 0, err
 	}
@@ -128,6 +128,7 @@ func testConfig(fakeURL string) string {
 		fmt.Fprintf(&models, "  - {id: %q, name: %q, context_length: 100000, max_output_tokens: 4096, input_modalities: [text, image], output_modalities: [text], usd: {prompt_usd_per_mtok: \"1\", completion_usd_per_mtok: \"2\"}}\n", id, id)
 	}
 	models.WriteString(videoTestModels)
+	models.WriteString(imageTestModels)
 	return withVideoUpstreams(root, strings.ReplaceAll(fmt.Sprintf(`journal_interval: 20ms
 video: {poll_min: 5ms, poll_max: 40ms, timeout: 60s}
 heartbeat: 100ms
@@ -168,6 +169,8 @@ routes:
   - {match: "gemini/", upstreams: [gemini], strip_prefix: true}
   - {match: "yagpt/", upstreams: [yandex], strip_prefix: true}
   - {match: "giga/", upstreams: [gigachat], strip_prefix: true}
+  - {match: "imagen/", upstreams: [gemini], strip_prefix: true}
+  - {match: "yart/", upstreams: [yandex], strip_prefix: true}
   - {match: "mixed/", upstreams: [anthropic-dead, pricey]}
   - {match: "permodel/", upstreams: [pm-a, pm-b]}
 `, models.String(), fakeURL, fakeURL, fakeURL, fakeURL, fakeURL, fakeURL, root, root, root, root+"/gigachat/api/v1", root+"/gigachat/api/v2/oauth"), "FAKE_URL", fakeURL))

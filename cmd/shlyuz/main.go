@@ -13,6 +13,7 @@ import (
 const usage = `usage:
   shlyuz serve [--listen ADDR] [--db sqlite://PATH|postgres://...] [--config FILE]   run the gateway (serve --help)
   shlyuz admin COMMAND ...                                                         the operator API's client (admin --help)
+  shlyuz health [--url URL] [--live]                                               exit 0 when the gateway is ready (for container health checks)
   shlyuz version                                                                   print the version`
 
 func main() {
@@ -26,6 +27,8 @@ func main() {
 		err = serve(os.Args[2:])
 	case "admin":
 		err = admin(os.Args[2:], os.Stdout)
+	case "health":
+		err = health(os.Args[2:])
 	case "version", "--version":
 		fmt.Println(version())
 		return

@@ -151,6 +151,13 @@ func TestDemoOffersOnlyServableModels(t *testing.T) {
 	if n := sent.Load(); n != 1 {
 		t.Fatalf("the SDK sent the refused request %d times, want once", n)
 	}
+	img, err := client.Images.Generate(ctx, openai.ImageGenerateParams{Model: "demo/image-gen", Prompt: "a lighthouse"})
+	if err != nil || len(img.Data) != 1 {
+		t.Fatalf("the demo's image model: %v", err)
+	}
+	if w, hgt := decodedSize(t, img.Data[0].B64JSON); w != 256 || hgt != 256 {
+		t.Fatalf("the demo image is %dx%d, want 256x256", w, hgt)
+	}
 }
 
 // counting is a transport that counts the requests it sends.
@@ -223,5 +230,25 @@ func TestCORS(t *testing.T) {
 		if got != tc.allowed || (tc.allowed && tc.method == "OPTIONS" && resp.StatusCode/100 != 2) {
 			t.Errorf("%s %s: %d, Access-Control-Allow-Origin %q, want allowed=%v", tc.method, tc.path, resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"), tc.allowed)
 		}
+	}
+}
+
+// TestShippedConfigsLoad: every config file in the repository (examples,
+// the compose file's) loads and passes the start-up checks.
+func TestShippedConfigsLoad(t *testing.T) {
+	files, err := filepath.Glob("../../*/*.yaml")
+	if err != nil || len(files) < 2 {
+		t.Fatalf("config files %v (%v)", files, err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			cfg, err := loadConfig(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := validateConfig(cfg); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

@@ -67,15 +67,16 @@ func serve(args []string) error {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	ln, err := net.Listen("tcp", *listen)
+	addr, err := reserve(*listen)
 	if err != nil {
 		return bad("--listen (SHLYUZ_LISTEN, listen in the config)", err)
 	}
-	in, err := start(ctx, cfg, ln, *db, log)
+	in, err := start(ctx, cfg, addr, *db, log)
 	if err != nil {
+		addr.Close()
 		return err
 	}
-	log.Info("shlyuz is serving", "listen", ln.Addr().String(), "db", redactDSN(*db), "models", len(in.gw.Catalog().List()))
+	log.Info("shlyuz is serving", "listen", addr.Addr().String(), "db", redactDSN(*db), "models", len(in.gw.Catalog().List()))
 	select {
 	case err := <-in.served:
 		in.shutdown()
@@ -98,19 +99,32 @@ type instance struct {
 	cleanup []func()
 }
 
-// start opens the store, starts the actors, joins the cluster and serves on ln.
+// address is where the gateway serves: known (and its port taken) before the
+// gateway is ready, accepting connections only once it is.
+type address interface {
+	Addr() net.Addr
+	Listen() (net.Listener, error)
+	Close() error
+}
+
+// listening is an address that listens already.
+type listening struct{ net.Listener }
+
+func (l listening) Listen() (net.Listener, error) { return l.Listener, nil }
+
+// start opens the store, starts the actors, joins the cluster and serves on addr.
 // On an error everything it had started is stopped again, and the error
 // names the setting to change.
-func start(ctx context.Context, cfg *Config, ln net.Listener, db string, log *slog.Logger) (*instance, error) {
+func start(ctx context.Context, cfg *Config, addr address, db string, log *slog.Logger) (*instance, error) {
 	in := &instance{log: log, served: make(chan error, 1)}
-	if err := in.start(ctx, cfg, ln, db); err != nil {
+	if err := in.start(ctx, cfg, addr, db); err != nil {
 		in.runCleanup()
 		return nil, err
 	}
 	return in, nil
 }
 
-func (in *instance) start(ctx context.Context, cfg *Config, ln net.Listener, db string) (err error) {
+func (in *instance) start(ctx context.Context, cfg *Config, addr address, db string) (err error) {
 	log := in.log
 	cs, err := resolveCluster(cfg, db)
 	if err != nil {
@@ -164,7 +178,7 @@ func (in *instance) start(ctx context.Context, cfg *Config, ln net.Listener, db 
 
 	quiet := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return quiet }))
-	if err := in.joinCluster(ctx, cs, sys.ID, ln.Addr().String()); err != nil {
+	if err := in.joinCluster(ctx, cs, sys.ID, addr.Addr().String()); err != nil {
 		return err
 	}
 	m := metrics.New()
@@ -203,12 +217,16 @@ func (in *instance) start(ctx context.Context, cfg *Config, ln net.Listener, db 
 	} else {
 		log.Info("the operator API is off: set SHLYUZ_ADMIN_TOKEN to turn it on")
 	}
-	mountWeb, err := webArea(cfg, in.gw, ln, loc, log)
+	mountWeb, err := webArea(cfg, in.gw, addr.Addr(), loc, log)
 	if err != nil {
 		return bad("web", err)
 	}
 	in.srv = shzhttp.New(in.gw, shzhttp.Options{BodyLimit: cfg.BodyLimit, Heartbeat: cfg.Heartbeat,
 		AdminToken: adminToken, Log: log, Metrics: m, CORSOrigins: corsOrigins(cfg.CORS.AllowedOrigins), Web: mountWeb})
+	ln, err := addr.Listen() // ready: from now on connections are accepted
+	if err != nil {
+		return bad("--listen (SHLYUZ_LISTEN, listen in the config)", err)
+	}
 	go func() { in.served <- in.srv.App.Listener(ln) }()
 	return nil
 }

@@ -36,13 +36,13 @@ type paymentsConfig struct {
 }
 
 // webArea builds the account area's mount, or nil when it is disabled.
-func webArea(cfg *Config, gw *actors.Gateway, ln net.Listener, loc *time.Location, log *slog.Logger) (func(*fiber.App), error) {
+func webArea(cfg *Config, gw *actors.Gateway, listen net.Addr, loc *time.Location, log *slog.Logger) (func(*fiber.App), error) {
 	if cfg.Web.Disabled {
 		return nil, nil
 	}
 	wc := web.Config{PublicURL: cfg.Web.PublicURL, Secret: []byte(cfg.Web.Secret), Location: loc, Log: log}
 	if wc.PublicURL == "" {
-		wc.PublicURL = "http://" + ln.Addr().String()
+		wc.PublicURL = "http://" + listen.String()
 	}
 	if cfg.Web.SMTP.Host != "" {
 		wc.Mailer = &web.SMTP{Config: cfg.Web.SMTP}

@@ -56,10 +56,10 @@ type smtpSession struct {
 	to string
 }
 
-func (s *smtpSession) Reset()                                      {}
-func (s *smtpSession) Logout() error                               { return nil }
-func (s *smtpSession) Mail(string, *smtp.MailOptions) error        { return nil }
-func (s *smtpSession) Rcpt(to string, _ *smtp.RcptOptions) error   { s.to = to; return nil }
+func (s *smtpSession) Reset()                                    {}
+func (s *smtpSession) Logout() error                             { return nil }
+func (s *smtpSession) Mail(string, *smtp.MailOptions) error      { return nil }
+func (s *smtpSession) Rcpt(to string, _ *smtp.RcptOptions) error { s.to = to; return nil }
 func (s *smtpSession) Data(r io.Reader) error {
 	msg, err := mail.ReadMessage(r)
 	if err != nil {
@@ -175,9 +175,9 @@ payments:
 
 // browserless is a user of the web area through net/http with a cookie jar.
 type browserless struct {
-	t    testing.TB
-	base string
-	c    *http.Client
+	t       testing.TB
+	base    string
+	c       *http.Client
 	last    string // the body of the last page
 	lastURL string // where it came from, after redirects
 }

@@ -72,6 +72,9 @@ func (w *Web) createKey(c *fiber.Ctx) error {
 	if err != nil {
 		return w.renderKeys(c, fiber.StatusBadRequest, "", form, w.t(c, "bad_limit"))
 	}
+	if reset != shlyuz.ResetNever && limit == nil { // a period says when a ceiling's spend starts again
+		return w.renderKeys(c, fiber.StatusBadRequest, "", form, w.t(c, "bad_limit"))
+	}
 	var expires *time.Time
 	if v := c.FormValue("expires"); v != "" {
 		d, err := time.ParseInLocation("2006-01-02", v, w.cfg.Location)

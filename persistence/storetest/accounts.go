@@ -76,9 +76,13 @@ func keyString(k shlyuz.Key) string {
 	if k.Limit != nil {
 		limit = fmt.Sprint(*k.Limit)
 	}
-	return fmt.Sprintf("id=%s account=%s name=%q hash=%s label=%s limit=%s reset=%q expires=%s revoked=%s created=%s",
+	rate := "nil"
+	if k.RateLimit != nil {
+		rate = fmt.Sprintf("%+v", *k.RateLimit)
+	}
+	return fmt.Sprintf("id=%s account=%s name=%q hash=%s label=%s limit=%s reset=%q expires=%s revoked=%s created=%s rate=%s",
 		k.ID, k.AccountID, k.Name, k.Hash, k.Label, limit, k.LimitReset,
-		deref(k.ExpiresAt), deref(k.RevokedAt), deref(&k.CreatedAt))
+		deref(k.ExpiresAt), deref(k.RevokedAt), deref(&k.CreatedAt), rate)
 }
 
 func normKey(k shlyuz.Key) shlyuz.Key {
@@ -110,6 +114,7 @@ func testKeys(t *testing.T, s shlyuz.Store) {
 	limited.Limit = ptr(shlyuz.Credits(500_000))
 	limited.LimitReset = shlyuz.ResetMonth
 	limited.ExpiresAt = ptr(at(30 * 24 * time.Hour))
+	limited.RateLimit = &shlyuz.RateLimit{RequestsPerMinute: 60, TokensPerMinute: 90_000}
 	plain, _ := newKey("acct-1", "key-a", at(time.Second)) // older: listed first
 	zero, _ := newKey("acct-1", "key-c", at(2*time.Second))
 	zero.Limit = ptr(shlyuz.Credits(0)) // a zero ceiling is not "no ceiling"

@@ -21,6 +21,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -126,6 +127,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.kling(w, r)
 	case strings.HasPrefix(p, "/minimax/"): // MiniMax's video API (video_minimax.go)
 		s.minimax(w, r)
+	case strings.HasSuffix(p, "/imageGenerationAsync"), strings.Contains(p, "/operations/yaart-"): // YandexART (images_yandex.go)
+		s.yandexArt(w, r)
+	case strings.HasSuffix(p, ":predict"): // Imagen through the Gemini API (images.go)
+		s.imagen(w, r)
 	case strings.Contains(p, ":predictLongRunning"), strings.Contains(p, "/operations/"), strings.Contains(p, "/v1beta/files/"):
 		s.veo(w, r) // Veo through the Gemini API (video_veo.go)
 	case strings.HasSuffix(p, "/messages"): // Anthropic Messages
@@ -134,6 +139,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.gemini(w, r)
 	case strings.Contains(p, "/foundationModels/v1/completion"): // YandexGPT native
 		s.yandex(w, r)
+	case strings.Contains(p, "/images/"): // OpenAI's image API (images.go)
+		s.images(w, r)
 	case strings.Contains(p, "/videos"): // OpenAI's videos API (video.go)
 		s.videos(w, r)
 	case strings.HasSuffix(p, "/chat/completions"):
@@ -199,8 +206,9 @@ type chatRequest struct {
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
-	MaxTokens           *int64 `json:"max_tokens"`
-	MaxCompletionTokens *int64 `json:"max_completion_tokens"`
+	MaxTokens           *int64   `json:"max_tokens"`
+	MaxCompletionTokens *int64   `json:"max_completion_tokens"`
+	Modalities          []string `json:"modalities"` // "image": the reply carries an image (chatImage)
 }
 
 const maxBody = 64 << 20
@@ -332,6 +340,8 @@ type replyPlan struct {
 	promptTokens int
 	includeUsage bool
 	toolCall     *ToolCall // set: the reply calls this tool instead of saying text
+	image        []byte    // set: the reply's message.images[0], a JSON object (chatImage)
+	imageTokens  int       // its tokens, counted in completion_tokens as OpenRouter does
 }
 
 // newPlan renders the script's answer in OpenAI's terms.
@@ -347,6 +357,9 @@ func newPlan(req *chatRequest, sc *Script) *replyPlan {
 		promptTokens: sc.PromptTokens,
 		includeUsage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage && sc.Fault != FaultNoUsage,
 		toolCall:     sc.ToolCall,
+	}
+	if slices.Contains(req.Modalities, "image") && sc.ToolCall == nil {
+		p.image, p.imageTokens = chatImage()
 	}
 	b := make([]byte, 0, 160+len(p.model))
 	b = append(b, `{"id":"`...)
@@ -436,13 +449,19 @@ func (s *Server) reply(w http.ResponseWriter, p *replyPlan) {
 		for i := 0; i < p.tokens; i++ {
 			b = appendToken(b, i)
 		}
-		b = append(b, `","refusal":null,"annotations":[]},"logprobs":null,"finish_reason":"`...)
+		b = append(b, `"`...)
+		if p.image != nil {
+			b = append(b, `,"images":[`...)
+			b = append(b, p.image...)
+			b = append(b, ']')
+		}
+		b = append(b, `,"refusal":null,"annotations":[]},"logprobs":null,"finish_reason":"`...)
 	}
 	b = append(b, p.finish...)
 	b = append(b, `"}]`...)
 	if p.fault != FaultNoUsage {
 		b = append(b, `,"usage":`...)
-		b = appendUsage(b, p.promptTokens, p.tokens)
+		b = appendUsage(b, p.promptTokens, p.tokens+p.imageTokens)
 	}
 	b = append(b, `,"service_tier":"default","system_fingerprint":"fp_fake"}`...)
 
@@ -561,6 +580,15 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, p *replyPlan) {
 		return
 	}
 
+	if p.image != nil { // the image in a delta of its own, before the finish
+		b = c.start()
+		b = append(b, `{"images":[`...)
+		b = append(b, p.image...)
+		b = append(b, "]}"...)
+		if !c.send(c.end(b, "null")) {
+			return
+		}
+	}
 	b = c.start()
 	b = append(b, "{}"...)
 	if !c.send(c.end(b, `"`+p.finish+`"`)) {
@@ -570,7 +598,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, p *replyPlan) {
 		b := append(c.buf[:0], "data: "...)
 		b = append(b, p.prefix...)
 		b = append(b, `[],"usage":`...)
-		b = appendUsage(b, p.promptTokens, p.tokens)
+		b = appendUsage(b, p.promptTokens, p.tokens+p.imageTokens)
 		b = append(b, "}\n\n"...)
 		c.buf = b
 		if !c.send(b) {

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -69,6 +70,14 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g := &geminiWriter{w: w, model: model, sc: sc}
+	var asked struct {
+		GenerationConfig struct {
+			ResponseModalities []string `json:"responseModalities"`
+		} `json:"generationConfig"`
+	}
+	if json.Unmarshal(body, &asked) == nil && slices.Contains(asked.GenerationConfig.ResponseModalities, "IMAGE") {
+		g.image = true
+	}
 	if method == "streamGenerateContent" {
 		g.array = r.URL.Query().Get("alt") != "sse"
 		s.geminiStream(w, r, g)
@@ -400,6 +409,10 @@ func geminiFinish(f string) string {
 	return "STOP" // a function call finishes with STOP too
 }
 
+// geminiImageTokens are an output image's tokens (Gemini 2.5 Flash Image's
+// count for up to 1024²).
+const geminiImageTokens = 1290
+
 // geminiWriter renders one reply or stream.
 type geminiWriter struct {
 	w       http.ResponseWriter
@@ -408,6 +421,7 @@ type geminiWriter struct {
 	sc      *Script
 	array   bool // a stream without alt=sse: one JSON array
 	sent    int  // chunks sent
+	image   bool // responseModalities has IMAGE: the last chunk carries an inlineData PNG
 }
 
 // appendUsage appends "usageMetadata" with completion tokens so far.
@@ -445,6 +459,12 @@ func (g *geminiWriter) appendResponse(b []byte, text string, call bool, finish s
 		b = append(b, `{"text":`...)
 		b = appendJSONString(b, text)
 		b = append(b, '}')
+		if g.image && finish != "" {
+			b = append(b, `,{"inlineData":{"mimeType":"image/png","data":"`...)
+			b = append(b, base64.StdEncoding.EncodeToString(makeImage(64, 64, "png", 1))...)
+			b = append(b, `"}}`...)
+			completion += geminiImageTokens
+		}
 	}
 	b = append(b, `],"role":"model"}`...)
 	if finish != "" {

@@ -42,6 +42,35 @@ func newToolCall(generationID string, n int, p *part) toolCall {
 
 // appendJSON appends the OpenAI tool call; index >= 0 adds the "index" a
 // stream delta carries.
+// appendImages writes the image parts of a reply as OpenRouter's
+// "images":[{"type":"image_url","image_url":{"url":"data:…"}}], led by a
+// comma when sep; it reports whether there was any.
+func appendImages(b []byte, parts []part, sep bool) ([]byte, bool) {
+	n := 0
+	for i := range parts {
+		p := &parts[i]
+		if p.Thought || p.InlineData == nil || !strings.HasPrefix(p.InlineData.MimeType, "image/") {
+			continue
+		}
+		if n == 0 {
+			if sep {
+				b = append(b, ',')
+			}
+			b = append(b, `"images":[`...)
+		} else {
+			b = append(b, ',')
+		}
+		n++
+		b = append(b, `{"type":"image_url","image_url":{"url":`...)
+		b = appendJSONString(b, "data:"+p.InlineData.MimeType+";base64,"+p.InlineData.Data)
+		b = append(b, "}}"...)
+	}
+	if n > 0 {
+		b = append(b, ']')
+	}
+	return b, n > 0
+}
+
 func (tc *toolCall) appendJSON(b []byte, index int) []byte {
 	b = append(b, '{')
 	if index >= 0 {
@@ -125,7 +154,12 @@ func (c *chunker) convert(w *wireResponse) (ev shlyuz.StreamEvent, skip bool, er
 	first := c.calls
 	c.calls += len(calls)
 	finish := finishReason(cand.FinishReason, c.calls > 0)
-	hasContent := text.Len() > 0 || len(calls) > 0
+	var parts []part
+	if cand.Content != nil {
+		parts = cand.Content.Parts
+	}
+	images, hasImages := appendImages(nil, parts, false)
+	hasContent := text.Len() > 0 || len(calls) > 0 || hasImages
 	ev.CompletionTokens = c.tokens(ev.Usage, hasContent)
 	if !hasContent && finish == "" {
 		if ev.Usage == nil {
@@ -164,6 +198,13 @@ func (c *chunker) convert(w *wireResponse) (ev shlyuz.StreamEvent, skip bool, er
 			b = calls[i].appendJSON(b, first+i)
 		}
 		b = append(b, ']')
+		sep = true
+	}
+	if hasImages {
+		if sep {
+			b = append(b, ',')
+		}
+		b = append(b, images...)
 	}
 	b = append(b, `},"logprobs":null,"finish_reason":`...)
 	if finish == "" {

@@ -215,6 +215,9 @@ func decodeReply(data []byte, generationID string, now time.Time) (*shlyuz.ChatR
 		}
 		b = append(b, ']')
 	}
+	if c.Content != nil {
+		b, _ = appendImages(b, c.Content.Parts, true)
+	}
 	b = append(b, `},"logprobs":null,"finish_reason":`...)
 	b = appendJSONString(b, finish)
 	b = append(b, "}]"...)

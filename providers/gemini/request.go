@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/url"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -703,6 +704,25 @@ func translateGeneration(req *shlyuz.UpstreamRequest) (*generationConfig, *shlyu
 				break
 			}
 		}
+	}
+
+	var modalities []string
+	if ok, err := decodeField(f, "modalities", &modalities, "an array of strings"); err != nil {
+		return nil, err
+	} else if ok && slices.Contains(modalities, "image") {
+		gc.ResponseModalities = []string{"IMAGE"}
+		if slices.Contains(modalities, "text") {
+			gc.ResponseModalities = []string{"TEXT", "IMAGE"}
+		}
+	}
+	var ic struct {
+		AspectRatio string `json:"aspect_ratio"`
+		ImageSize   string `json:"image_size"`
+	}
+	if ok, err := decodeField(f, "image_config", &ic, "an object with aspect_ratio and image_size"); err != nil {
+		return nil, err
+	} else if ok && (ic.AspectRatio != "" || ic.ImageSize != "") {
+		gc.ImageConfig = &imageConfig{AspectRatio: ic.AspectRatio, ImageSize: ic.ImageSize}
 	}
 
 	var n int64

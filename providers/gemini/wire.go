@@ -89,12 +89,21 @@ type generationConfig struct {
 	FrequencyPenalty   *float64        `json:"frequencyPenalty,omitempty"`
 	ResponseMimeType   string          `json:"responseMimeType,omitempty"`
 	ResponseJSONSchema json.RawMessage `json:"responseJsonSchema,omitempty"`
+	ResponseModalities []string        `json:"responseModalities,omitempty"` // ["TEXT","IMAGE"]: image output
+	ImageConfig        *imageConfig    `json:"imageConfig,omitempty"`
+}
+
+// imageConfig is an image-output model's aspect ratio and size (OpenRouter's
+// image_config).
+type imageConfig struct {
+	AspectRatio string `json:"aspectRatio,omitempty"`
+	ImageSize   string `json:"imageSize,omitempty"`
 }
 
 func (g *generationConfig) empty() bool {
 	return g.MaxOutputTokens == 0 && g.Temperature == nil && g.TopP == nil && g.TopK == nil &&
 		len(g.StopSequences) == 0 && g.Seed == nil && g.PresencePenalty == nil && g.FrequencyPenalty == nil &&
-		g.ResponseMimeType == "" && len(g.ResponseJSONSchema) == 0
+		g.ResponseMimeType == "" && len(g.ResponseJSONSchema) == 0 && len(g.ResponseModalities) == 0 && g.ImageConfig == nil
 }
 
 // wireResponse is a GenerateContentResponse: a whole reply, or one chunk of a stream.

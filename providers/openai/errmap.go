@@ -116,6 +116,8 @@ func statusError(name string, status int, h http.Header, body []byte, now time.T
 		// The model is unknown there (OpenAI, vLLM, Ollama answer so): the
 		// route's fault, and another upstream may well serve the model.
 		e = shlyuz.ErrUpstream("The upstream does not serve the model (HTTP 404): %s", msg).ForModel()
+	case status == http.StatusBadRequest && (we.Code == "moderation_blocked" || we.Code == "content_policy_violation" || we.Type == "image_generation_user_error"):
+		e = shlyuz.ErrContentPolicy("The upstream's safety system refused the request: %s", msg)
 	case status == http.StatusBadRequest ||
 		status == http.StatusRequestEntityTooLarge || status == http.StatusUnprocessableEntity:
 		e = shlyuz.ErrInvalidValue(we.Param, "The upstream rejected the request: %s", msg)

@@ -74,7 +74,7 @@ func (p *Provider) PollVideo(ctx context.Context, id string) (shlyuz.VideoStatus
 
 // FetchVideo opens the finished file.
 func (p *Provider) FetchVideo(ctx context.Context, st shlyuz.VideoStatus) (io.ReadCloser, error) {
-	resp, err := p.videoDo(ctx, http.MethodGet, p.videoURL(st.UpstreamID)+"/content", p.header, nil)
+	resp, err := p.send(ctx, http.MethodGet, p.videoURL(st.UpstreamID)+"/content", p.header, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -92,9 +92,9 @@ func (p *Provider) videoURL(id string) string {
 	return u
 }
 
-// videoDo sends one request and returns a 2xx response; other statuses and
-// transport failures are *shlyuz.Error values.
-func (p *Provider) videoDo(ctx context.Context, method, u string, h http.Header, body []byte) (*http.Response, error) {
+// send sends one request (of the videos or images API) and returns a 2xx
+// response; other statuses and transport failures are *shlyuz.Error values.
+func (p *Provider) send(ctx context.Context, method, u string, h http.Header, body []byte) (*http.Response, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -119,7 +119,7 @@ func (p *Provider) videoDo(ctx context.Context, method, u string, h http.Header,
 }
 
 func (p *Provider) videoCall(ctx context.Context, method, u string, h http.Header, body []byte) (shlyuz.VideoStatus, error) {
-	resp, err := p.videoDo(ctx, method, u, h, body)
+	resp, err := p.send(ctx, method, u, h, body)
 	if err != nil {
 		return shlyuz.VideoStatus{}, err
 	}

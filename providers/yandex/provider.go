@@ -36,6 +36,7 @@ const maxReplyBytes = 64 << 20
 // concurrent use; its connections are pooled and kept alive.
 type Provider struct {
 	cfg    shlyuz.UpstreamConfig
+	base   string // the API's root: completions, image generation, operations
 	url    string
 	header http.Header
 	client *http.Client
@@ -86,6 +87,7 @@ func New(cfg shlyuz.UpstreamConfig) (*Provider, error) {
 	}
 	return &Provider{
 		cfg:    cfg,
+		base:   base,
 		url:    base + completionPath,
 		header: h,
 		client: upstream.NewClientWithRoots(nil),

@@ -13,7 +13,7 @@ type Scanner interface{ Scan(dest ...any) error }
 // The columns each table is read and written by, in the order the Scan and
 // Args functions below expect them. They are the same in every dialect.
 const (
-	KeyColumns        = `id, account_id, name, hash, label, spend_limit, limit_reset, expires_at, revoked_at, created_at`
+	KeyColumns        = `id, account_id, name, hash, label, spend_limit, limit_reset, expires_at, revoked_at, created_at, rate_rpm, rate_tpm`
 	BalanceColumns    = `account_id, package_credits, package_expires_at, bought_credits, epoch`
 	EntryColumns      = `id, account_id, key_id, kind, package_delta, bought_delta, package_expires_at, epoch, created_at`
 	GenerationColumns = `id, account_id, key_id, model, upstream, attempts, streamed,
@@ -28,8 +28,18 @@ func ScanKey(row Scanner) (shlyuz.Key, error) {
 	var reset string
 	var expires, revoked *int64
 	var created int64
-	if err := row.Scan(&k.ID, &k.AccountID, &k.Name, &k.Hash, &k.Label, &k.Limit, &reset, &expires, &revoked, &created); err != nil {
+	var rpm, tpm *int64
+	if err := row.Scan(&k.ID, &k.AccountID, &k.Name, &k.Hash, &k.Label, &k.Limit, &reset, &expires, &revoked, &created, &rpm, &tpm); err != nil {
 		return shlyuz.Key{}, err
+	}
+	if rpm != nil || tpm != nil {
+		k.RateLimit = &shlyuz.RateLimit{}
+		if rpm != nil {
+			k.RateLimit.RequestsPerMinute = *rpm
+		}
+		if tpm != nil {
+			k.RateLimit.TokensPerMinute = *tpm
+		}
 	}
 	k.LimitReset = shlyuz.LimitReset(reset)
 	k.ExpiresAt = TimePtr(expires)
@@ -40,8 +50,17 @@ func ScanKey(row Scanner) (shlyuz.Key, error) {
 
 // KeyArgs are the values of KeyColumns for k.
 func KeyArgs(k shlyuz.Key) []any {
+	var rpm, tpm *int64
+	if rl := k.RateLimit; rl != nil {
+		if rl.RequestsPerMinute > 0 {
+			rpm = &rl.RequestsPerMinute
+		}
+		if rl.TokensPerMinute > 0 {
+			tpm = &rl.TokensPerMinute
+		}
+	}
 	return []any{k.ID, k.AccountID, k.Name, k.Hash, k.Label, k.Limit, string(k.LimitReset),
-		MicrosPtr(k.ExpiresAt), MicrosPtr(k.RevokedAt), Micros(k.CreatedAt)}
+		MicrosPtr(k.ExpiresAt), MicrosPtr(k.RevokedAt), Micros(k.CreatedAt), rpm, tpm}
 }
 
 // ScanBalance reads a row of BalanceColumns.

@@ -18,7 +18,8 @@ import (
 const IdleConnTimeout = 30 * time.Second
 
 // FreshRetry is the adapters' RoundTripper: a Transport that, when a request
-// sent on a kept-alive connection finds that the upstream had closed it
+// sent on a connection it did not dial itself (a kept-alive one, or one
+// dialled for another request) finds that the upstream had closed it
 // (a reset, or the end of the connection before any byte of a reply), drops
 // every idle connection of the pool and sends the request once more on a
 // newly dialled one. Nothing of the first attempt reached the upstream's
@@ -28,12 +29,16 @@ type FreshRetry struct{ *http.Transport }
 
 // RoundTrip sends r, once more on a fresh connection if its kept-alive one was stale.
 func (t FreshRetry) RoundTrip(r *http.Request) (*http.Response, error) {
-	var reused atomic.Bool
+	// A connection not dialled for this request is one that may have gone
+	// stale: a kept-alive one, or one dialled for another request (before the
+	// upstream restarted, say) and handed to this one.
+	var reused, dialled atomic.Bool
 	ctx := httptrace.WithClientTrace(r.Context(), &httptrace.ClientTrace{
-		GotConn: func(i httptrace.GotConnInfo) { reused.Store(i.Reused) },
+		ConnectStart: func(string, string) { dialled.Store(true) },
+		GotConn:      func(i httptrace.GotConnInfo) { reused.Store(i.Reused) },
 	})
 	resp, err := t.Transport.RoundTrip(r.WithContext(ctx))
-	if err == nil || !reused.Load() || r.Context().Err() != nil || !Stale(err) || (r.Body != nil && r.Body != http.NoBody && r.GetBody == nil) {
+	if err == nil || !(reused.Load() || !dialled.Load()) || r.Context().Err() != nil || !Stale(err) || (r.Body != nil && r.Body != http.NoBody && r.GetBody == nil) {
 		return resp, err
 	}
 	t.Transport.CloseIdleConnections()
