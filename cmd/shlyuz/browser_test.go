@@ -91,7 +91,9 @@ func (b *browser) fill(label, value string) chromedp.Action {
 	return chromedp.SendKeys(field(label), value, chromedp.BySearch)
 }
 
-func (b *browser) press(name string) chromedp.Action { return chromedp.Click(button(name), chromedp.BySearch) }
+func (b *browser) press(name string) chromedp.Action {
+	return chromedp.Click(button(name), chromedp.BySearch)
+}
 
 // textContains waits until the element's text holds want, across the navigations a click starts.
 func textContains(sel, want string) chromedp.Action {
