@@ -73,6 +73,7 @@ type Store interface {
 	SaveModelOverride(ctx context.Context, m Model) error
 
 	VideoStore   // video jobs (video.go)
+	WebStore     // the web account area (web.go, issue 12)
 	ClusterStore // membership leases and lease-gated claims (issue 11)
 
 	Close() error

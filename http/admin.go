@@ -13,6 +13,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/actors"
 )
 
 // adminAuth lets through only the operator's token.
@@ -298,11 +299,10 @@ func (s *Server) adminCreateKey(c *fiber.Ctx) error {
 	if rl := req.RateLimit; rl != nil && (rl.RequestsPerMinute < 0 || rl.TokensPerMinute < 0 || *rl == (shlyuz.RateLimit{})) {
 		return shlyuz.ErrInvalidValue("rate_limit", "rate_limit takes requests_per_minute and/or tokens_per_minute, whole numbers above 0.")
 	}
-	plain, hash := shlyuz.NewKeySecret()
-	k := shlyuz.Key{ID: newID("key-"), AccountID: a.ID, Name: req.Name, Hash: hash, Label: shlyuz.MaskKey(plain),
-		Limit: limit, LimitReset: reset, ExpiresAt: expires, RateLimit: req.RateLimit, CreatedAt: time.Now().UTC()}
-	if err := s.gw.Store().CreateKey(c.UserContext(), k); err != nil {
-		return shlyuz.ErrInternal(err)
+	plain, k, kerr := s.gw.CreateKey(c.UserContext(), a.ID, actors.KeySpec{Name: req.Name, Limit: limit, LimitReset: reset,
+		ExpiresAt: expires, RateLimit: req.RateLimit})
+	if kerr != nil {
+		return kerr
 	}
 	return c.Status(fiber.StatusCreated).JSON(fiber.Map{"key": plain, "data": k})
 }

@@ -27,6 +27,8 @@ type Options struct {
 	// CORSOrigins may call /api from a browser (["*"]: any; empty: the default,
 	// any, as OpenRouter allows); the operator API is never open to them.
 	CORSOrigins []string
+	// Web, when set, mounts the web account area (http/web) on the app.
+	Web func(*fiber.App)
 }
 
 // Server is the Fiber app and what it needs.
@@ -89,6 +91,9 @@ func New(gw *actors.Gateway, o Options) *Server {
 		s.App.Use("/debug/pprof", s.adminAuth, pprof.New())
 	} else {
 		s.App.Use("/api/admin", operatorAPIOff)
+	}
+	if o.Web != nil {
+		o.Web(s.App)
 	}
 	s.App.Use(func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 	return s

@@ -58,6 +58,9 @@ type Config struct {
 	} `yaml:"cluster"`
 	// Video jobs (issue 10): where finished files are kept and how jobs are polled.
 	Video videoConfig `yaml:"video"`
+	// The web account area and payments (issue 12): see web.go.
+	Web      webConfig      `yaml:"web"`
+	Payments paymentsConfig `yaml:"payments"`
 }
 
 func loadConfig(path string) (*Config, error) {

@@ -218,8 +218,12 @@ func (in *instance) start(ctx context.Context, cfg *Config, addr address, db str
 	} else {
 		log.Info("the operator API is off: set SHLYUZ_ADMIN_TOKEN to turn it on")
 	}
+	mountWeb, err := webArea(cfg, in.gw, addr.Addr(), loc, log)
+	if err != nil {
+		return bad("web", err)
+	}
 	in.srv = shzhttp.New(in.gw, shzhttp.Options{BodyLimit: cfg.BodyLimit, Heartbeat: cfg.Heartbeat,
-		AdminToken: adminToken, Log: log, Metrics: m, CORSOrigins: corsOrigins(cfg.CORS.AllowedOrigins)})
+		AdminToken: adminToken, Log: log, Metrics: m, CORSOrigins: corsOrigins(cfg.CORS.AllowedOrigins), Web: mountWeb})
 	ln, err := addr.Listen() // ready: from now on connections are accepted
 	if err != nil {
 		return bad("--listen (SHLYUZ_LISTEN, listen in the config)", err)

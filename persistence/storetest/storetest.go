@@ -53,6 +53,10 @@ func Run(t *testing.T, open func(t *testing.T) shlyuz.Store) {
 		{"Membership", testMembership},           // issue 11
 		{"LeaseGatedClaim", testLeaseGatedClaim}, // issue 11
 		{"VideoJobs", testVideoJobs},             // issue 10
+		{"WebLogins", testWebLogins},             // issue 12
+		{"WebSessions", testWebSessions},         // issue 12
+		{"Payments", testPayments},               // issue 12
+		{"Activity", testActivity},               // issue 12
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })

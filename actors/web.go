@@ -1,0 +1,54 @@
+package actors
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"strconv"
+	"time"
+
+	shlyuz "github.com/shlyuz/shlyuz"
+)
+
+// KeySpec is what an account asks of a new key.
+type KeySpec struct {
+	Name       string
+	Limit      *shlyuz.Credits // nil: no ceiling
+	LimitReset shlyuz.LimitReset
+	ExpiresAt  *time.Time
+	RateLimit  *shlyuz.RateLimit // nil: the gateway's default
+}
+
+// CreateKey makes a key for an account (the operator API and the web area
+// both make keys here) and returns the plain key, which is never kept.
+func (g *Gateway) CreateKey(ctx context.Context, accountID string, s KeySpec) (string, shlyuz.Key, *shlyuz.Error) {
+	if s.Limit != nil && *s.Limit < 0 {
+		return "", shlyuz.Key{}, shlyuz.ErrInvalidValue("limit", "limit is a whole number of credits, 0 or more.")
+	}
+	now := g.now()
+	if s.ExpiresAt != nil && !s.ExpiresAt.After(now) {
+		return "", shlyuz.Key{}, shlyuz.ErrInvalidValue("expires_at", "expires_at must be in the future.")
+	}
+	plain, hash := shlyuz.NewKeySecret()
+	k := shlyuz.Key{ID: newKeyID(now.Unix()), AccountID: accountID, Name: s.Name, Hash: hash, Label: shlyuz.MaskKey(plain),
+		Limit: s.Limit, LimitReset: s.LimitReset, ExpiresAt: s.ExpiresAt, RateLimit: s.RateLimit, CreatedAt: now.UTC()}
+	if err := g.store.CreateKey(ctx, k); err != nil {
+		return "", shlyuz.Key{}, shlyuz.ErrInternal(err)
+	}
+	return plain, k, nil
+}
+
+// Refund takes bought credits back from an account, durably, once per id
+// (an acquirer's refund): an adjustment entry in the ledger.
+func (g *Gateway) Refund(accountID string, credits shlyuz.Credits, refundID string) (*shlyuz.Balance, bool, *shlyuz.Error) {
+	e := shlyuz.LedgerEntry{ID: "refund-" + accountID + "-" + refundID, Kind: shlyuz.EntryAdjustment, BoughtDelta: -credits}
+	return g.applyEntry(accountID, &acctApply{Entry: e, Now: g.now()})
+}
+
+var keyIDEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+func newKeyID(unix int64) string {
+	var b [15]byte
+	_, _ = rand.Read(b[:])
+	return "key-" + strconv.FormatInt(unix, 10) + "-" + keyIDEncoding.EncodeToString(b[:])
+}

@@ -1,0 +1,287 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/shlyuz/shlyuz/payments/yookassa"
+	ykfake "github.com/shlyuz/shlyuz/payments/yookassa/fake"
+)
+
+// signUp registers and confirms a fresh account through the pages and the mailbox, and logs it in.
+func (g *webGateway) signUp(t *testing.T) (*browserless, string) {
+	t.Helper()
+	email := fmt.Sprintf("web%d-%d@example.com", counter.Add(1), time.Now().UnixNano())
+	u := g.user(t)
+	u.get("/register")
+	if st, body := u.post("/register", url.Values{"email": {email}, "password": {"correct horse battery"}}); st != 200 || !strings.Contains(body, "We sent a letter") {
+		t.Fatalf("register: %d\n%s", st, body)
+	}
+	l := g.mail.letterTo(t, email)
+	if st, body := u.get(l.link(t)); st != 200 || !strings.Contains(body, "Your email is confirmed") {
+		t.Fatalf("confirm: %d\n%s", st, body)
+	}
+	if st, body := u.post("/login", url.Values{"email": {email}, "password": {"correct horse battery"}}); st != 200 || !strings.Contains(body, "Bought credits") {
+		t.Fatalf("login: %d\n%s", st, body)
+	}
+	return u, email
+}
+
+var paymentIDRE = regexp.MustCompile(`/checkout/([0-9a-f-]+)$`)
+
+// checkout submits a payment form and returns the fake checkout page's payment id.
+func checkout(t *testing.T, u *browserless, path string, form url.Values) string {
+	t.Helper()
+	st, body := u.post(path, form)
+	m := paymentIDRE.FindStringSubmatch(u.lastURL)
+	if st != 200 || m == nil || !strings.Contains(body, "Оплатить") {
+		t.Fatalf("%s: %d at %s, not the checkout page\n%s", path, st, u.lastURL, body)
+	}
+	return m[1]
+}
+
+// pay follows a payment form to the fake checkout and presses a button there; it returns the page it lands on.
+func (g *webGateway) pay(t *testing.T, u *browserless, path string, form url.Values, action string) string {
+	t.Helper()
+	checkout(t, u, path, form)
+	req, _ := http.NewRequest("POST", u.lastURL, strings.NewReader(url.Values{"action": {action}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept-Language", "en")
+	_, body := u.do(req)
+	return body
+}
+
+func TestWebAreaAccounts(t *testing.T) {
+	g := startWebGateway(t)
+	u, email := g.signUp(t)
+
+	t.Run("no enumeration on register", func(t *testing.T) {
+		v := g.user(t)
+		v.get("/register")
+		st, body := v.post("/register", url.Values{"email": {email}, "password": {"another long password"}})
+		if st != 200 || !strings.Contains(body, "We sent a letter") {
+			t.Fatalf("duplicate register: %d", st)
+		}
+		if l := g.mail.letterTo(t, email); !strings.Contains(l.Body, "/reset") {
+			t.Fatalf("the owner is not told: %q", l.Body)
+		}
+	})
+	t.Run("bad input", func(t *testing.T) {
+		v := g.user(t)
+		for _, tc := range []struct {
+			email, password, want string
+		}{
+			{"not-an-email", "long enough password", "Enter a valid email address"},
+			{"weak@example.com", "short", "too short"},
+		} {
+			v.get("/register")
+			st, body := v.post("/register", url.Values{"email": {tc.email}, "password": {tc.password}})
+			if st != 400 || !strings.Contains(body, tc.want) || !strings.Contains(body, `role="alert"`) {
+				t.Errorf("%s/%s: %d", tc.email, tc.password, st)
+			}
+		}
+	})
+	t.Run("tampered confirmation link", func(t *testing.T) {
+		v := g.user(t)
+		e2 := "tamper" + email
+		v.get("/register")
+		v.post("/register", url.Values{"email": {e2}, "password": {"correct horse battery"}})
+		link := g.mail.letterTo(t, e2).link(t)
+		bad := strings.Replace(link, "s=", "s=A", 1)
+		if st, body := v.get(bad); st != 400 || !strings.Contains(body, "wrong or expired") {
+			t.Fatalf("tampered link: %d", st)
+		}
+		v.get("/login")
+		if st, body := v.post("/login", url.Values{"email": {e2}, "password": {"correct horse battery"}}); st != 403 || !strings.Contains(body, "Confirm your email") {
+			t.Fatalf("unconfirmed login: %d", st)
+		}
+	})
+	t.Run("forged CSRF token", func(t *testing.T) {
+		u.get("/account/keys")
+		if st, _ := u.post("/account/keys", url.Values{"name": {"x"}, "csrf": {strings.Repeat("0", 64)}}); st != 403 {
+			t.Fatalf("forged token: %d", st)
+		}
+		v := g.user(t) // a signed-out visitor without the cookie
+		if st, _ := v.post("/login", url.Values{"email": {email}, "password": {"x"}, "csrf": {"abc"}}); st != 403 {
+			t.Fatalf("login without the CSRF cookie: %d", st)
+		}
+	})
+	t.Run("throttling without enumeration", func(t *testing.T) {
+		for _, who := range []string{email, "nobody-" + email} {
+			v := g.user(t)
+			v.get("/login")
+			for i := range 5 {
+				if st, body := v.post("/login", url.Values{"email": {who}, "password": {"wrong password"}}); st != 401 || !strings.Contains(body, "Wrong email or password") {
+					t.Fatalf("%s attempt %d: %d", who, i, st)
+				}
+			}
+			if st, body := v.post("/login", url.Values{"email": {who}, "password": {"correct horse battery"}}); st != 429 || !strings.Contains(body, "Too many attempts") {
+				t.Fatalf("%s after 5 failures: %d", who, st)
+			}
+		}
+	})
+	t.Run("logout revokes the session", func(t *testing.T) {
+		v, _ := g.signUp(t)
+		v.get("/account/")
+		token := v.csrf()
+		v.post("/logout", url.Values{})
+		if st, _ := v.get("/account/"); st != 200 || !strings.Contains(v.last, "Log in") {
+			t.Fatalf("after logout: %d", st)
+		}
+		if st, _ := v.post("/account/keys", url.Values{"name": {"x"}, "csrf": {token}}); st == 201 {
+			t.Fatal("a replayed token of a closed session made a key")
+		}
+	})
+	t.Run("password reset", func(t *testing.T) {
+		v := g.user(t)
+		v.get("/reset")
+		v.post("/reset", url.Values{"email": {email}})
+		link := g.mail.letterTo(t, email).link(t)
+		v.get(link)
+		if st, body := v.post("/reset/confirm", url.Values{"a": {q(link, "a")}, "e": {q(link, "e")}, "s": {q(link, "s")}, "password": {"a brand new password"}}); st != 200 || !strings.Contains(body, "password is changed") {
+			t.Fatalf("reset: %d\n%s", st, body)
+		}
+		if st, _ := v.get(link); st != 400 {
+			t.Fatalf("a used reset link works again: %d", st)
+		}
+		if st, _ := u.get("/account/"); st != 200 || !strings.Contains(u.last, "Log in") {
+			t.Fatal("the old session survived the password reset")
+		}
+	})
+}
+
+func q(link, k string) string {
+	u, _ := url.Parse(link)
+	return u.Query().Get(k)
+}
+
+// TestWebAreaPayments: top-ups and plans through the fake YooKassa, credited exactly once.
+func TestWebAreaPayments(t *testing.T) {
+	g := startWebGateway(t)
+	u, _ := g.signUp(t)
+	u.get("/account/topup")
+
+	t.Run("bad amounts", func(t *testing.T) {
+		for _, a := range []string{"5", "10.001", "abc", "-20", ""} {
+			u.get("/account/topup")
+			if st, body := u.post("/account/topup", url.Values{"amount": {a}}); st != 400 || !strings.Contains(body, "at most two decimals") {
+				t.Errorf("amount %q: %d", a, st)
+			}
+		}
+	})
+	t.Run("top up 500 rubles", func(t *testing.T) {
+		u.get("/account/topup")
+		body := g.pay(t, u, "/account/topup", url.Values{"amount": {"500"}}, "pay")
+		if !strings.Contains(body, "The payment succeeded") {
+			t.Fatalf("return page:\n%s", body)
+		}
+		wantBalanceWeb(t, u, 0, 50_000_000)
+	})
+	t.Run("notification replayed", func(t *testing.T) {
+		sent := g.yk.Sent()
+		last := sent[len(sent)-1]
+		for range 2 {
+			if st := ykfake.Notify(g.base+"/payments/yookassa/notify", last); st != 200 {
+				t.Fatalf("replayed notification: %d", st)
+			}
+		}
+		wantBalanceWeb(t, u, 0, 50_000_000)
+	})
+	t.Run("notification lies", func(t *testing.T) {
+		u.get("/account/topup")
+		id := checkout(t, u, "/account/topup", url.Values{"amount": {"100"}})
+		p, _ := g.yk.Payment(id)
+		p.Status, p.Paid = yookassa.StatusSucceeded, true // the body says succeeded, the API says pending
+		obj, _ := json.Marshal(p)
+		if st := ykfake.Notify(g.base+"/payments/yookassa/notify", yookassa.Notification{Type: "notification", Event: "payment.succeeded", Object: obj}); st != 200 {
+			t.Fatalf("notification: %d", st)
+		}
+		wantBalanceWeb(t, u, 0, 50_000_000)
+		// Unknown payment, and garbage.
+		obj, _ = json.Marshal(yookassa.Payment{ID: "no-such-payment", Status: "succeeded"})
+		if st := ykfake.Notify(g.base+"/payments/yookassa/notify", yookassa.Notification{Type: "notification", Event: "payment.succeeded", Object: obj}); st != 404 {
+			t.Fatalf("unknown payment: %d", st)
+		}
+		if st := ykfake.Notify(g.base+"/payments/yookassa/notify", yookassa.Notification{}); st != 400 {
+			t.Fatalf("empty notification: %d", st)
+		}
+		// The payer cancels: nothing is credited.
+		if err := g.yk.Settle(id, yookassa.StatusCanceled, "payment.canceled"); err != nil {
+			t.Fatal(err)
+		}
+		wantBalanceWeb(t, u, 0, 50_000_000)
+	})
+	t.Run("buy a plan", func(t *testing.T) {
+		u.get("/account/plans")
+		body := g.pay(t, u, "/account/plans/basic", url.Values{}, "pay")
+		if !strings.Contains(body, "The payment succeeded") {
+			t.Fatalf("return page:\n%s", body)
+		}
+		wantBalanceWeb(t, u, 50_000_000, 50_000_000)
+	})
+	t.Run("key, SDK call, activity", func(t *testing.T) {
+		u.get("/account/keys")
+		st, body := u.post("/account/keys", url.Values{"name": {"ci"}, "limit": {"100"}, "reset": {"month"}})
+		key := regexp.MustCompile(`value="(sk-shz-v1-[0-9a-f]{64})"`).FindStringSubmatch(body)
+		if st != 201 || key == nil {
+			t.Fatalf("create key: %d\n%s", st, body)
+		}
+		if u.get("/account/keys"); strings.Contains(u.last, key[1]) {
+			t.Fatal("the secret is shown twice")
+		}
+		client := openai.NewClient(option.WithBaseURL(g.base+"/api/v1"), option.WithAPIKey(key[1]))
+		resp, err := client.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
+			Model: "test/model", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Hello!")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var usage struct {
+			Credits int64 `json:"credits"`
+		}
+		_ = json.Unmarshal([]byte(resp.Usage.RawJSON()), &usage)
+		if usage.Credits <= 0 {
+			t.Fatalf("usage %s", resp.Usage.RawJSON())
+		}
+		waitFor(t, 10*time.Second, "the generation in activity", func() bool {
+			u.get("/account/activity")
+			return strings.Contains(u.last, `data-generation="`+resp.ID+`"`)
+		})
+		row := u.last[strings.Index(u.last, `data-generation="`+resp.ID+`"`):]
+		if !strings.Contains(row[:strings.Index(row, "</tr>")], `<td class="credits">`+strconv.FormatInt(usage.Credits, 10)+`</td>`) {
+			t.Fatalf("activity row %q lacks %d credits", row[:strings.Index(row, "</tr>")], usage.Credits)
+		}
+		wantBalanceWeb(t, u, 50_000_000-usage.Credits, 50_000_000)
+		if st, csv := u.get("/account/activity.csv"); st != 200 || !strings.Contains(csv, resp.ID) || !strings.Contains(csv, ","+strconv.FormatInt(usage.Credits, 10)+",") {
+			t.Fatalf("csv: %d\n%s", st, csv)
+		}
+		var rec struct{ OK bool }
+		if st := call(t, g.base, "GET", "/api/admin/reconcile", adminToken, nil, &rec); st != 200 || !rec.OK {
+			t.Fatalf("reconcile: %d %+v", st, rec)
+		}
+	})
+}
+
+var creditsRE = regexp.MustCompile(`id="(package|bought)-credits">(\d+)<`)
+
+// wantBalanceWeb reads the overview page and checks the package and bought credits.
+func wantBalanceWeb(t *testing.T, u *browserless, pkg, bought int64) {
+	t.Helper()
+	u.get("/account/")
+	got := map[string]string{"package": "0"}
+	for _, m := range creditsRE.FindAllStringSubmatch(u.last, -1) {
+		got[m[1]] = m[2]
+	}
+	if got["package"] != strconv.FormatInt(pkg, 10) || got["bought"] != strconv.FormatInt(bought, 10) {
+		t.Fatalf("overview: package %s bought %s; want %d and %d", got["package"], got["bought"], pkg, bought)
+	}
+}

@@ -1,0 +1,107 @@
+package web
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/actors"
+)
+
+type keyRow struct {
+	Key   shlyuz.Key
+	Spent shlyuz.Credits
+	Live  bool
+}
+
+type keysData struct {
+	Keys  []keyRow
+	Plain string // the new key, shown once
+	Form  fiber.Map
+}
+
+func (w *Web) keysPage(c *fiber.Ctx) error {
+	return w.renderKeys(c, fiber.StatusOK, "", fiber.Map{}, "")
+}
+
+func (w *Web) renderKeys(c *fiber.Ctx, status int, plain string, form fiber.Map, errMsg string) error {
+	s := sessionOf(c)
+	keys, err := w.store.KeysOf(w.ctx(c), s.account.ID)
+	if err != nil {
+		return w.fail(c, err)
+	}
+	now := w.now()
+	d := keysData{Plain: plain, Form: form}
+	for i := len(keys) - 1; i >= 0; i-- { // newest first
+		k := keys[i]
+		row := keyRow{Key: k, Live: k.Usable(now) == nil}
+		since := shlyuz.PeriodStart(now, k.LimitReset, w.cfg.Location)
+		if row.Spent, err = w.store.KeySpend(w.ctx(c), k.ID, since); err != nil {
+			return w.fail(c, err)
+		}
+		d.Keys = append(d.Keys, row)
+	}
+	notice := ""
+	if plain != "" {
+		notice = w.t(c, "key_created")
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return w.render(c, status, "keys", "keys", d, notice, errMsg)
+}
+
+// createKey makes a key with a name, an optional ceiling in rubles, its period and an optional expiry date.
+func (w *Web) createKey(c *fiber.Ctx) error {
+	s := sessionOf(c)
+	form := fiber.Map{"Name": c.FormValue("name"), "Limit": c.FormValue("limit"), "Reset": c.FormValue("reset"), "Expires": c.FormValue("expires")}
+	name := strings.TrimSpace(c.FormValue("name"))
+	if n := len([]rune(name)); n == 0 || n > 100 {
+		return w.renderKeys(c, fiber.StatusBadRequest, "", form, w.t(c, "bad_name"))
+	}
+	var limit *shlyuz.Credits
+	if v := strings.TrimSpace(strings.ReplaceAll(c.FormValue("limit"), ",", ".")); v != "" {
+		k, ok := kopecks(v)
+		if !ok {
+			return w.renderKeys(c, fiber.StatusBadRequest, "", form, w.t(c, "bad_limit"))
+		}
+		credits := k * (shlyuz.CreditsPerRuble / 100)
+		limit = &credits
+	}
+	reset, err := shlyuz.ParseLimitReset(c.FormValue("reset"))
+	if err != nil {
+		return w.renderKeys(c, fiber.StatusBadRequest, "", form, w.t(c, "bad_limit"))
+	}
+	if reset != shlyuz.ResetNever && limit == nil { // a period says when a ceiling's spend starts again
+		return w.renderKeys(c, fiber.StatusBadRequest, "", form, w.t(c, "bad_limit"))
+	}
+	var expires *time.Time
+	if v := c.FormValue("expires"); v != "" {
+		d, err := time.ParseInLocation("2006-01-02", v, w.cfg.Location)
+		if err != nil || !d.After(w.now()) {
+			return w.renderKeys(c, fiber.StatusBadRequest, "", form, w.t(c, "bad_expiry"))
+		}
+		expires = &d
+	}
+	plain, _, kerr := w.gw.CreateKey(w.ctx(c), s.account.ID, actors.KeySpec{Name: name, Limit: limit, LimitReset: reset, ExpiresAt: expires})
+	if kerr != nil {
+		return w.fail(c, kerr)
+	}
+	return w.renderKeys(c, fiber.StatusCreated, plain, fiber.Map{}, "")
+}
+
+// revokeKey revokes one of the account's keys, in the store and in its live actor.
+func (w *Web) revokeKey(c *fiber.Ctx) error {
+	s := sessionOf(c)
+	k, err := w.store.Key(w.ctx(c), c.Params("id"))
+	if errors.Is(err, shlyuz.ErrNoRows) || (err == nil && k.AccountID != s.account.ID) {
+		return w.render(c, fiber.StatusNotFound, "notice", "keys", nil, "", w.t(c, "not_found"))
+	}
+	if err != nil {
+		return w.fail(c, err)
+	}
+	if err := w.gw.RevokeKey(w.ctx(c), k.ID); err != nil {
+		return w.fail(c, err)
+	}
+	return c.Redirect("/account/keys", fiber.StatusSeeOther)
+}

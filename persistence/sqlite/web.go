@@ -1,0 +1,139 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/persistence/internal/sqlutil"
+	"github.com/shlyuz/shlyuz/persistence/internal/websql"
+)
+
+// SaveLogin creates or replaces an account's web login; an unknown account is shlyuz.ErrNoRows.
+func (s *Store) SaveLogin(ctx context.Context, l shlyuz.WebLogin) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, websql.UpsertLogin, websql.LoginArgs(l)...)
+		if isForeignKeyViolation(err) {
+			return fmt.Errorf("sqlite: save login of %s: %w", l.AccountID, shlyuz.ErrNoRows)
+		}
+		if err != nil {
+			return fmt.Errorf("sqlite: save login of %s: %w", l.AccountID, err)
+		}
+		return nil
+	})
+}
+
+// LoginByEmail finds an account and its web login by email.
+func (s *Store) LoginByEmail(ctx context.Context, email string) (shlyuz.Account, shlyuz.WebLogin, error) {
+	a, l, err := websql.ScanLoginByEmail(s.db.QueryRowContext(ctx, websql.LoginByEmail, email))
+	if err != nil {
+		return shlyuz.Account{}, shlyuz.WebLogin{}, notFound(err, "login by email")
+	}
+	return a, l, nil
+}
+
+// Login is an account's web login.
+func (s *Store) Login(ctx context.Context, accountID string) (shlyuz.WebLogin, error) {
+	l, err := websql.ScanLogin(s.db.QueryRowContext(ctx, websql.Login, accountID))
+	if err != nil {
+		return shlyuz.WebLogin{}, notFound(err, "login of "+accountID)
+	}
+	return l, nil
+}
+
+// Accounts lists accounts, oldest first.
+func (s *Store) Accounts(ctx context.Context, limit, offset int) ([]shlyuz.Account, error) {
+	return query(s, ctx, "accounts", websql.ScanAccount, websql.Accounts, limit, offset)
+}
+
+// CreateSession stores a session.
+func (s *Store) CreateSession(ctx context.Context, ws shlyuz.WebSession) error {
+	return s.exec(ctx, "create session", websql.InsertSession, websql.SessionArgs(ws)...)
+}
+
+// Session returns the session with the id, or shlyuz.ErrNoRows.
+func (s *Store) Session(ctx context.Context, id string) (shlyuz.WebSession, error) {
+	ws, err := websql.ScanSession(s.db.QueryRowContext(ctx, websql.Session, id))
+	if err != nil {
+		return shlyuz.WebSession{}, notFound(err, "session")
+	}
+	return ws, nil
+}
+
+// DeleteSession removes a session; an absent one is no error.
+func (s *Store) DeleteSession(ctx context.Context, id string) error {
+	return s.exec(ctx, "delete session", websql.DeleteSession, id)
+}
+
+// DeleteSessionsOf signs an account out everywhere.
+func (s *Store) DeleteSessionsOf(ctx context.Context, accountID string) error {
+	return s.exec(ctx, "delete sessions of "+accountID, websql.DeleteSessionsOf, accountID)
+}
+
+// CreatePayment stores a new payment; a taken id is shlyuz.ErrDuplicate.
+func (s *Store) CreatePayment(ctx context.Context, p shlyuz.Payment) error {
+	err := s.exec(ctx, "create payment "+p.ID, websql.InsertPayment, websql.PaymentArgs(p)...)
+	if isUniqueViolation(err) {
+		return fmt.Errorf("sqlite: create payment %s: %w", p.ID, shlyuz.ErrDuplicate)
+	}
+	return err
+}
+
+// UpdatePayment replaces a payment's external id, status and completion.
+func (s *Store) UpdatePayment(ctx context.Context, p shlyuz.Payment) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, websql.UpdatePayment, websql.UpdatePaymentArgs(p)...)
+		return touchedOne(res, err, "update payment "+p.ID)
+	})
+}
+
+// Payment returns the payment with the id, or shlyuz.ErrNoRows.
+func (s *Store) Payment(ctx context.Context, id string) (shlyuz.Payment, error) {
+	p, err := websql.ScanPayment(s.db.QueryRowContext(ctx, websql.Payment, id))
+	if err != nil {
+		return shlyuz.Payment{}, notFound(err, "payment "+id)
+	}
+	return p, nil
+}
+
+// PaymentByExternalID returns the payment the acquirer knows by the id, or shlyuz.ErrNoRows.
+func (s *Store) PaymentByExternalID(ctx context.Context, externalID string) (shlyuz.Payment, error) {
+	p, err := websql.ScanPayment(s.db.QueryRowContext(ctx, websql.PaymentByExt, externalID))
+	if err != nil {
+		return shlyuz.Payment{}, notFound(err, "payment "+externalID)
+	}
+	return p, nil
+}
+
+// PaymentsOf lists an account's payments, newest first.
+func (s *Store) PaymentsOf(ctx context.Context, accountID string, limit int) ([]shlyuz.Payment, error) {
+	return query(s, ctx, "payments of "+accountID, websql.ScanPayment, websql.PaymentsOf, accountID, limit)
+}
+
+// Generations lists an account's generations, newest first.
+func (s *Store) Generations(ctx context.Context, f shlyuz.GenerationFilter) ([]shlyuz.Generation, error) {
+	q, args := websql.Generations(f)
+	return query(s, ctx, "generations of "+f.AccountID, sqlutil.ScanGeneration, q, args...)
+}
+
+func (s *Store) exec(ctx context.Context, what, q string, args ...any) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("sqlite: %s: %w", what, err)
+		}
+		return nil
+	})
+}
+
+func query[T any](s *Store, ctx context.Context, what string, scan func(sqlutil.Scanner) (T, error), q string, args ...any) ([]T, error) {
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %s: %w", what, err)
+	}
+	out, err := collect(rows, scan)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %s: %w", what, err)
+	}
+	return out, nil
+}
