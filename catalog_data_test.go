@@ -51,7 +51,7 @@ func TestEmbeddedModelsShape(t *testing.T) {
 		if m.USD.PromptPerMTok.Sign() < 0 || m.USD.CompletionPerMTok.Sign() < 0 {
 			t.Errorf("%s: negative price", m.ID)
 		}
-		if price := m.PriceUnder(Pricing{Rate: MustDecimal("90"), K: MustDecimal("1")}); price.PromptMicro == 0 && price.CompletionMicro == 0 && (m.Image == nil || m.Image.Unit != ImageUnitImage) {
+		if price := m.PriceUnder(Pricing{Rate: MustDecimal("90"), K: MustDecimal("1")}); price.PromptMicro == 0 && price.CompletionMicro == 0 && (m.Image == nil || m.Image.Unit == ImageUnitToken) {
 			t.Errorf("%s: free model in the catalog", m.ID)
 		}
 		if len(m.InputModalities) == 0 || len(m.OutputModalities) == 0 {

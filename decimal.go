@@ -92,6 +92,13 @@ func (d Decimal) Int64() (int64, bool) {
 	return d.r.Num().Int64(), true
 }
 
+// Add is d+e.
+func (d Decimal) Add(e Decimal) Decimal {
+	var out Decimal
+	out.r.Add(&d.r, &e.r)
+	return out
+}
+
 // Mul is d×e.
 func (d Decimal) Mul(e Decimal) Decimal {
 	var out Decimal

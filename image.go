@@ -22,6 +22,10 @@ const (
 	// prompt at the model's prompt price, the image output tokens at its
 	// completion price (Model.USD).
 	ImageUnitToken = "token"
+	// ImageUnitMegapixel prices each image by its megapixels (FLUX.2):
+	// USDPerMegapixel × width × height / 1,000,000, unless the upstream
+	// reported the call's cost itself.
+	ImageUnitMegapixel = "megapixel"
 )
 
 // ImageSpec is what an image model accepts and costs (a catalog model's Image).
@@ -40,6 +44,8 @@ type ImageSpec struct {
 	// OutputTokens is one image's output tokens by the same keys: the most a
 	// token-priced image is reserved for (ImageUnitToken).
 	OutputTokens map[string]int64 `json:"output_tokens,omitempty" yaml:"output_tokens"`
+	// USDPerMegapixel is a megapixel's price (ImageUnitMegapixel).
+	USDPerMegapixel Decimal `json:"usd_per_megapixel,omitzero" yaml:"usd_per_megapixel"`
 }
 
 // ImageOption is one generation's choice of size and quality.
@@ -79,19 +85,38 @@ func (s *ImageSpec) Check(model string, o ImageOption, n int, format string, pro
 
 // unitPrice reports whether the spec prices option o at all.
 func (s *ImageSpec) unitPrice(o ImageOption) (any, bool) {
-	if s.Unit == ImageUnitToken {
+	switch s.Unit {
+	case ImageUnitToken:
 		return lookup(s.OutputTokens, o)
+	case ImageUnitMegapixel:
+		w, h, ok := cutInts(o.Size, "x")
+		return w * h, ok && s.USDPerMegapixel.Sign() > 0
 	}
 	return lookup(s.USDPerImage, o)
 }
 
-// CreditsPerImage is one image of option o in credits under p (ImageUnitImage),
-// rounded up to a whole credit; 0 when the spec does not price o.
+// usdPerImage is one image of option o in US dollars (ImageUnitImage and
+// ImageUnitMegapixel).
+func (s *ImageSpec) usdPerImage(o ImageOption) (Decimal, bool) {
+	if s.Unit == ImageUnitMegapixel {
+		w, h, ok := cutInts(o.Size, "x")
+		return s.USDPerMegapixel.MulInt(int64(w) * int64(h)).Quo(1_000_000), ok
+	}
+	return lookup(s.USDPerImage, o)
+}
+
+// CreditsPerImage is one image of option o in credits under p (per image or
+// per megapixel), rounded up to a whole credit; 0 when the spec does not price o.
 func (s *ImageSpec) CreditsPerImage(o ImageOption, p Pricing) Credits {
-	usd, ok := lookup(s.USDPerImage, o)
+	usd, ok := s.usdPerImage(o)
 	if !ok {
 		return 0
 	}
+	return usdCredits(usd, p)
+}
+
+// usdCredits is an amount in US dollars in credits under p, rounded up.
+func usdCredits(usd Decimal, p Pricing) Credits {
 	return usd.Mul(p.Rate).Mul(p.K).MulInt(CreditsPerRuble).Ceil()
 }
 
@@ -110,10 +135,14 @@ func (m *PricedModel) ImageWorst(o ImageOption, n int, prompt string, p Pricing)
 }
 
 // ImageCost is what a generation that produced images costs at the catalog
-// price: per image produced, or by the upstream's reported tokens (falling
-// back to the option's table when it reported none).
+// price: the upstream's reported cost when it reports one, else per image
+// produced, or by the upstream's reported tokens (falling back to the
+// option's table when it reported none).
 func (m *PricedModel) ImageCost(o ImageOption, images int, u *ImageUsage, p Pricing) Credits {
 	s := m.Image
+	if u != nil && u.CostUSD != nil {
+		return usdCredits(*u.CostUSD, p)
+	}
 	if s.Unit != ImageUnitToken {
 		return Credits(images) * s.CreditsPerImage(o, p)
 	}
@@ -148,6 +177,9 @@ type GeneratedImage struct {
 type ImageUsage struct {
 	InputTokens  int64 `json:"input_tokens"`
 	OutputTokens int64 `json:"output_tokens"`
+	// CostUSD is the call's price as the upstream reported it (BFL's cost
+	// credits at $0.01), billed instead of the catalog's reckoning.
+	CostUSD *Decimal `json:"-"`
 }
 
 // ImageResult is an upstream's finished image generation.

@@ -5,7 +5,7 @@ import "testing"
 func TestImagePrices(t *testing.T) {
 	p := Pricing{Rate: MustDecimal("100"), K: MustDecimal("1")}
 	_, byID := embeddedModelsByID(t)
-	cat := NewCatalog([]Model{byID["openai/dall-e-3"], byID["openai/dall-e-2"], byID["openai/gpt-image-1"]}, p)
+	cat := NewCatalog([]Model{byID["openai/dall-e-3"], byID["openai/dall-e-2"], byID["openai/gpt-image-1"], byID["black-forest-labs/flux-2-pro"]}, p)
 	get := func(id string) *PricedModel {
 		m, ok := cat.Get(id)
 		if !ok || m.Image == nil {
@@ -28,6 +28,9 @@ func TestImagePrices(t *testing.T) {
 		// 2 × 4160 image tokens at $40/1M = $0.3328; the prompt "a cat" reserves 2 + 16 tokens at $5/1M
 		{"openai/gpt-image-1", ImageOption{"1024x1024", "high"}, 2, &ImageUsage{InputTokens: 10, OutputTokens: 4000}, 3_328_000 + 18*50, 1_600_000 + 10*50, "by usage"},
 		{"openai/gpt-image-1", ImageOption{"1024x1024", "low"}, 1, nil, 272*400 + 18*50, 272 * 400, "no usage: the table"},
+		// 1.048576 MP × $0.03 = $0.03145728 → 314,572.8 credits, rounded up
+		{"black-forest-labs/flux-2-pro", ImageOption{"1024x1024", ""}, 2, nil, 2 * 314_573, 2 * 314_573, "per megapixel"},
+		{"black-forest-labs/flux-2-pro", ImageOption{"1024x1024", ""}, 1, &ImageUsage{CostUSD: ptrDecimal("0.03")}, 314_573, 300_000, "the cost the upstream reported"},
 	}
 	for _, tc := range cases {
 		m := get(tc.model)
@@ -78,4 +81,9 @@ func TestImageSizeForAspectRatio(t *testing.T) {
 			t.Errorf("%s: %q, want %q", ratio, got, want)
 		}
 	}
+}
+
+func ptrDecimal(s string) *Decimal {
+	d := MustDecimal(s)
+	return &d
 }

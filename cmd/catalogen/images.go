@@ -15,6 +15,7 @@ type imageSpec struct {
 	Unit           string                 `json:"unit"`
 	USDPerImage    map[string]json.Number `json:"usd_per_image,omitempty"`
 	OutputTokens   map[string]int64       `json:"output_tokens,omitempty"`
+	USDPerMP       json.Number            `json:"usd_per_megapixel,omitempty"`
 }
 
 // imageModels are the models of the image API (POST /api/v1/images), from
@@ -26,7 +27,11 @@ type imageSpec struct {
 //     the charge is the upstream's reported usage;
 //   - dall-e-3 per image: standard $0.04 (1024²) / $0.08 (1792 wide or tall),
 //     hd $0.08 / $0.12; dall-e-2 $0.016 / $0.018 / $0.02 (256² / 512² / 1024²);
-//   - Imagen 4 per image: Fast $0.02, Standard $0.04, Ultra $0.06.
+//   - Imagen 4 per image: Fast $0.02, Standard $0.04, Ultra $0.06;
+//   - FLUX (§1.7): FLUX.2 per megapixel, pro $0.03, flex $0.06, max $0.07
+//     (the headline price of the first megapixel, an upper bound of the
+//     rest; the charge is the cost BFL reports); Kontext pro $0.04 and
+//     FLUX.1 dev $0.025 per image.
 func imageModels() []catalogModel {
 	const created = 1767225600 // 2026-01-01T00:00:00Z
 	gptSizes := []string{"1024x1024", "1024x1536", "1536x1024"}
@@ -52,7 +57,18 @@ func imageModels() []catalogModel {
 			DefaultSize: "1024x1024", Formats: []string{"png", "jpeg"}, MaxN: 4, MaxPrompt: 1920,
 			USDPerImage: map[string]json.Number{"*": price}})
 	}
+	fluxSizes := []string{"1024x1024", "1024x768", "768x1024", "1344x768", "768x1344", "1536x1024", "1024x1536", "2048x2048"}
+	flux := func(id, name string, spec imageSpec) catalogModel {
+		spec.Sizes, spec.DefaultSize, spec.Formats, spec.MaxN, spec.MaxPrompt = fluxSizes, "1024x1024", []string{"jpeg", "png"}, 4, 10000
+		return catalogModel{ID: id, Name: name, InputModalities: []string{"text", "image"}, OutputModalities: []string{"image"},
+			USD: literalUSD{Prompt: "0", Completion: "0"}, Created: created, Image: &spec}
+	}
 	return []catalogModel{
+		flux("black-forest-labs/flux-2-pro", "Black Forest Labs: FLUX.2 [pro]", imageSpec{Unit: "megapixel", USDPerMP: "0.03"}),
+		flux("black-forest-labs/flux-2-flex", "Black Forest Labs: FLUX.2 [flex]", imageSpec{Unit: "megapixel", USDPerMP: "0.06"}),
+		flux("black-forest-labs/flux-2-max", "Black Forest Labs: FLUX.2 [max]", imageSpec{Unit: "megapixel", USDPerMP: "0.07"}),
+		flux("black-forest-labs/flux-kontext-pro", "Black Forest Labs: FLUX.1 Kontext [pro]", imageSpec{Unit: "image", USDPerImage: map[string]json.Number{"*": "0.04"}}),
+		flux("black-forest-labs/flux-dev", "Black Forest Labs: FLUX.1 [dev]", imageSpec{Unit: "image", USDPerImage: map[string]json.Number{"*": "0.025"}}),
 		gptImage("openai/gpt-image-1", "OpenAI: GPT Image 1", "5", "40"),
 		gptImage("openai/gpt-image-1.5", "OpenAI: GPT Image 1.5", "5", "32"),
 		gptImage("openai/gpt-image-1-mini", "OpenAI: GPT Image 1 Mini", "2", "8"),

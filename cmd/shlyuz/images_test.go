@@ -30,6 +30,23 @@ var imageTestModels = func() string {
 
 const creditsPerTestImage = 100_000
 
+// fluxTestModels are the FLUX models of the fake's BFL API, priced per
+// megapixel with a margin over the fake's reported cost (3 credits of $0.01
+// a megapixel, rounded up to a tenth).
+const fluxTestModels = `  - {id: "flux/flux-2-pro", name: "FLUX.2 pro", input_modalities: [text], output_modalities: [image], image: {sizes: ["1024x1024", "1024x768"], default_size: "1024x768", formats: [png, jpeg], max_n: 2, max_prompt_chars: 1000, unit: megapixel, usd_per_megapixel: "0.035"}}
+`
+
+// withImageUpstreams adds the BFL upstream, the FLUX models and their route
+// to the test config.
+func withImageUpstreams(root, cfg string) string {
+	cfg = strings.Replace(cfg, "upstreams:\n", "upstreams:\n"+fmt.Sprintf("  - {name: bfl, protocol: bfl, base_url: %q, api_key_env: SHLYUZ_TEST_FAKE_KEY}\n", root+"/bfl"), 1)
+	cfg = strings.Replace(cfg, "routes:\n", "routes:\n  - {match: \"flux/\", upstreams: [bfl], strip_prefix: true}\n", 1)
+	for _, f := range []string{"moderated", "request-moderated", "error", "expired"} {
+		cfg = strings.Replace(cfg, "models:\n", "models:\n"+strings.ReplaceAll(fluxTestModels, "flux-2-pro", "fault-"+f), 1)
+	}
+	return strings.Replace(cfg, "models:\n", "models:\n"+fluxTestModels, 1)
+}
+
 // imageReply is the image API's answer.
 type imageReply struct {
 	Data []struct {
@@ -135,6 +152,21 @@ func TestImageAPI(t *testing.T) {
 		}
 	})
 
+	t.Run("FLUX: a task polled within the request, billed at the cost BFL reported", func(t *testing.T) {
+		before := balance(t, h.base, key).Data.TotalCredits
+		var r imageReply
+		if st := post(t, map[string]any{"model": "flux/flux-2-pro", "prompt": "a red fox", "n": 2}, &r); st != 200 || len(r.Data) != 2 {
+			t.Fatalf("status %d, %d images", st, len(r.Data))
+		}
+		if w, hgt := decodedSize(t, r.Data[0].B64JSON); w != 85 || hgt != 64 {
+			t.Fatalf("%dx%d, want the fake's 4:3 sample (85x64)", w, hgt)
+		}
+		// 1024×768 is 0.786432 MP: the fake reports 2.4 credits ($0.024) an image
+		if spent := before - balance(t, h.base, key).Data.TotalCredits; r.Usage.Credits != 2*240_000 || spent != r.Usage.Credits {
+			t.Fatalf("usage.credits %d, debited %d; want 480,000", r.Usage.Credits, spent)
+		}
+	})
+
 	t.Run("an upstream's URL is fetched and inlined", func(t *testing.T) {
 		var r imageReply
 		if st := post(t, map[string]any{"model": "img/fault-url", "prompt": "a boat", "aspect_ratio": "2:1"}, &r); st != 200 || len(r.Data) != 1 {
@@ -174,6 +206,10 @@ func TestImageAPI(t *testing.T) {
 		{"Imagen empty", map[string]any{"model": "imagen/fault-empty", "prompt": "x"}, 502, "upstream_error", ""},
 		{"YandexART refused", map[string]any{"model": "yart/fault-moderated", "prompt": "x"}, 400, "content_policy", "prompt"},
 		{"YandexART failed", map[string]any{"model": "yart/fault-failed", "prompt": "x"}, 502, "upstream_error", ""},
+		{"FLUX output moderated", map[string]any{"model": "flux/fault-moderated", "prompt": "x"}, 400, "content_policy", "prompt"},
+		{"FLUX request moderated", map[string]any{"model": "flux/fault-request-moderated", "prompt": "x"}, 400, "content_policy", "prompt"},
+		{"FLUX error", map[string]any{"model": "flux/fault-error", "prompt": "x"}, 502, "upstream_error", ""},
+		{"FLUX sample expired", map[string]any{"model": "flux/fault-expired", "prompt": "x"}, 502, "upstream_error", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

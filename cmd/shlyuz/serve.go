@@ -21,6 +21,7 @@ import (
 	"github.com/shlyuz/shlyuz/persistence/cockroach"
 	"github.com/shlyuz/shlyuz/persistence/sqlite"
 	"github.com/shlyuz/shlyuz/providers/anthropic"
+	"github.com/shlyuz/shlyuz/providers/bfl"
 	"github.com/shlyuz/shlyuz/providers/gemini"
 	"github.com/shlyuz/shlyuz/providers/gigachat"
 	"github.com/shlyuz/shlyuz/providers/kling"
@@ -308,8 +309,10 @@ func newProvider(u shlyuz.UpstreamConfig) (shlyuz.Provider, error) {
 		return kling.New(u)
 	case "minimax": // video only (issue 10)
 		return minimax.New(u)
+	case "bfl": // images only (issue 8)
+		return bfl.New(u)
 	}
-	return nil, fmt.Errorf("protocol %q is not supported (openai, anthropic, gemini, gigachat, yandex, kling, minimax)", u.Protocol)
+	return nil, fmt.Errorf("protocol %q is not supported (openai, anthropic, gemini, gigachat, yandex, kling, minimax, bfl)", u.Protocol)
 }
 
 // seed applies the config's pricing (when none is stored) and plans.

@@ -127,6 +127,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.kling(w, r)
 	case strings.HasPrefix(p, "/minimax/"): // MiniMax's video API (video_minimax.go)
 		s.minimax(w, r)
+	case strings.HasPrefix(p, "/bfl/"): // Black Forest Labs' FLUX API (images_bfl.go)
+		s.bfl(w, r)
 	case strings.HasSuffix(p, "/imageGenerationAsync"), strings.Contains(p, "/operations/yaart-"): // YandexART (images_yandex.go)
 		s.yandexArt(w, r)
 	case strings.HasSuffix(p, ":predict"): // Imagen through the Gemini API (images.go)

@@ -6,11 +6,12 @@ import (
 	"github.com/shlyuz/shlyuz"
 )
 
-// NoChat is embedded by adapters of video-only upstreams: they serve no chat.
+// NoChat is embedded by adapters of media-only upstreams (video, images):
+// they serve no chat.
 type NoChat struct{ Name string }
 
 func (n NoChat) refuse() error {
-	e := shlyuz.ErrProviderUnavailable(0, "The upstream %q generates videos only; it serves no chat.", n.Name)
+	e := shlyuz.ErrProviderUnavailable(0, "The upstream %q generates media only; it serves no chat.", n.Name)
 	return e
 }
 
