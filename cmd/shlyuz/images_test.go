@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"image"
+	_ "image/jpeg"
 	_ "image/png"
 	"maps"
 	"strings"
@@ -318,6 +319,33 @@ func TestImageOutputInChat(t *testing.T) {
 	for name, body := range map[string]map[string]any{"openai": body, "gemini": gemini} {
 		t.Run(name, func(t *testing.T) { chatImageCases(t, key, body, checkImage) })
 	}
+	t.Run("gigachat: text2image's file in message.images", func(t *testing.T) {
+		giga := maps.Clone(body)
+		giga["model"], giga["modalities"] = "giga/model", []string{"image", "text"}
+		var r struct {
+			Choices []struct {
+				Message struct {
+					Content string `json:"content"`
+					Images  []struct {
+						ImageURL struct {
+							URL string `json:"url"`
+						} `json:"image_url"`
+					} `json:"images"`
+				} `json:"message"`
+			} `json:"choices"`
+		}
+		if st := call(t, h.base, "POST", "/api/v1/chat/completions", key, giga, &r); st != 200 || len(r.Choices) != 1 || len(r.Choices[0].Message.Images) != 1 {
+			t.Fatalf("status %d, reply %+v", st, r)
+		}
+		if strings.Contains(r.Choices[0].Message.Content, "<img") {
+			t.Fatalf("the <img> tag was left in the text: %q", r.Choices[0].Message.Content)
+		}
+		b64, ok := strings.CutPrefix(r.Choices[0].Message.Images[0].ImageURL.URL, "data:image/jpeg;base64,")
+		if !ok {
+			t.Fatalf("not a JPEG data URL: %.40q", r.Choices[0].Message.Images[0].ImageURL.URL)
+		}
+		decodedSize(t, b64)
+	})
 }
 
 // chatImageCases asks body's model for a reply with an image, plainly and

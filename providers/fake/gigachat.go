@@ -136,6 +136,10 @@ func (s *Server) gigachat(w http.ResponseWriter, r *http.Request) {
 		if s.gigaAuthorized(w, r) {
 			s.gigaUpload(w, r)
 		}
+	case gigaFilesPath + "/" + strings.TrimPrefix(strings.TrimSuffix(r.URL.Path, "/content"), gigaFilesPath+"/") + "/content":
+		if s.gigaAuthorized(w, r) {
+			s.gigaDrawn(w, r)
+		}
 	case gigaModelsPath:
 		if s.gigaAuthorized(w, r) {
 			b := []byte(`{"object":"list","data":[{"id":"GigaChat","object":"model","owned_by":"salutedevices","type":"chat"},{"id":"GigaChat-2-Max","object":"model","owned_by":"salutedevices","type":"chat"}]}`)
@@ -408,6 +412,10 @@ func (s *Server) gigaChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	model := req.Model + ":fake"
+	if len(req.Functions) == 0 && unquoteJSON(req.FunctionCall) == "auto" && sc.ToolCall == nil && !req.Stream {
+		gigaDraw(w, sc, model) // the built-in text2image
+		return
+	}
 	if req.Stream {
 		s.gigaStream(w, r, sc, model)
 	} else {
@@ -656,4 +664,39 @@ func newUUID() string {
 	b[8] = b[8]&0x3f | 0x80
 	h := hex.EncodeToString(b[:])
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}
+
+// gigaDrawings are the pictures text2image drew, by file id (JPEG).
+var gigaDrawings sync.Map
+
+// gigaDraw answers as GigaChat's built-in text2image does: the picture as a
+// file, named in the text by <img src="<id>" fuse="true"/>.
+func gigaDraw(w http.ResponseWriter, sc *Script, model string) {
+	id := newUUID()
+	gigaDrawings.Store(id, makeImage(64, 64, "jpeg", 0))
+	b := []byte(`{"choices":[{"message":{"content":`)
+	b = appendJSONString(b, `Вот что получилось: <img src="`+id+`" fuse="true"/>`)
+	b = append(b, `,"role":"assistant","functions_state_id":"`...)
+	b = append(b, newUUID()...)
+	b = append(b, `"},"index":0,"finish_reason":"stop"}],"created":`...)
+	b = strconv.AppendInt(b, sc.Created, 10)
+	b = append(b, `,"model":`...)
+	b = appendJSONString(b, model)
+	b = append(b, `,"object":"chat.completion",`...)
+	b = appendGigaUsage(b, sc)
+	b = append(b, '}')
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	_, _ = w.Write(b)
+}
+
+// gigaDrawn serves a drawn picture (GET /files/{id}/content).
+func (s *Server) gigaDrawn(w http.ResponseWriter, r *http.Request) {
+	id := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, gigaFilesPath+"/"), "/content")
+	img, ok := gigaDrawings.Load(id)
+	if !ok || r.Method != http.MethodGet {
+		writeGigaError(w, http.StatusNotFound, "File not found")
+		return
+	}
+	w.Header().Set("Content-Type", "image/jpg")
+	_, _ = w.Write(img.([]byte))
 }

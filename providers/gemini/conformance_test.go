@@ -25,3 +25,17 @@ func TestConformance(t *testing.T) {
 		},
 	})
 }
+
+// TestImageConformance: Imagen (:predict) through the suite.
+func TestImageConformance(t *testing.T) {
+	conformance.RunImages(t, conformance.ImageTarget{
+		Name: "gemini", Model: "imagen-4.0-fast-generate-001", Failed: "fault-500", Size: "1408x768",
+		New: func(t *testing.T, baseURL string) shlyuz.ImageProvider {
+			p, err := gemini.New(shlyuz.UpstreamConfig{Name: "fake-gemini", Protocol: "gemini", BaseURL: baseURL, APIKey: testKey})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p
+		},
+	})
+}

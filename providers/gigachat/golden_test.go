@@ -58,7 +58,7 @@ func TestReplyGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out bytes.Buffer
-		resp, err := decodeReply(raw, "gen-golden")
+		resp, err := decodeReply(raw, "gen-golden", nil)
 		if err != nil {
 			out.WriteString(describeError(err) + "\n")
 		} else {

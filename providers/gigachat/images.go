@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/shlyuz/shlyuz"
@@ -140,4 +141,39 @@ func (p *Provider) upload(ctx context.Context, img *image) (string, error) {
 		return "", e
 	}
 	return f.ID, nil
+}
+
+// wantsImage reports whether the client asked for image output (modalities).
+func wantsImage(f map[string]json.RawMessage) bool {
+	var modalities []string
+	return json.Unmarshal(f["modalities"], &modalities) == nil && slices.Contains(modalities, "image")
+}
+
+// maxDrawn bounds a picture GigaChat drew.
+const maxDrawn = 32 << 20
+
+// download fetches a file GigaChat made (GET /files/{id}/content, JPEG).
+func (p *Provider) download(ctx context.Context, id string) ([]byte, error) {
+	resp, err := p.send(ctx, func() (*http.Request, error) {
+		r, err := http.NewRequestWithContext(ctx, http.MethodGet, p.filesURL+"/"+url.PathEscape(id)+"/content", nil)
+		if err != nil {
+			return nil, err
+		}
+		r.Header = p.header.Clone()
+		r.Header.Del("Content-Type")
+		r.Header.Set("Accept", "application/jpg")
+		return r, nil
+	})
+	if err != nil {
+		return nil, errs.Call(p.cfg.Name, ctx, nil, err, true)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return nil, statusError(p.cfg.Name, resp.StatusCode, resp.Header, upstream.ReadErrorBody(resp.Body), p.now())
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxDrawn))
+	if err != nil {
+		return nil, errs.Call(p.cfg.Name, ctx, nil, err, true)
+	}
+	return data, nil
 }

@@ -244,7 +244,7 @@ func (p *Provider) Chat(ctx context.Context, req *shlyuz.UpstreamRequest) (*shly
 	if err != nil {
 		return nil, err
 	}
-	return decodeReply(data, req.GenerationID)
+	return decodeReply(data, req.GenerationID, func(id string) ([]byte, error) { return p.download(ctx, id) })
 }
 
 // ChatStream opens a streamed call. It returns once the upstream's response

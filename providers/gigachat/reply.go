@@ -3,8 +3,10 @@ package gigachat
 import (
 	"bytes"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -68,6 +70,14 @@ type oaOutMessage struct {
 	Content          *string         `json:"content"`
 	ReasoningContent string          `json:"reasoning_content,omitempty"`
 	ToolCalls        []oaOutToolCall `json:"tool_calls,omitempty"`
+	Images           []oaImage       `json:"images,omitempty"` // drawn by text2image (OpenRouter's shape)
+}
+
+type oaImage struct {
+	Type     string `json:"type"` // image_url
+	ImageURL struct {
+		URL string `json:"url"`
+	} `json:"image_url"`
 }
 
 type oaOutToolCall struct {
@@ -163,8 +173,36 @@ func argumentsText(args json.RawMessage) string {
 	return b.String()
 }
 
-// decodeReply turns GigaChat's reply into OpenAI's choices and our usage.
-func decodeReply(data []byte, genID string) (*shlyuz.ChatResponse, error) {
+// fetchImage downloads a file GigaChat drew (text2image) by its id.
+type fetchImage func(id string) ([]byte, error)
+
+// imgTag is how GigaChat's text2image puts a drawn picture in the text.
+var imgTag = regexp.MustCompile(`<img\s+src="([^"]+)"[^>]*>`)
+
+// drawnImages takes GigaChat's <img src="…"/> tags out of content and
+// downloads the files they name as data: URLs.
+func drawnImages(content string, fetch fetchImage) (string, []oaImage, error) {
+	tags := imgTag.FindAllStringSubmatch(content, -1)
+	if len(tags) == 0 || fetch == nil {
+		return content, nil, nil
+	}
+	images := make([]oaImage, 0, len(tags))
+	for _, t := range tags {
+		data, err := fetch(t[1])
+		if err != nil {
+			return "", nil, err
+		}
+		var img oaImage
+		img.Type = "image_url"
+		img.ImageURL.URL = "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(data)
+		images = append(images, img)
+	}
+	return strings.TrimSpace(imgTag.ReplaceAllString(content, "")), images, nil
+}
+
+// decodeReply turns GigaChat's reply into OpenAI's choices and our usage;
+// pictures it drew are fetched with fetch (nil: left as tags).
+func decodeReply(data []byte, genID string, fetch fetchImage) (*shlyuz.ChatResponse, error) {
 	var r gcReply
 	if err := json.Unmarshal(data, &r); err != nil {
 		if e := bodyError(data); e != nil {
@@ -184,8 +222,11 @@ func decodeReply(data []byte, genID string) (*shlyuz.ChatResponse, error) {
 	for i, c := range r.Choices {
 		m := c.Message
 		out := oaChoice{Index: c.Index, Message: oaOutMessage{Role: "assistant", ReasoningContent: m.ReasoningContent}}
-		content := m.Content
-		out.Message.Content = &content
+		content, images, err := drawnImages(m.Content, fetch)
+		if err != nil {
+			return nil, err
+		}
+		out.Message.Content, out.Message.Images = &content, images
 		if m.FunctionCall != nil && m.FunctionCall.Name != "" {
 			out.Message.ToolCalls = []oaOutToolCall{toolCall(genID, c.Index, m.FunctionCall, m.FunctionsStateID)}
 			if content == "" {

@@ -109,6 +109,8 @@ func buildBody(ctx context.Context, req *shlyuz.UpstreamRequest, stream bool, up
 		if out.FunctionCall, err = translateToolChoice(f, functions); err != nil {
 			return nil, err
 		}
+	} else if wantsImage(f) { // lets the model call its built-in text2image
+		out.FunctionCall = json.RawMessage(`"auto"`)
 	}
 
 	raw, ok := f["messages"]

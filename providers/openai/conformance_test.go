@@ -18,3 +18,13 @@ func TestConformance(t *testing.T) {
 		},
 	})
 }
+
+// TestImageConformance: the image API (/v1/images/generations) through the suite.
+func TestImageConformance(t *testing.T) {
+	conformance.RunImages(t, conformance.ImageTarget{
+		Name: "openai", Model: "gpt-image-1", Failed: "fault-500", Size: "1024x1024",
+		New: func(t *testing.T, baseURL string) shlyuz.ImageProvider {
+			return openai.New(shlyuz.UpstreamConfig{Name: "fake-openai", BaseURL: baseURL + "/v1"})
+		},
+	})
+}

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -48,8 +49,11 @@ func imagesBody(req *shlyuz.ImageRequest) []byte {
 	if strings.Contains(req.Model, "dall-e") {
 		body["response_format"] = "b64_json"
 	}
-	b, _ := json.Marshal(body)
-	return b
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // the prompt as the client wrote it
+	_ = enc.Encode(body)
+	return bytes.TrimRight(b.Bytes(), "\n")
 }
 
 // GenerateImages makes the images and returns their bytes.

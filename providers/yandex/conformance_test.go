@@ -26,3 +26,18 @@ func TestConformance(t *testing.T) {
 		},
 	})
 }
+
+// TestImageConformance: YandexART (asynchronous operations) through the suite.
+func TestImageConformance(t *testing.T) {
+	conformance.RunImages(t, conformance.ImageTarget{
+		Name: "yandex", Model: "yandex-art", Failed: "fault-failed", Size: "1024x1024",
+		New: func(t *testing.T, baseURL string) shlyuz.ImageProvider {
+			p, err := yandex.New(shlyuz.UpstreamConfig{Name: "yandex-fake", Protocol: "yandex", BaseURL: baseURL,
+				FolderID: "b1gfakefolder", APIKey: "AQVN-fake-key"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p
+		},
+	})
+}
