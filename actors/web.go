@@ -38,6 +38,15 @@ func (g *Gateway) CreateKey(ctx context.Context, accountID string, s KeySpec) (s
 	return plain, k, nil
 }
 
+// Refund takes back what an acquirer's refund returned to the payer, durably,
+// once per refund id: an adjustment entry in the ledger (package and bought
+// deltas, 0 or negative).
+func (g *Gateway) Refund(accountID string, packageDelta, boughtDelta shlyuz.Credits, refundID string) (*shlyuz.Balance, bool, *shlyuz.Error) {
+	e := shlyuz.LedgerEntry{ID: "refund-" + accountID + "-" + refundID, Kind: shlyuz.EntryAdjustment,
+		PackageDelta: min(packageDelta, 0), BoughtDelta: min(boughtDelta, 0)}
+	return g.applyEntry(accountID, &acctApply{Entry: e, Now: g.now()})
+}
+
 var keyIDEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
 
 func newKeyID(unix int64) string {

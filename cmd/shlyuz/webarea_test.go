@@ -221,6 +221,31 @@ func TestWebAreaPayments(t *testing.T) {
 		}
 		wantBalanceWeb(t, u, 0, 50_000_000)
 	})
+	t.Run("refund", func(t *testing.T) {
+		v, _ := g.signUp(t)
+		v.get("/account/topup")
+		id := checkout(t, v, "/account/topup", url.Values{"amount": {"200"}})
+		if err := g.yk.Settle(id, yookassa.StatusSucceeded, "payment.succeeded"); err != nil {
+			t.Fatal(err)
+		}
+		wantBalanceWeb(t, v, 0, 20_000_000)
+		r, err := g.yk.Refund(id, 5050) // 50.50 ₽ back
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantBalanceWeb(t, v, 0, 20_000_000-5_050_000)
+		obj, _ := json.Marshal(r)
+		n := yookassa.Notification{Type: "notification", Event: "refund.succeeded", Object: obj}
+		if st := ykfake.Notify(g.base+"/payments/yookassa/notify", n); st != 200 { // replayed
+			t.Fatalf("replayed refund: %d", st)
+		}
+		wantBalanceWeb(t, v, 0, 20_000_000-5_050_000)
+		obj, _ = json.Marshal(yookassa.Refund{ID: "no-such-refund", PaymentID: id, Status: "succeeded", Amount: yookassa.Rubles(20000)})
+		if st := ykfake.Notify(g.base+"/payments/yookassa/notify", yookassa.Notification{Type: "notification", Event: "refund.succeeded", Object: obj}); st != 404 {
+			t.Fatalf("a refund YooKassa does not know: %d", st)
+		}
+		wantBalanceWeb(t, v, 0, 20_000_000-5_050_000)
+	})
 	t.Run("buy a plan", func(t *testing.T) {
 		u.get("/account/plans")
 		body := g.pay(t, u, "/account/plans/basic", url.Values{}, "pay")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 
 	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -135,8 +136,11 @@ func (w *Web) notify(c *fiber.Ctx) error {
 	if err != nil {
 		return shlyuz.ErrInvalidJSON(err.Error())
 	}
-	if paymentID != "" || (n.Event != "payment.succeeded" && n.Event != "payment.canceled") {
-		return c.JSON(fiber.Map{"ok": true, "ignored": n.Event}) // refunds and the rest: not handled yet
+	switch {
+	case n.Event == "refund.succeeded":
+		return w.refund(c, id)
+	case paymentID != "" || (n.Event != "payment.succeeded" && n.Event != "payment.canceled"):
+		return c.JSON(fiber.Map{"ok": true, "ignored": n.Event}) // waiting_for_capture and the rest: nothing to do
 	}
 	p, perr := w.store.PaymentByExternalID(w.ctx(c), id)
 	if errors.Is(perr, shlyuz.ErrNoRows) {
@@ -210,4 +214,45 @@ func (w *Web) credit(ctx context.Context, p shlyuz.Payment) error {
 		return err
 	}
 	return nil
+}
+
+// refund debits what a refund returned, once per refund id, after fetching the
+// refund (and so its payment and amount) back from YooKassa. A top-up's refund
+// takes bought credits at the top-up's rate; a plan's takes its share of the package.
+func (w *Web) refund(c *fiber.Ctx, refundID string) error {
+	r, err := w.cfg.YooKassa.GetRefund(w.ctx(c), refundID)
+	var apiErr *yookassa.APIError
+	if errors.As(err, &apiErr) && apiErr.Status == fiber.StatusNotFound {
+		return shlyuz.ErrNotFound("Refund " + refundID)
+	}
+	if err != nil {
+		return &shlyuz.Error{Status: fiber.StatusBadGateway, Type: shlyuz.TypeUpstream, Code: "upstream_error",
+			Message: "YooKassa did not confirm the refund; it will be checked again.", Cause: err}
+	}
+	if r.Status != yookassa.StatusSucceeded {
+		return c.JSON(fiber.Map{"ok": true, "ignored": "refund " + r.Status})
+	}
+	p, perr := w.store.PaymentByExternalID(w.ctx(c), r.PaymentID)
+	if errors.Is(perr, shlyuz.ErrNoRows) {
+		return shlyuz.ErrNotFound("Payment " + r.PaymentID)
+	}
+	if perr != nil {
+		return shlyuz.ErrInternal(perr)
+	}
+	refunded, kerr := r.Amount.Kopecks()
+	paid, _ := kopecks(p.AmountRub.String())
+	if p.Status != shlyuz.PaymentSucceeded || kerr != nil || refunded <= 0 || refunded > paid {
+		return shlyuz.ErrConflict("refund_mismatch", "The refund %s does not match a credited payment.", refundID)
+	}
+	share := new(big.Int).Div(new(big.Int).Mul(big.NewInt(p.Credits), big.NewInt(refunded)), big.NewInt(paid)).Int64() // rounded down
+	var pkg, bought shlyuz.Credits
+	if p.Kind == shlyuz.PaymentPlan {
+		pkg = -share
+	} else {
+		bought = -share
+	}
+	if _, _, rerr := w.gw.Refund(p.AccountID, pkg, bought, refundID); rerr != nil {
+		return rerr
+	}
+	return c.JSON(fiber.Map{"ok": true})
 }

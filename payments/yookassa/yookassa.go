@@ -141,6 +141,15 @@ func (n *Notification) ObjectID() (id, paymentID string, err error) {
 	return o.ID, o.PaymentID, nil
 }
 
+// Refund is a refund as the API returns it.
+type Refund struct {
+	ID        string    `json:"id"`
+	PaymentID string    `json:"payment_id"`
+	Status    string    `json:"status"` // pending, succeeded, canceled
+	Amount    Amount    `json:"amount"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
 // APIError is an error reply of the API.
 type APIError struct {
 	Status      int
@@ -167,6 +176,12 @@ func (c *Client) CreatePayment(ctx context.Context, idempotenceKey string, p New
 func (c *Client) GetPayment(ctx context.Context, id string) (*Payment, error) {
 	var out Payment
 	return &out, c.do(ctx, http.MethodGet, "/v3/payments/"+id, "", nil, &out)
+}
+
+// GetRefund fetches a refund.
+func (c *Client) GetRefund(ctx context.Context, id string) (*Refund, error) {
+	var out Refund
+	return &out, c.do(ctx, http.MethodGet, "/v3/refunds/"+id, "", nil, &out)
 }
 
 func (c *Client) do(ctx context.Context, method, path, idem string, body []byte, out any) error {

@@ -68,6 +68,19 @@ func TestClientAgainstFake(t *testing.T) {
 	if err := f.Settle(p.ID, yookassa.StatusCanceled, "payment.canceled"); err == nil {
 		t.Fatal("a settled payment changed again")
 	}
+	if _, err := f.Refund(p.ID, 50001); err == nil {
+		t.Fatal("a refund above the payment was made")
+	}
+	r, err := f.Refund(p.ID, 20000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.GetRefund(ctx, r.ID); err != nil || got.PaymentID != p.ID || got.Status != yookassa.StatusSucceeded || got.Amount.Value != "200.00" {
+		t.Fatalf("refund: %+v %v", got, err)
+	}
+	if _, err := f.Refund(p.ID, 30001); err == nil {
+		t.Fatal("refunds above the payment in sum were made")
+	}
 	bad := &yookassa.Client{BaseURL: srv.URL, ShopID: "shop", SecretKey: "wrong"}
 	if _, err := bad.GetPayment(ctx, p.ID); !errors.As(err, &apiErr) || apiErr.Status != 401 {
 		t.Fatalf("wrong secret: %v", err)

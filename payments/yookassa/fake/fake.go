@@ -27,6 +27,7 @@ type Server struct {
 	mu        sync.Mutex
 	notifyURL string
 	payments  map[string]*entry
+	refunds   map[string]yookassa.Refund
 	byIdem    map[string]string // idempotence key → payment id
 	sent      []yookassa.Notification
 }
@@ -39,7 +40,7 @@ type entry struct {
 
 // New is a fake shop with its credentials.
 func New(shopID, secretKey string) *Server {
-	return &Server{ShopID: shopID, SecretKey: secretKey, payments: map[string]*entry{}, byIdem: map[string]string{}}
+	return &Server{ShopID: shopID, SecretKey: secretKey, payments: map[string]*entry{}, refunds: map[string]yookassa.Refund{}, byIdem: map[string]string{}}
 }
 
 // SetNotifyURL says where notifications are POSTed.
@@ -74,6 +75,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.create(w, r)
 	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v3/payments/"):
 		s.get(w, r, strings.TrimPrefix(r.URL.Path, "/v3/payments/"))
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v3/refunds/"):
+		s.getRefund(w, r, strings.TrimPrefix(r.URL.Path, "/v3/refunds/"))
 	case strings.HasPrefix(r.URL.Path, "/checkout/"):
 		s.checkout(w, r, strings.TrimPrefix(r.URL.Path, "/checkout/"))
 	default:
@@ -253,6 +256,55 @@ func (s *Server) Settle(id, status, event string) error {
 		Notify(url, n)
 	}
 	return nil
+}
+
+// Refund refunds kopecks of a succeeded payment, as the shop's operator does in
+// YooKassa's dashboard, and notifies the shop (refund.succeeded). It returns the refund.
+func (s *Server) Refund(paymentID string, kopecks int64) (yookassa.Refund, error) {
+	s.mu.Lock()
+	e, ok := s.payments[paymentID]
+	if !ok || e.p.Status != yookassa.StatusSucceeded {
+		s.mu.Unlock()
+		return yookassa.Refund{}, fmt.Errorf("payment %s is not a succeeded payment", paymentID)
+	}
+	paid, _ := e.p.Amount.Kopecks()
+	var refunded int64
+	for _, r := range s.refunds {
+		if r.PaymentID == paymentID {
+			k, _ := r.Amount.Kopecks()
+			refunded += k
+		}
+	}
+	if kopecks <= 0 || refunded+kopecks > paid {
+		s.mu.Unlock()
+		return yookassa.Refund{}, fmt.Errorf("refund of %d kopecks exceeds what is left of payment %s", kopecks, paymentID)
+	}
+	r := yookassa.Refund{ID: newID(), PaymentID: paymentID, Status: yookassa.StatusSucceeded, Amount: yookassa.Rubles(kopecks), CreatedAt: time.Now().UTC()}
+	s.refunds[r.ID] = r
+	obj, _ := json.Marshal(r)
+	n := yookassa.Notification{Type: "notification", Event: "refund.succeeded", Object: obj}
+	s.sent = append(s.sent, n)
+	url := s.notifyURL
+	s.mu.Unlock()
+	if url != "" {
+		Notify(url, n)
+	}
+	return r, nil
+}
+
+func (s *Server) getRefund(w http.ResponseWriter, r *http.Request, id string) {
+	if !s.authorized(r) {
+		apiError(w, http.StatusUnauthorized, "invalid_credentials", "", "Wrong shopId or secret key")
+		return
+	}
+	s.mu.Lock()
+	ref, ok := s.refunds[id]
+	s.mu.Unlock()
+	if !ok {
+		apiError(w, http.StatusNotFound, "not_found", "refund_id", "Refund not found")
+		return
+	}
+	writeJSON(w, ref)
 }
 
 // Notify POSTs a notification to url and returns the status it got (0 on a transport error).
