@@ -88,6 +88,17 @@ document.addEventListener('DOMContentLoaded', function () {
               reply += chunk.choices[0].delta.content;
               body.textContent = reply;
             }
+            var delta = chunk.choices && chunk.choices[0] && chunk.choices[0].delta;
+            (delta && delta.images || []).forEach(function (im) {
+              var url = im.image_url && im.image_url.url;
+              if (url && url.indexOf('data:image/') === 0) {
+                var img = document.createElement('img');
+                img.src = url;
+                img.alt = 'image';
+                img.style.maxWidth = '100%';
+                li.appendChild(img);
+              }
+            });
             if (chunk.usage && chunk.usage.credits !== undefined) {
               var cost = document.createElement('p');
               cost.className = 'cost';
