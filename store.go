@@ -74,6 +74,7 @@ type Store interface {
 
 	VideoStore   // video jobs (video.go)
 	WebStore     // the web account area (web.go, issue 12)
+	RateStore    // the exchange rate's history (rate.go, issue 12)
 	ClusterStore // membership leases and lease-gated claims (issue 11)
 
 	Close() error

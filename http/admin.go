@@ -36,6 +36,7 @@ func (s *Server) adminRoutes(r fiber.Router) {
 	r.Delete("/keys/:id", s.adminRevokeKey)
 	r.Post("/keys/:id/revoke", s.adminRevokeKey)
 	r.Get("/pricing", s.publicPricing)
+	r.Get("/pricing/history", s.adminRateChanges)
 	r.Put("/pricing", s.adminSetPricing)
 	r.Put("/plans/:id", s.adminSavePlan)
 	r.Delete("/plans/:id", s.adminDeletePlan)
@@ -318,6 +319,9 @@ func (s *Server) adminRevokeKey(c *fiber.Ctx) error {
 type pricingReq struct {
 	Rate *shlyuz.Decimal `json:"rate"`
 	K    *shlyuz.Decimal `json:"K"`
+	// Pinned false lets the exchange-rate feed move the rate again; a rate
+	// set here pins it (admin_web.go).
+	Pinned *bool `json:"pinned"`
 }
 
 func (s *Server) adminSetPricing(c *fiber.Ctx) error {
@@ -326,6 +330,7 @@ func (s *Server) adminSetPricing(c *fiber.Ctx) error {
 		return err
 	}
 	cur := s.gw.Catalog().Pricing
+	oldRate := cur.Rate
 	if req.Rate != nil {
 		cur.Rate = *req.Rate
 	}
@@ -339,6 +344,9 @@ func (s *Server) adminSetPricing(c *fiber.Ctx) error {
 		return shlyuz.ErrInvalidValue("K", "K must be positive.")
 	}
 	st := shlyuz.Settings{Pricing: cur, UpdatedAt: time.Now().UTC()}
+	if err := s.recordRate(c, oldRate, req.Rate, req.Pinned, st.UpdatedAt); err != nil { // the pin first: the feed then keeps off
+		return err
+	}
 	if err := s.gw.Store().SaveSettings(c.UserContext(), st); err != nil {
 		return shlyuz.ErrInternal(err)
 	}

@@ -1,6 +1,10 @@
 package http
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"time"
+
 	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
 )
@@ -62,4 +66,42 @@ func (s *Server) adminActivity(c *fiber.Ctx) error {
 		out = append(out, row{Generation: g, KeyID: g.KeyID})
 	}
 	return c.JSON(fiber.Map{"data": out})
+}
+
+// recordRate records the operator's change of the exchange rate (which pins
+// it against the feed) and an unpinning, in that order.
+func (s *Server) recordRate(c *fiber.Ctx, old shlyuz.Decimal, rate *shlyuz.Decimal, pinned *bool, at time.Time) *shlyuz.Error {
+	var changes []shlyuz.RateChange
+	if rate != nil {
+		changes = append(changes, shlyuz.RateChange{By: shlyuz.RateByOperator, Old: old, New: *rate})
+		old = *rate
+	}
+	if pinned != nil && !*pinned {
+		changes = append(changes, shlyuz.RateChange{By: shlyuz.RateByUnpin, Old: old, New: old})
+	}
+	for i, ch := range changes {
+		var b [12]byte
+		_, _ = rand.Read(b[:])
+		ch.ID, ch.At = "rate-"+hex.EncodeToString(b[:]), at.Add(time.Duration(i)*time.Microsecond)
+		if err := s.gw.Store().RecordRateChange(c.UserContext(), ch); err != nil {
+			return shlyuz.ErrInternal(err)
+		}
+	}
+	return nil
+}
+
+// adminRateChanges is the exchange rate's history, newest first: who, when, old and new.
+func (s *Server) adminRateChanges(c *fiber.Ctx) error {
+	limit, _, perr := page(c)
+	if perr != nil {
+		return perr
+	}
+	cs, err := s.gw.Store().RateChanges(c.UserContext(), limit)
+	if err != nil {
+		return shlyuz.ErrInternal(err)
+	}
+	if cs == nil {
+		cs = []shlyuz.RateChange{}
+	}
+	return c.JSON(fiber.Map{"data": cs})
 }

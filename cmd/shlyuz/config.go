@@ -61,6 +61,8 @@ type Config struct {
 	// The web account area and payments (issue 12): see web.go.
 	Web      webConfig      `yaml:"web"`
 	Payments paymentsConfig `yaml:"payments"`
+	// ExchangeRate: an optional updater from the Central Bank's feed (web.go).
+	ExchangeRate rateConfig `yaml:"exchange_rate"`
 }
 
 func loadConfig(path string) (*Config, error) {

@@ -222,6 +222,11 @@ func (in *instance) start(ctx context.Context, cfg *Config, addr address, db str
 	if err != nil {
 		return bad("web", err)
 	}
+	stopRates, err := startRates(cfg, in.gw, log)
+	if err != nil {
+		return bad("exchange_rate", err)
+	}
+	in.cleanup = append(in.cleanup, stopRates)
 	in.srv = shzhttp.New(in.gw, shzhttp.Options{BodyLimit: cfg.BodyLimit, Heartbeat: cfg.Heartbeat,
 		AdminToken: adminToken, Log: log, Metrics: m, CORSOrigins: corsOrigins(cfg.CORS.AllowedOrigins), Web: mountWeb})
 	ln, err := addr.Listen() // ready: from now on connections are accepted

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net"
@@ -8,9 +9,11 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
 	"github.com/shlyuz/shlyuz/http/web"
 	"github.com/shlyuz/shlyuz/payments/yookassa"
+	"github.com/shlyuz/shlyuz/rates/cbr"
 )
 
 // webConfig is the account area (issue 12): on unless disabled.
@@ -68,4 +71,29 @@ func webArea(cfg *Config, gw *actors.Gateway, listen net.Addr, loc *time.Locatio
 		return nil, err
 	}
 	return w.Mount, nil
+}
+
+// rateConfig is the exchange-rate updater: off unless source is cbr.
+type rateConfig struct {
+	Source   string        `yaml:"source"`   // "cbr": the Central Bank's daily USD rate; empty: the operator's rate only
+	URL      string        `yaml:"url"`      // default the Central Bank's XML_daily.asp
+	Interval time.Duration `yaml:"interval"` // default 1h
+}
+
+// startRates runs the exchange-rate updater when configured; the returned func stops it.
+func startRates(cfg *Config, gw *actors.Gateway, log *slog.Logger) (func(), error) {
+	switch cfg.ExchangeRate.Source {
+	case "":
+		return func() {}, nil
+	case "cbr":
+	default:
+		return nil, fmt.Errorf("exchange_rate.source is cbr or empty, not %q", cfg.ExchangeRate.Source)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	u := &cbr.Updater{URL: cfg.ExchangeRate.URL, Interval: cfg.ExchangeRate.Interval, Store: gw.Store(), Reload: gw.ReloadCatalog,
+		Current: func() shlyuz.Pricing { return gw.Catalog().Pricing }, Log: log}
+	done := make(chan struct{})
+	go func() { defer close(done); u.Run(ctx) }()
+	log.Info("the exchange rate follows the Central Bank's daily USD rate (unless the operator pins one)")
+	return func() { cancel(); <-done }, nil
 }

@@ -150,3 +150,13 @@ func query[T any](s *Store, ctx context.Context, what string, scan func(sqlutil.
 	}
 	return out, nil
 }
+
+// RecordRateChange stores one change of the exchange rate.
+func (s *Store) RecordRateChange(ctx context.Context, c shlyuz.RateChange) error {
+	return s.exec(ctx, "record rate change", websql.InsertRateChange, websql.RateChangeArgs(c)...)
+}
+
+// RateChanges lists the exchange rate's changes, newest first.
+func (s *Store) RateChanges(ctx context.Context, limit int) ([]shlyuz.RateChange, error) {
+	return query(s, ctx, "rate changes", websql.ScanRateChange, websql.RateChanges, limit)
+}

@@ -57,6 +57,7 @@ func Run(t *testing.T, open func(t *testing.T) shlyuz.Store) {
 		{"WebSessions", testWebSessions},         // issue 12
 		{"Payments", testPayments},               // issue 12
 		{"Activity", testActivity},               // issue 12
+		{"RateChanges", testRateChanges},         // issue 12
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })

@@ -156,3 +156,28 @@ func testActivity(t *testing.T, s shlyuz.Store) {
 		}
 	}
 }
+
+// testRateChanges: changes are kept and listed newest first.
+func testRateChanges(t *testing.T, s shlyuz.Store) {
+	ctx := t.Context()
+	if cs, err := s.RateChanges(ctx, 10); err != nil || len(cs) != 0 {
+		t.Fatalf("RateChanges of an empty store = %+v %v", cs, err)
+	}
+	for i, by := range []string{shlyuz.RateByCBR, shlyuz.RateByOperator, shlyuz.RateByUnpin} {
+		c := shlyuz.RateChange{ID: "rc-" + by, At: at(time.Duration(i) * time.Hour), By: by,
+			Old: shlyuz.MustDecimal("81.5"), New: shlyuz.MustDecimal("92.0421")}
+		if err := s.RecordRateChange(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs, err := s.RateChanges(ctx, 2)
+	if err != nil || len(cs) != 2 || cs[0].By != shlyuz.RateByUnpin || cs[1].By != shlyuz.RateByOperator {
+		t.Fatalf("RateChanges = %+v %v", cs, err)
+	}
+	if cs[0].Old.String() != "81.5" || cs[0].New.String() != "92.0421" || !cs[0].At.Equal(norm(at(2*time.Hour))) {
+		t.Errorf("RateChanges[0] = %+v", cs[0])
+	}
+	if shlyuz.Pinned(&cs[0]) || !shlyuz.Pinned(&cs[1]) || shlyuz.Pinned(nil) {
+		t.Error("Pinned is wrong")
+	}
+}

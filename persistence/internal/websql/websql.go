@@ -163,3 +163,31 @@ func Generations(f shlyuz.GenerationFilter) (string, []any) {
 	args = append(args, limit, max(f.Offset, 0))
 	return b.String(), args
 }
+
+// The exchange rate's history.
+const (
+	InsertRateChange = `INSERT INTO rate_changes (id, at, changed_by, old_rate, new_rate) VALUES (?, ?, ?, ?, ?)`
+	RateChanges      = `SELECT id, at, changed_by, old_rate, new_rate FROM rate_changes ORDER BY at DESC, id DESC LIMIT ?`
+)
+
+// RateChangeArgs are InsertRateChange's arguments.
+func RateChangeArgs(c shlyuz.RateChange) []any {
+	return []any{c.ID, sqlutil.Micros(c.At), c.By, c.Old.String(), c.New.String()}
+}
+
+// ScanRateChange reads a RateChanges row.
+func ScanRateChange(row sqlutil.Scanner) (shlyuz.RateChange, error) {
+	var c shlyuz.RateChange
+	var at int64
+	var old, nw string
+	if err := row.Scan(&c.ID, &at, &c.By, &old, &nw); err != nil {
+		return c, err
+	}
+	c.At = sqlutil.Time(at)
+	var err error
+	if c.Old, err = sqlutil.Decimal("rate_changes.old_rate", old); err != nil {
+		return c, err
+	}
+	c.New, err = sqlutil.Decimal("rate_changes.new_rate", nw)
+	return c, err
+}
