@@ -56,9 +56,6 @@ type Payment struct {
 	CompletedAt *time.Time  `json:"completed_at,omitempty"`
 }
 
-// LedgerID is the id of the entry a confirmed payment writes: one per payment, ever.
-func (p *Payment) LedgerID() string { return "pay-" + p.ID }
-
 // GenerationFilter selects an account's generations, newest first.
 type GenerationFilter struct {
 	AccountID string

@@ -38,13 +38,6 @@ func (g *Gateway) CreateKey(ctx context.Context, accountID string, s KeySpec) (s
 	return plain, k, nil
 }
 
-// Refund takes bought credits back from an account, durably, once per id
-// (an acquirer's refund): an adjustment entry in the ledger.
-func (g *Gateway) Refund(accountID string, credits shlyuz.Credits, refundID string) (*shlyuz.Balance, bool, *shlyuz.Error) {
-	e := shlyuz.LedgerEntry{ID: "refund-" + accountID + "-" + refundID, Kind: shlyuz.EntryAdjustment, BoughtDelta: -credits}
-	return g.applyEntry(accountID, &acctApply{Entry: e, Now: g.now()})
-}
-
 var keyIDEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
 
 func newKeyID(unix int64) string {

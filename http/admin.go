@@ -29,6 +29,7 @@ func (s *Server) adminAuth(c *fiber.Ctx) error {
 func (s *Server) adminRoutes(r fiber.Router) {
 	r.Post("/accounts", s.adminCreateAccount)
 	r.Get("/accounts/:id", s.adminAccount)
+	s.adminWebRoutes(r) // admin_web.go
 	r.Post("/accounts/:id/topups", s.adminTopUp)
 	r.Post("/accounts/:id/plans", s.adminGrantPlan)
 	r.Post("/accounts/:id/keys", s.adminCreateKey)

@@ -97,12 +97,18 @@ func (s *Server) defaultModalities(call *actors.ChatCall) {
 
 // chatCompletions is POST /api/v1/chat/completions.
 func (s *Server) chatCompletions(c *fiber.Ctx) error {
+	return s.ChatAs(c, c.Locals(localKeyHash).(string))
+}
+
+// ChatAs answers the chat request in c's body as the key with the hash, on
+// the API's one path (reservation, upstream, settlement): the web chat's way in.
+func (s *Server) ChatAs(c *fiber.Ctx, keyHash string) error {
 	call, perr := parseChat(c.Body())
 	if perr != nil {
 		return perr
 	}
 	s.defaultModalities(call)
-	call.KeyHash = c.Locals(localKeyHash).(string)
+	call.KeyHash = keyHash
 	call.GenerationID = newID("gen-")
 	c.Set("X-Generation-Id", call.GenerationID)
 	if call.Stream {

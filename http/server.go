@@ -27,8 +27,9 @@ type Options struct {
 	// CORSOrigins may call /api from a browser (["*"]: any; empty: the default,
 	// any, as OpenRouter allows); the operator API is never open to them.
 	CORSOrigins []string
-	// Web, when set, mounts the web account area (http/web) on the app.
-	Web func(*fiber.App)
+	// Web, when set, mounts the web account area (http/web) on the app; its
+	// chat answers through chat.
+	Web func(app *fiber.App, chat func(c *fiber.Ctx, keyHash string) error)
 }
 
 // Server is the Fiber app and what it needs.
@@ -93,7 +94,7 @@ func New(gw *actors.Gateway, o Options) *Server {
 		s.App.Use("/api/admin", operatorAPIOff)
 	}
 	if o.Web != nil {
-		o.Web(s.App)
+		o.Web(s.App, s.ChatAs)
 	}
 	s.App.Use(func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 	return s

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -166,6 +167,19 @@ var adminCommands = []adminCommand{
 				}
 			}
 			return "PUT", "/api/admin/plans/" + id, body, nil
+		}
+	}},
+	{"accounts", "", "list accounts (issue 12)", func(fs *flag.FlagSet) func(string) (string, string, map[string]any, error) {
+		limit := fs.Int("limit", 50, "how many")
+		offset := fs.Int("offset", 0, "how many to skip")
+		return func(string) (string, string, map[string]any, error) {
+			return "GET", fmt.Sprintf("/api/admin/accounts?limit=%d&offset=%d", *limit, *offset), nil, nil
+		}
+	}},
+	{"activity", "ACCOUNT", "an account's generations, newest first (issue 12)", func(fs *flag.FlagSet) func(string) (string, string, map[string]any, error) {
+		limit := fs.Int("limit", 50, "how many")
+		return func(id string) (string, string, map[string]any, error) {
+			return "GET", fmt.Sprintf("/api/admin/accounts/%s/activity?limit=%d", url.PathEscape(id), *limit), nil, nil
 		}
 	}},
 	{"reconcile", "", "check that every balance equals the sum of its ledger", func(fs *flag.FlagSet) func(string) (string, string, map[string]any, error) {

@@ -36,7 +36,7 @@ type paymentsConfig struct {
 }
 
 // webArea builds the account area's mount, or nil when it is disabled.
-func webArea(cfg *Config, gw *actors.Gateway, listen net.Addr, loc *time.Location, log *slog.Logger) (func(*fiber.App), error) {
+func webArea(cfg *Config, gw *actors.Gateway, listen net.Addr, loc *time.Location, log *slog.Logger) (func(*fiber.App, func(*fiber.Ctx, string) error), error) {
 	if cfg.Web.Disabled {
 		return nil, nil
 	}

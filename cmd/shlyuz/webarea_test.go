@@ -168,7 +168,7 @@ func q(link, k string) string {
 // TestWebAreaPayments: top-ups and plans through the fake YooKassa, credited exactly once.
 func TestWebAreaPayments(t *testing.T) {
 	g := startWebGateway(t)
-	u, _ := g.signUp(t)
+	u, email := g.signUp(t)
 	u.get("/account/topup")
 
 	t.Run("bad amounts", func(t *testing.T) {
@@ -264,6 +264,58 @@ func TestWebAreaPayments(t *testing.T) {
 		if st, csv := u.get("/account/activity.csv"); st != 200 || !strings.Contains(csv, resp.ID) || !strings.Contains(csv, ","+strconv.FormatInt(usage.Credits, 10)+",") {
 			t.Fatalf("csv: %d\n%s", st, csv)
 		}
+		// The operator sees the account and its activity.
+		var acts struct {
+			Data []struct {
+				ID      string `json:"id"`
+				Credits int64  `json:"credits"`
+			} `json:"data"`
+		}
+		var accts struct {
+			Data []struct{ ID, Email string } `json:"data"`
+		}
+		if st := call(t, g.base, "GET", "/api/admin/accounts?limit=500", adminToken, nil, &accts); st != 200 || len(accts.Data) == 0 {
+			t.Fatalf("admin accounts: %d", st)
+		}
+		accID := ""
+		for _, a := range accts.Data {
+			if a.Email == email {
+				accID = a.ID
+			}
+		}
+		if st := call(t, g.base, "GET", "/api/admin/accounts/"+accID+"/activity", adminToken, nil, &acts); st != 200 || len(acts.Data) != 1 ||
+			acts.Data[0].ID != resp.ID || acts.Data[0].Credits != usage.Credits {
+			t.Fatalf("admin activity of %q: %d %+v", accID, st, acts)
+		}
+		if st := call(t, g.base, "GET", "/api/admin/accounts?limit=0", adminToken, nil, nil); st != 400 {
+			t.Fatalf("limit=0: %d", st)
+		}
+
+		// The web chat spends through the same path: streamed, its cost in the last chunk, in activity too.
+		u.get("/account/chat")
+		req, _ := http.NewRequest("POST", g.base+"/account/chat", strings.NewReader(`{"model":"test/model","messages":[{"role":"user","content":"Hi there"}]}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-CSRF-Token", u.csrf())
+		st, sse := u.do(req)
+		m := regexp.MustCompile(`"id":"(gen-[^"]+)".*"credits":(\d+)`).FindStringSubmatch(sse[strings.LastIndex(sse, "data: {"):])
+		if st != 200 || m == nil || !strings.Contains(sse, "data: [DONE]") || strings.Count(sse, `"delta"`) < 2 {
+			t.Fatalf("web chat: %d\n%s", st, sse)
+		}
+		chatCredits, _ := strconv.ParseInt(m[2], 10, 64)
+		waitFor(t, 10*time.Second, "the web chat's generation in activity", func() bool {
+			u.get("/account/activity")
+			return strings.Contains(u.last, `data-generation="`+m[1]+`"`)
+		})
+		wantBalanceWeb(t, u, 50_000_000-usage.Credits-chatCredits, 50_000_000)
+		if u.get("/account/keys"); strings.Contains(u.last, "shlyuz:web-chat") {
+			t.Fatal("the web chat's key is listed for the user")
+		}
+		req, _ = http.NewRequest("POST", g.base+"/account/chat", strings.NewReader(`{"model":"test/model","messages":[{"role":"user","content":"x"}]}`))
+		req.Header.Set("X-CSRF-Token", "forged")
+		if st, _ := u.do(req); st != 403 {
+			t.Fatalf("web chat with a forged token: %d", st)
+		}
+
 		var rec struct{ OK bool }
 		if st := call(t, g.base, "GET", "/api/admin/reconcile", adminToken, nil, &rec); st != 200 || !rec.OK {
 			t.Fatalf("reconcile: %d %+v", st, rec)

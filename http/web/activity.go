@@ -43,9 +43,13 @@ func (w *Web) filter(c *fiber.Ctx) shlyuz.GenerationFilter {
 }
 
 // keyNames names the account's keys; generations of the web chat have no key.
-func keyNames(keys []shlyuz.Key) map[string]string {
+func keyNames(keys []shlyuz.Key, lang string) map[string]string {
 	m := map[string]string{"": "—"}
-	for _, k := range keys {
+	for i, k := range keys {
+		if k.Name == webChatKeyName {
+			keys[i].Name = tr(lang, "web_chat")
+			k.Name = keys[i].Name
+		}
 		m[k.ID] = k.Name + " (" + k.Label + ")"
 	}
 	return m
@@ -63,7 +67,7 @@ func (w *Web) activity(c *fiber.Ctx) error {
 	if err != nil {
 		return w.fail(c, err)
 	}
-	names := keyNames(keys)
+	names := keyNames(keys, langOf(c))
 	d := activityData{Keys: keys, Key: f.KeyID, Model: f.Model, Page: page}
 	q := "&key=" + f.KeyID + "&model=" + f.Model
 	if len(gens) > activityPage {
@@ -123,7 +127,7 @@ func (w *Web) activityCSV(c *fiber.Ctx) error {
 	if err != nil {
 		return w.fail(c, err)
 	}
-	names := keyNames(keys)
+	names := keyNames(keys, langOf(c))
 	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
 	c.Set(fiber.HeaderContentDisposition, `attachment; filename="activity.csv"`)
 	cw := csv.NewWriter(c.Response().BodyWriter())

@@ -36,6 +36,9 @@ func (w *Web) renderKeys(c *fiber.Ctx, status int, plain string, form fiber.Map,
 	d := keysData{Plain: plain, Form: form}
 	for i := len(keys) - 1; i >= 0; i-- { // newest first
 		k := keys[i]
+		if k.Name == webChatKeyName {
+			continue // the web chat's own key is not the user's to manage
+		}
 		row := keyRow{Key: k, Live: k.Usable(now) == nil}
 		since := shlyuz.PeriodStart(now, k.LimitReset, w.cfg.Location)
 		if row.Spent, err = w.store.KeySpend(w.ctx(c), k.ID, since); err != nil {

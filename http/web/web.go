@@ -54,6 +54,7 @@ type Web struct {
 	links    signer
 	throttle *throttle
 	log      *slog.Logger
+	chatAs   func(c *fiber.Ctx, keyHash string) error
 }
 
 // The session's lifetime, and the throttle's window and ceilings.
@@ -113,8 +114,10 @@ func (w *Web) parse() error {
 	return nil
 }
 
-// Mount registers the area's routes on the app (before the gateway's catch-all 404).
-func (w *Web) Mount(app *fiber.App) {
+// Mount registers the area's routes on the app (before the gateway's catch-all
+// 404); the web chat answers through chat, the API's own chat path.
+func (w *Web) Mount(app *fiber.App, chat func(c *fiber.Ctx, keyHash string) error) {
+	w.chatAs = chat
 	app.Get("/static/*", w.static)
 	app.Post("/payments/yookassa/notify", w.notify) // the acquirer's call: no session, no CSRF
 	r := app.Group("/", w.session)
@@ -142,6 +145,8 @@ func (w *Web) Mount(app *fiber.App) {
 	a.Get("/plans", w.plansPage)
 	a.Post("/plans/:id", w.csrf, w.buyPlan)
 	a.Get("/payments/:id", w.paymentPage)
+	a.Get("/chat", w.chatPage)
+	a.Post("/chat", w.chatSend)
 }
 
 func (w *Web) static(c *fiber.Ctx) error {

@@ -19,3 +19,98 @@ document.addEventListener('DOMContentLoaded', function () {
     });
   }
 });
+
+// The web chat: streams a reply from /account/chat (the API's own SSE), shows its cost, keeps the history per account.
+document.addEventListener('DOMContentLoaded', function () {
+  var box = document.getElementById('chat');
+  if (!box) { return; }
+  var list = document.getElementById('conversation');
+  var form = document.getElementById('chat-form');
+  var input = document.getElementById('chat-message');
+  var model = document.getElementById('chat-model');
+  var store = 'shz-chat-' + box.getAttribute('data-account');
+  var history = [];
+  try { history = JSON.parse(localStorage.getItem(store) || '[]'); } catch (e) { history = []; }
+
+  function esc(s) { return s.replace(/[&<>"']/g, function (c) { return {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'}[c]; }); }
+  function markdown(s) {
+    var out = esc(s);
+    out = out.replace(/```([\s\S]*?)```/g, function (_, code) { return '<pre><code>' + code + '</code></pre>'; });
+    out = out.replace(/`([^`]+)`/g, '<code>$1</code>').replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>').replace(/\*([^*]+)\*/g, '<em>$1</em>');
+    return out.replace(/\n/g, '<br>');
+  }
+  function add(role, text) {
+    var li = document.createElement('li');
+    li.className = 'msg ' + role;
+    var body = document.createElement('div');
+    body.className = 'text';
+    body.innerHTML = markdown(text);
+    li.appendChild(body);
+    list.appendChild(li);
+    return li;
+  }
+  history.forEach(function (m) { add(m.role, m.content); });
+
+  form.addEventListener('submit', function (ev) {
+    ev.preventDefault();
+    var text = input.value.trim();
+    if (!text) { return; }
+    input.value = '';
+    history.push({role: 'user', content: text});
+    add('user', text);
+    var li = add('assistant', '');
+    var body = li.querySelector('.text');
+    var reply = '';
+    fetch('/account/chat', {
+      method: 'POST', credentials: 'same-origin',
+      headers: {'Content-Type': 'application/json', 'X-CSRF-Token': box.getAttribute('data-csrf')},
+      body: JSON.stringify({model: model.value, messages: history})
+    }).then(function (resp) {
+      if (!resp.ok) {
+        return resp.json().then(function (e) { throw new Error(e.error ? e.error.message : resp.statusText); });
+      }
+      var reader = resp.body.getReader();
+      var dec = new TextDecoder();
+      var buf = '';
+      function pump() {
+        return reader.read().then(function (r) {
+          if (r.done) { return; }
+          buf += dec.decode(r.value, {stream: true});
+          var parts = buf.split('\n\n');
+          buf = parts.pop();
+          parts.forEach(function (p) {
+            if (p.indexOf('data: ') !== 0) { return; }
+            var data = p.slice(6);
+            if (data === '[DONE]') { return; }
+            var chunk = JSON.parse(data);
+            if (chunk.error) { throw new Error(chunk.error.message); }
+            if (chunk.choices && chunk.choices[0] && chunk.choices[0].delta && chunk.choices[0].delta.content) {
+              reply += chunk.choices[0].delta.content;
+              body.textContent = reply;
+            }
+            if (chunk.usage && chunk.usage.credits !== undefined) {
+              var cost = document.createElement('p');
+              cost.className = 'cost';
+              cost.setAttribute('data-generation', chunk.id);
+              cost.textContent = box.getAttribute('data-cost') + ': ' + chunk.usage.credits + ' ' + box.getAttribute('data-credits') + ' (' + (chunk.usage.credits / 100000) + ' ₽)';
+              li.appendChild(cost);
+            }
+          });
+          return pump();
+        });
+      }
+      return pump();
+    }).then(function () {
+      body.innerHTML = markdown(reply);
+      history.push({role: 'assistant', content: reply});
+      localStorage.setItem(store, JSON.stringify(history.slice(-50)));
+    }).catch(function (e) {
+      history.pop();
+      var err = document.createElement('p');
+      err.setAttribute('role', 'alert');
+      err.className = 'error';
+      err.textContent = e.message;
+      li.appendChild(err);
+    });
+  });
+});

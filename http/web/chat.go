@@ -1,0 +1,91 @@
+package web
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"sort"
+
+	"github.com/gofiber/fiber/v2"
+	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/actors"
+)
+
+// webChatKeyName names the key the web chat spends through: one per account,
+// made on the first chat, its secret thrown away (only the gateway uses it).
+const webChatKeyName = "shlyuz:web-chat"
+
+// maxChatMessages bounds a conversation sent in one request.
+const maxChatMessages = 200
+
+func (w *Web) chatPage(c *fiber.Ctx) error {
+	var models []string
+	for _, m := range w.gw.Catalog().List() {
+		for _, o := range m.OutputModalities {
+			if o == "text" {
+				models = append(models, m.ID)
+				break
+			}
+		}
+	}
+	sort.Strings(models)
+	return w.render(c, fiber.StatusOK, "chat", "chat", fiber.Map{"Models": models}, "", "")
+}
+
+type chatMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+type chatRequest struct {
+	Model    string        `json:"model"`
+	Messages []chatMessage `json:"messages"`
+}
+
+// chatSend streams a reply to the conversation through the API's chat path,
+// as the account's web-chat key: the same reservation, settlement and ledger.
+func (w *Web) chatSend(c *fiber.Ctx) error {
+	s := sessionOf(c)
+	if subtle.ConstantTimeCompare([]byte(c.Get("X-CSRF-Token")), []byte(s.ws.CSRF)) != 1 {
+		return &shlyuz.Error{Status: fiber.StatusForbidden, Type: shlyuz.TypePermission, Code: "csrf", Message: w.t(c, "csrf")}
+	}
+	var req chatRequest
+	if err := json.Unmarshal(c.Body(), &req); err != nil {
+		return shlyuz.ErrInvalidJSON(err.Error())
+	}
+	if len(req.Messages) == 0 || len(req.Messages) > maxChatMessages {
+		return shlyuz.ErrInvalidValue("messages", "Send 1 to %d messages.", maxChatMessages)
+	}
+	for _, m := range req.Messages {
+		if (m.Role != "user" && m.Role != "assistant") || m.Content == "" {
+			return shlyuz.ErrInvalidValue("messages", "Each message is a user's or the assistant's, with text.")
+		}
+	}
+	if _, ok := w.gw.Catalog().Get(req.Model); !ok {
+		return shlyuz.ErrModelNotFound(req.Model)
+	}
+	hash, err := w.webChatKey(c, s.account.ID)
+	if err != nil {
+		return err
+	}
+	body, _ := json.Marshal(map[string]any{"model": req.Model, "messages": req.Messages, "stream": true})
+	c.Request().SetBody(body)
+	return w.chatAs(c, hash)
+}
+
+// webChatKey is the hash of the account's web-chat key, made when missing.
+func (w *Web) webChatKey(c *fiber.Ctx, accountID string) (string, error) {
+	keys, err := w.store.KeysOf(w.ctx(c), accountID)
+	if err != nil {
+		return "", shlyuz.ErrInternal(err)
+	}
+	for _, k := range keys {
+		if k.Name == webChatKeyName && !k.Revoked() {
+			return k.Hash, nil
+		}
+	}
+	_, k, kerr := w.gw.CreateKey(w.ctx(c), accountID, actors.KeySpec{Name: webChatKeyName})
+	if kerr != nil {
+		return "", kerr
+	}
+	return k.Hash, nil
+}
