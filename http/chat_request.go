@@ -2,6 +2,8 @@ package http
 
 import (
 	"encoding/json"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -74,6 +76,9 @@ func parseChat(body []byte) (*actors.ChatCall, *shlyuz.Error) {
 		call.MaxTokens = *n
 		break
 	}
+	if err := checkImageOptions(fields); err != nil {
+		return nil, err
+	}
 	var prefs *providerPrefs
 	if err := field(fields, "provider", &prefs); err != nil {
 		return nil, err
@@ -85,6 +90,45 @@ func parseChat(body []byte) (*actors.ChatCall, *shlyuz.Error) {
 		}
 	}
 	return call, nil
+}
+
+// imageSizes are the image_config.image_size values OpenRouter documents.
+var imageSizes = []string{"512", "1K", "2K", "4K"}
+
+// checkImageOptions refuses modalities and image_config (OpenRouter's image
+// output options) an upstream could not take.
+func checkImageOptions(fields map[string]json.RawMessage) *shlyuz.Error {
+	var modalities []string
+	if err := field(fields, "modalities", &modalities); err != nil {
+		return err
+	}
+	for _, m := range modalities {
+		if m != "text" && m != "image" && m != "audio" {
+			return shlyuz.ErrInvalidValue("modalities", "modalities takes text, image and audio, not %q.", m)
+		}
+	}
+	var ic *struct {
+		AspectRatio string `json:"aspect_ratio"`
+		ImageSize   string `json:"image_size"`
+	}
+	if err := field(fields, "image_config", &ic); err != nil {
+		return err
+	}
+	if ic == nil {
+		return nil
+	}
+	if w, h, ok := strings.Cut(ic.AspectRatio, ":"); ic.AspectRatio != "" && (!ok || !positive(w) || !positive(h)) {
+		return shlyuz.ErrInvalidValue("image_config", "image_config.aspect_ratio is a ratio like 16:9, not %q.", ic.AspectRatio)
+	}
+	if ic.ImageSize != "" && !slices.Contains(imageSizes, ic.ImageSize) {
+		return shlyuz.ErrInvalidValue("image_config", "image_config.image_size is one of %s, not %q.", strings.Join(imageSizes, ", "), ic.ImageSize)
+	}
+	return nil
+}
+
+func positive(s string) bool {
+	n, err := strconv.Atoi(s)
+	return err == nil && n > 0
 }
 
 // field decodes one top-level field if present; a wrong type is a 400 naming it.

@@ -184,6 +184,16 @@ type imagePricing struct {
 	OutputTokensPerImage   map[string]int64          `json:"output_tokens_per_image,omitempty"`
 }
 
+// imagePricingOf is an image model's pricing (nil for another model), as the
+// model lists show it.
+func imagePricingOf(m *shlyuz.PricedModel, p shlyuz.Pricing) *imagePricing {
+	if m.Image == nil {
+		return nil
+	}
+	ip := toImageModel(m, p).Pricing
+	return &ip
+}
+
 func toImageModel(m *shlyuz.PricedModel, p shlyuz.Pricing) imageModel {
 	s := m.Image
 	im := imageModel{ID: m.ID, Name: m.Name, Sizes: s.Sizes, DefaultSize: s.DefaultSize, Qualities: s.Qualities,

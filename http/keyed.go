@@ -11,15 +11,16 @@ import (
 )
 
 type v1Model struct {
-	ID            string       `json:"id"`
-	Object        string       `json:"object"`
-	Created       int64        `json:"created,omitempty"` // left out when the catalog does not know it
-	OwnedBy       string       `json:"owned_by"`
-	Name          string       `json:"name"`
-	ContextLength int64        `json:"context_length,omitempty"`
-	Architecture  architecture `json:"architecture"`
-	Pricing       v1Pricing    `json:"pricing"`
-	TopProvider   topProvider  `json:"top_provider"`
+	ID            string        `json:"id"`
+	Object        string        `json:"object"`
+	Created       int64         `json:"created,omitempty"` // left out when the catalog does not know it
+	OwnedBy       string        `json:"owned_by"`
+	Name          string        `json:"name"`
+	ContextLength int64         `json:"context_length,omitempty"`
+	Architecture  architecture  `json:"architecture"`
+	Pricing       v1Pricing     `json:"pricing"`
+	TopProvider   topProvider   `json:"top_provider"`
+	ImagePricing  *imagePricing `json:"image_pricing,omitempty"` // a model of the image API
 }
 
 type architecture struct {
@@ -43,14 +44,15 @@ type topProvider struct {
 // of the catalog outputs; another is a 400).
 func (s *Server) listModels(c *fiber.Ctx) error {
 	want := c.Query("output_modalities", "text")
-	list := s.gw.Catalog().List()
+	cat := s.gw.Catalog()
+	list := cat.List()
 	if want != "all" && !slices.ContainsFunc(list, func(m *shlyuz.PricedModel) bool { return m.Outputs(want) }) {
 		return shlyuz.ErrInvalidValue("output_modalities", "Unknown output modality %q: use all, or one the models output (text, image, …).", want)
 	}
 	out := make([]v1Model, 0, 64)
 	for _, m := range list {
 		if (want == "all" || m.Outputs(want)) && s.gw.Routable(m.ID) {
-			out = append(out, toV1Model(m))
+			out = append(out, toV1Model(m, cat.Pricing))
 		}
 	}
 	return c.JSON(fiber.Map{"object": "list", "data": out})
@@ -70,16 +72,17 @@ func (s *Server) getModel(c *fiber.Ctx) error {
 	if !s.gw.Routable(id) {
 		return shlyuz.ErrModelUnavailable(id)
 	}
-	return c.JSON(toV1Model(m))
+	return c.JSON(toV1Model(m, s.gw.Catalog().Pricing))
 }
 
-func toV1Model(m *shlyuz.PricedModel) v1Model {
+func toV1Model(m *shlyuz.PricedModel, p shlyuz.Pricing) v1Model {
 	return v1Model{
 		ID: m.ID, Object: "model", Created: m.Created, OwnedBy: m.Provider(), Name: m.Name,
 		ContextLength: m.ContextLength,
 		Architecture:  architecture{InputModalities: m.InputModalities, OutputModalities: m.OutputModalities},
 		Pricing:       v1Pricing{CreditsPer1KPrompt: m.Price.CreditsPer1KPrompt(), CreditsPer1KCompletion: m.Price.CreditsPer1KCompletion()},
 		TopProvider:   topProvider{ContextLength: m.ContextLength, MaxCompletionTokens: m.MaxOutput()},
+		ImagePricing:  imagePricingOf(m, p),
 	}
 }
 

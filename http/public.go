@@ -15,17 +15,20 @@ type publicModel struct {
 	OutputModalities       []string       `json:"output_modalities"`
 	CreditsPer1KPrompt     shlyuz.Decimal `json:"credits_per_1k_prompt"`
 	CreditsPer1KCompletion shlyuz.Decimal `json:"credits_per_1k_completion"`
+	ImagePricing           *imagePricing  `json:"image_pricing,omitempty"` // a model of the image API
 }
 
 // publicModels is GET /api/models: every model with its price in credits.
 func (s *Server) publicModels(c *fiber.Ctx) error {
-	list := s.gw.Catalog().List()
+	cat := s.gw.Catalog()
+	list := cat.List()
 	out := make([]publicModel, len(list))
 	for i, m := range list {
 		out[i] = publicModel{
 			ID: m.ID, Name: m.Name, ContextLength: m.ContextLength, Available: s.gw.Routable(m.ID), MaxOutputTokens: m.MaxOutput(),
 			InputModalities: m.InputModalities, OutputModalities: m.OutputModalities,
 			CreditsPer1KPrompt: m.Price.CreditsPer1KPrompt(), CreditsPer1KCompletion: m.Price.CreditsPer1KCompletion(),
+			ImagePricing: imagePricingOf(m, cat.Pricing),
 		}
 	}
 	return c.JSON(fiber.Map{"data": out})

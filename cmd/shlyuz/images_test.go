@@ -419,3 +419,65 @@ func chatImageCases(t *testing.T, key string, body map[string]any, checkImage fu
 		}
 	})
 }
+
+// TestImagePricesAreShownAndOverridable: the public catalog and the keyed
+// model list show an image model's prices; the operator adds an image model
+// at run time (no rebuild) and it is listed, priced and served at once;
+// bad image output options in chat are a 400 naming the field.
+func TestImagePricesAreShownAndOverridable(t *testing.T) {
+	var public struct {
+		Data []struct {
+			ID           string `json:"id"`
+			ImagePricing *struct {
+				Unit            string           `json:"unit"`
+				CreditsPerImage map[string]int64 `json:"credits_per_image"`
+			} `json:"image_pricing"`
+		} `json:"data"`
+	}
+	if st := call(t, h.base, "GET", "/api/models", "", nil, &public); st != 200 {
+		t.Fatalf("public models %d", st)
+	}
+	found := false
+	for _, m := range public.Data {
+		if m.ID == "openai/dall-e-3" {
+			found = m.ImagePricing != nil && m.ImagePricing.Unit == "image" && m.ImagePricing.CreditsPerImage["1024x1792/hd"] == 1_200_000
+		}
+		if m.ID == "test/model" && m.ImagePricing != nil {
+			t.Fatal("a text model shows image prices")
+		}
+	}
+	if !found {
+		t.Fatal("the public catalog does not show dall-e-3's prices per image")
+	}
+
+	model := map[string]any{"id": "ops/poster", "name": "Poster", "input_modalities": []string{"text"}, "output_modalities": []string{"image"},
+		"usd": map[string]any{"prompt_usd_per_mtok": "0", "completion_usd_per_mtok": "0"},
+		"image": map[string]any{"sizes": []string{"256x256"}, "default_size": "256x256", "formats": []string{"png"}, "max_n": 1,
+			"unit": "image", "usd_per_image": map[string]any{"*": "0.02"}}}
+	if st := call(t, h.base, "POST", "/api/admin/models", adminToken, model, nil); st != 200 && st != 201 {
+		t.Fatalf("add an image model: %d", st)
+	}
+	_, key := account(t, h.base, 10_000_000, nil)
+	var r imageReply
+	if st := call(t, h.base, "POST", "/api/v1/images", key, map[string]any{"model": "ops/poster", "prompt": "a poster"}, &r); st != 200 || r.Usage.Credits != 2*creditsPerTestImage {
+		t.Fatalf("the operator's image model: %d, %d credits (want 200,000)", st, r.Usage.Credits)
+	}
+
+	for _, tc := range []struct {
+		name  string
+		extra map[string]any
+		param string
+	}{
+		{"aspect ratio", map[string]any{"image_config": map[string]any{"aspect_ratio": "wide"}}, "image_config"},
+		{"image size", map[string]any{"image_config": map[string]any{"image_size": "8K"}}, "image_config"},
+		{"not an object", map[string]any{"image_config": "16:9"}, "image_config"},
+		{"modality", map[string]any{"modalities": []string{"image", "smell"}}, "modalities"},
+	} {
+		body := chatBody("google/gemini-2.5-flash-image", false, 0)
+		maps.Copy(body, tc.extra)
+		var e apiError
+		if st := call(t, h.base, "POST", "/api/v1/chat/completions", key, body, &e); st != 400 || e.Error.Param == nil || *e.Error.Param != tc.param {
+			t.Errorf("%s: %d %+v", tc.name, st, e.Error)
+		}
+	}
+}
