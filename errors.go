@@ -86,6 +86,22 @@ func ErrContentPolicy(format string, args ...any) *Error {
 	return newErr(400, TypeInvalidRequest, "content_policy", format, args...).WithParam("prompt")
 }
 
+// ErrUnsupportedFormat is a media format the model or its upstream cannot
+// read or write; the message names the accepted formats.
+func ErrUnsupportedFormat(field, format string, args ...any) *Error {
+	return newErr(400, TypeInvalidRequest, "unsupported_format", format, args...).WithParam(field)
+}
+
+// ErrInvalidBase64 is a field that should hold base64 and does not.
+func ErrInvalidBase64(field string) *Error {
+	return newErr(400, TypeInvalidRequest, "invalid_base64", "The field %q is not valid base64.", field).WithParam(field)
+}
+
+// ErrTooLong is media over a model's duration limit.
+func ErrTooLong(field string, seconds, limit int64) *Error {
+	return newErr(400, TypeInvalidRequest, "invalid_value", "The audio lasts %d s; the model takes at most %d s.", seconds, limit).WithParam(field)
+}
+
 // ErrStreamNotSupported is stream: true on an endpoint that answers whole.
 func ErrStreamNotSupported(what string) *Error {
 	return newErr(400, TypeInvalidRequest, "stream_not_supported", "%s is not streamed; leave stream out or set it to false.", what).WithParam("stream")

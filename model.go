@@ -18,6 +18,10 @@ type Model struct {
 	// Image generation (issue 8): set for a model of the image API, with its
 	// sizes, qualities and price.
 	Image *ImageSpec `json:"image,omitempty" yaml:"image"`
+	// Speech and transcription (issue 9): set for a text-to-speech or a
+	// speech-to-text model, with its voices or formats and price.
+	Speech        *SpeechSpec        `json:"speech,omitempty" yaml:"speech"`
+	Transcription *TranscriptionSpec `json:"transcription,omitempty" yaml:"transcription"`
 }
 
 // DefaultMaxOutput bounds a reservation when the catalog does not know a model's output limit.
