@@ -32,8 +32,11 @@ type SpeechSpec struct {
 	DefaultFormat string   `json:"default_format" yaml:"default_format"`
 	MaxInput      int      `json:"max_input_chars" yaml:"max_input_chars"`
 	Unit          string   `json:"unit" yaml:"unit"` // AudioUnitCharacter or AudioUnitToken
-	// USDPerMChars is a million input characters' price (AudioUnitCharacter).
+	// USDPerMChars is a million input characters' price (AudioUnitCharacter),
+	// charged per BlockChars started (1 when unset; Yandex's v3 bills units
+	// of 250 characters).
 	USDPerMChars Decimal `json:"usd_per_mchars,omitzero" yaml:"usd_per_mchars"`
+	BlockChars   int64   `json:"block_chars,omitempty" yaml:"block_chars"`
 	// USDPerMAudioTokens is a million audio output tokens' price, and
 	// AudioTokensPerSecond how many a second of speech is, the bound of the
 	// reservation with MaxSeconds (AudioUnitToken).
@@ -155,7 +158,17 @@ func (m *PricedModel) SpeechWorst(input string, p Pricing) Credits {
 		in, _ := textTokens(mustJSON(input))
 		return m.audioTokensCost(&AudioUsage{TextTokens: in + 16, AudioTokens: s.MaxSeconds * s.AudioTokensPerSecond}, s.USDPerMAudioTokens, p)
 	}
-	return usdCredits(s.USDPerMChars.MulInt(SpeechChars(input)).Quo(1_000_000), p)
+	return usdCredits(s.USDPerMChars.MulInt(s.BilledChars(input)).Quo(1_000_000), p)
+}
+
+// BilledChars is the characters speech of input is billed for: rounded up
+// to the spec's block.
+func (s *SpeechSpec) BilledChars(input string) int64 {
+	n := SpeechChars(input)
+	if b := s.BlockChars; b > 1 {
+		n = (n + b - 1) / b * b
+	}
+	return n
 }
 
 // SpeechCost is what speech of input costs at the catalog price once any of
