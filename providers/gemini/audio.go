@@ -109,7 +109,7 @@ func answer(data []byte) ([]part, *usageMetadata, *shlyuz.Error) {
 	case w.Error != nil:
 		return nil, nil, w.Error.streamError()
 	case len(w.Candidates) == 0 && w.PromptFeedback != nil && w.PromptFeedback.BlockReason != "":
-		return nil, nil, blockedError(w.PromptFeedback)
+		return nil, nil, shlyuz.ErrContentPolicy("The upstream's safety filter refused the request (%s); nothing was charged.", safeWord(w.PromptFeedback.BlockReason))
 	case len(w.Candidates) == 0:
 		return nil, nil, upstream.Malformed("the reply has no candidates")
 	}
