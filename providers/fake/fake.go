@@ -141,6 +141,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.gemini(w, r)
 	case strings.Contains(p, "/foundationModels/v1/completion"): // YandexGPT native
 		s.yandex(w, r)
+	case strings.HasSuffix(p, "/audio/speech"): // OpenAI's speech (audio.go)
+		s.speech(w, r)
+	case strings.HasSuffix(p, "/audio/transcriptions"): // OpenAI's transcriptions (audio.go)
+		s.transcriptions(w, r)
 	case strings.Contains(p, "/images/"): // OpenAI's image API (images.go)
 		s.images(w, r)
 	case strings.Contains(p, "/videos"): // OpenAI's videos API (video.go)
