@@ -144,4 +144,3 @@ func decodeTranscription(data []byte) (*shlyuz.Transcription, error) {
 	}
 	return t, nil
 }
-
