@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -19,7 +20,8 @@ import (
 // with whisper's duration usage (whole seconds, rounded up) or the gpt-4o
 // transcribers' token usage (AudioTokensPerSecond). Faults by the model
 // name: fault-500 (before any byte), fault-cut (the connection dropped after
-// the first chunk), fault-slow (a longer pause a chunk), fault-nousage.
+// the first chunk), fault-slow (a longer pause a chunk), fault-nousage,
+// fault-gate (the speech waits before its first byte until ReleaseSpeech).
 
 // SpeechSecondsPerChar is how long the fake's speech of one character lasts.
 const SpeechSecondsPerChar = 0.06
@@ -79,6 +81,18 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "server_error", "", "", "The server had an error while processing your request.")
 		return
 	}
+	if strings.HasSuffix(req.Model, "fault-gate") {
+		s.gate.waiting.Add(1)
+		select {
+		case <-s.gate.release:
+			s.gate.waiting.Add(-1)
+		case <-r.Context().Done():
+			s.gate.waiting.Add(-1)
+			return
+		case <-s.done:
+			return
+		}
+	}
 	pause := 2 * time.Millisecond
 	if strings.HasSuffix(req.Model, "fault-slow") {
 		pause = 50 * time.Millisecond
@@ -103,6 +117,23 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 			return
 		case <-time.After(pause):
 		}
+	}
+}
+
+// speechGate holds fault-gate speech before its first byte.
+type speechGate struct {
+	waiting atomic.Int64
+	release chan struct{}
+}
+
+// SpeechWaiting is how many fault-gate speech requests wait for ReleaseSpeech.
+func (s *Server) SpeechWaiting() int64 { return s.gate.waiting.Load() }
+
+// ReleaseSpeech lets one waiting fault-gate speech request go on.
+func (s *Server) ReleaseSpeech() {
+	select {
+	case s.gate.release <- struct{}{}:
+	case <-s.done:
 	}
 }
 

@@ -77,6 +77,7 @@ type Server struct {
 	done       chan struct{}
 	closeOnce  sync.Once
 	vids       videoFake // video jobs (video.go)
+	gate       speechGate // speech held before its first byte (audio.go)
 }
 
 // New makes a fake upstream.
@@ -84,7 +85,7 @@ func New(opts Options) *Server {
 	if opts.ReplyTokens <= 0 {
 		opts.ReplyTokens = 16
 	}
-	return &Server{opts: opts, done: make(chan struct{})}
+	return &Server{opts: opts, done: make(chan struct{}), gate: speechGate{release: make(chan struct{})}}
 }
 
 // Requests is how many requests the fake received.
