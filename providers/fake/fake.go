@@ -76,7 +76,7 @@ type Server struct {
 	lastHeader atomic.Pointer[http.Header]
 	done       chan struct{}
 	closeOnce  sync.Once
-	vids       videoFake // video jobs (video.go)
+	vids       videoFake  // video jobs (video.go)
 	gate       speechGate // speech held before its first byte (audio.go)
 }
 
