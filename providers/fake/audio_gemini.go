@@ -17,9 +17,8 @@ import (
 // is transcribed: the reply says Transcript(duration) and its usageMetadata
 // counts the audio at GeminiAudioTokensPerSecond under modality AUDIO.
 // responseModalities ["AUDIO"] (a *-tts model only; a prebuilt voice from
-// GeminiVoices) is spoken: SpeechSeconds(characters of the text) of 16-bit
-// PCM at 24 kHz in an inlineData part of audio/L16;codec=pcm;rate=24000, its
-// tokens at GeminiAudioTokensPerSecond under candidatesTokensDetails AUDIO.
+// GeminiVoices) is spoken: Speech(text, "pcm"), 16-bit PCM at 24 kHz, in an
+// inlineData part of audio/L16;codec=pcm;rate=24000, its tokens at GeminiAudioTokensPerSecond under candidatesTokensDetails AUDIO.
 // Faults as the other audio endpoints: a marker in the text, the header, or
 // fault-<name> in the model.
 
@@ -96,7 +95,7 @@ func (s *Server) geminiAudio(w http.ResponseWriter, r *http.Request, model, meth
 	chars := utf8.RuneCountInString(text.String())
 	textTokens := max(1, chars/4)
 	if speak {
-		s.geminiSpeak(w, &req, model, fault, chars, textTokens)
+		s.geminiSpeak(w, &req, model, fault, text.String(), textTokens)
 		return true
 	}
 	secs := 0.0
@@ -124,7 +123,7 @@ func (s *Server) geminiAudio(w http.ResponseWriter, r *http.Request, model, meth
 }
 
 // geminiSpeak answers a call for speech.
-func (s *Server) geminiSpeak(w http.ResponseWriter, req *geminiAudioRequest, model, fault string, chars, textTokens int) {
+func (s *Server) geminiSpeak(w http.ResponseWriter, req *geminiAudioRequest, model, fault, text string, textTokens int) {
 	if !strings.Contains(model, "tts") {
 		writeGeminiError(w, http.StatusBadRequest, "INVALID_ARGUMENT", "The requested combination of response modalities (AUDIO) is not supported by the model "+model+".", "")
 		return
@@ -136,9 +135,9 @@ func (s *Server) geminiSpeak(w http.ResponseWriter, req *geminiAudioRequest, mod
 			return
 		}
 	}
-	secs := SpeechSeconds(chars)
-	at := audioTokens(secs, GeminiAudioTokensPerSecond)
-	part := `{"inlineData":{"mimeType":"audio/L16;codec=pcm;rate=24000","data":"` + base64.StdEncoding.EncodeToString(PCM(secs, 24000)) + `"}}`
+	pcm := Speech(text, "pcm")
+	at := audioTokens(float64(len(pcm))/48000, GeminiAudioTokensPerSecond)
+	part := `{"inlineData":{"mimeType":"audio/L16;codec=pcm;rate=24000","data":"` + base64.StdEncoding.EncodeToString(pcm) + `"}}`
 	usage := geminiAudioUsage(textTokens, at, `[{"modality":"TEXT","tokenCount":`+strconv.Itoa(textTokens)+`}]`,
 		`[{"modality":"AUDIO","tokenCount":`+strconv.Itoa(at)+`}]`)
 	writeGeminiAudioReply(w, model, fault, part, usage)

@@ -21,9 +21,9 @@ import (
 // Recognition checks that the body is what its Content-Type says
 // (audio/x-pcm;bit=16;rate=N headerless samples, audio/ogg;codecs=opus,
 // audio/mpeg, audio/flac), at most 2 MB and a minute, and answers
-// {"result":TranscriptPhrases(duration),"emotions":[…],"status":200}.
-// Synthesis (format opus, wav16 or pcm16; a *_24000 or *_8000 voice)
-// speaks SpeechSeconds(characters) of audio, streamed chunked: Ogg pages (the
+// {"result":[…],"emotions":[…],"status":200}, the phrases of Transcript(duration).
+// Synthesis (format opus, wav16 or pcm16; a *_24000 voice) speaks
+// Speech(text, format), streamed chunked: Ogg pages (the
 // first chunk the headers and the first second), or half a second of
 // samples a chunk, SaluteChunkDelay apart. Faults: the X-Fake-Fault header,
 // fault-<name> as the model, or a marker in the text (MarkerFailBefore,
@@ -168,7 +168,7 @@ func (s *Server) saluteRecognize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b := []byte(`{"result":[`)
-	for i, p := range TranscriptPhrases(secs) {
+	for i, p := range transcriptPhrases(secs) {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -191,11 +191,10 @@ func (s *Server) saluteSynthesize(w http.ResponseWriter, r *http.Request) {
 	}
 	text := string(body)
 	q := r.URL.Query()
-	name, rateText, _ := strings.Cut(q.Get("voice"), "_")
-	rate, _ := strconv.Atoi(rateText)
+	name, rate, _ := strings.Cut(q.Get("voice"), "_")
 	n := utf8.RuneCountInString(text)
 	switch {
-	case !slices.Contains(saluteVoices, name) || (rate != 24000 && rate != 8000):
+	case !slices.Contains(saluteVoices, name) || rate != "24000": // the 8 kHz voices are not made
 		writeGigaError(w, http.StatusBadRequest, "Unknown voice "+q.Get("voice"))
 		return
 	case n == 0 || !utf8.ValidString(text):
@@ -205,20 +204,20 @@ func (s *Server) saluteSynthesize(w http.ResponseWriter, r *http.Request) {
 		writeGigaError(w, http.StatusBadRequest, "Text is longer than 4000 characters")
 		return
 	}
-	secs := SpeechSeconds(n)
+	const half = 24000 // bytes: half a second of 16-bit samples at 24 kHz
 	var chunks [][]byte
 	var ct string
 	switch q.Get("format") {
 	case "opus":
-		pages := oggPages(OggOpus(secs))
+		pages := oggPages(Speech(text, "opus"))
 		chunks = append([][]byte{concat(pages[:min(3, len(pages))])}, pages[min(3, len(pages)):]...)
 		ct = "audio/ogg;codecs=opus"
 	case "wav16":
-		chunks = split(WAV(secs, rate), 44+rate, rate) // the header and half a second, then half a second a chunk
+		chunks = split(Speech(text, "wav"), 44+half, half) // the header and half a second, then half a second a chunk
 		ct = "audio/x-wav"
 	case "pcm16":
-		chunks = split(PCM(secs, rate), rate, rate)
-		ct = "audio/x-pcm;bit=16;rate=" + rateText
+		chunks = split(Speech(text, "pcm"), half, half)
+		ct = "audio/x-pcm;bit=16;rate=24000"
 	default:
 		writeGigaError(w, http.StatusBadRequest, "Unsupported format "+q.Get("format"))
 		return
@@ -241,6 +240,13 @@ func (s *Server) saluteSynthesize(w http.ResponseWriter, r *http.Request) {
 			Abort()
 		}
 	}
+}
+
+// transcriptPhrases are Transcript(seconds) in two phrases, as SaluteSpeech
+// answers a phrase a pause; joined with a space they are the transcript.
+func transcriptPhrases(seconds float64) []string {
+	before, after, _ := strings.Cut(Transcript(seconds), " of ")
+	return []string{before, "of " + after}
 }
 
 // oggPages splits an Ogg stream into its pages.

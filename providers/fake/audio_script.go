@@ -3,28 +3,11 @@ package fake
 import (
 	"math"
 	"net/http"
-	"strconv"
 	"strings"
 )
 
-// What the fake's audio endpoints say, whatever the protocol: a transcript
-// made from the audio's duration, speech whose duration follows the text,
-// and the faults a marker in the text (or the prompt) picks.
-
-// SpeechSecondsPerChar is how long the fake's speech of one input character lasts.
-const SpeechSecondsPerChar = 0.06
-
-// SpeechSeconds is how long the fake's speech of chars characters lasts.
-func SpeechSeconds(chars int) float64 { return float64(chars) * SpeechSecondsPerChar }
-
-// TranscriptPhrases are the phrases the fake hears in audio of that
-// duration; Transcript joins them with a space.
-func TranscriptPhrases(seconds float64) []string {
-	return []string{"the fake heard", strconv.FormatFloat(seconds, 'f', 2, 64) + " seconds of audio"}
-}
-
-// Transcript is what the fake hears in audio of that duration.
-func Transcript(seconds float64) string { return strings.Join(TranscriptPhrases(seconds), " ") }
+// The faults of the SaluteSpeech and Gemini audio endpoints: a marker in the
+// text to speak, or in a transcription's prompt, picks one.
 
 // The audio markers: text to speak, or a transcription's prompt, that
 // contains one picks a fault.

@@ -99,8 +99,8 @@ func TestTranscribeRefused(t *testing.T) {
 // tokens and the audio's.
 func TestSpeakAudio(t *testing.T) {
 	const input = "Hello from the gateway, this is a test."
-	secs := fake.SpeechSeconds(len(input))
-	samples := int(secs * 24000)
+	samples := len(fake.Speech(input, "pcm")) / 2
+	secs := float64(samples) / 24000
 	for _, format := range []string{"wav", "pcm"} {
 		t.Run(format, func(t *testing.T) {
 			u := startFake(t, fake.Options{APIKey: testKey})
