@@ -238,4 +238,3 @@ func writeSynthesis(t *testing.T, out *bytes.Buffer, path string) {
 		t.Errorf("usage %+v, want nil", a.Usage())
 	}
 }
-
