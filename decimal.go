@@ -92,6 +92,13 @@ func (d Decimal) Int64() (int64, bool) {
 	return d.r.Num().Int64(), true
 }
 
+// Float64 is d as the nearest float64, for display and media durations,
+// never for money.
+func (d Decimal) Float64() float64 {
+	f, _ := d.r.Float64()
+	return f
+}
+
 // Add is d+e.
 func (d Decimal) Add(e Decimal) Decimal {
 	var out Decimal

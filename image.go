@@ -116,8 +116,12 @@ func (s *ImageSpec) CreditsPerImage(o ImageOption, p Pricing) Credits {
 }
 
 // usdCredits is an amount in US dollars in credits under p, rounded up.
-func usdCredits(usd Decimal, p Pricing) Credits {
-	return usd.Mul(p.Rate).Mul(p.K).MulInt(CreditsPerRuble).Ceil()
+func usdCredits(usd Decimal, p Pricing) Credits { return USDInCredits(usd, p).Ceil() }
+
+// USDInCredits is an amount in US dollars in credits under p, exactly (a
+// price shown per unit; charges round up).
+func USDInCredits(usd Decimal, p Pricing) Decimal {
+	return usd.Mul(p.Rate).Mul(p.K).MulInt(CreditsPerRuble)
 }
 
 // ImageWorst is the most a request for n images of option o may cost at the

@@ -46,6 +46,8 @@ type Store interface {
 	Key(ctx context.Context, id string) (Key, error)
 	KeysOf(ctx context.Context, accountID string) ([]Key, error)
 	RevokeKey(ctx context.Context, id string, at time.Time) error
+	// SetKeyLimit changes a key's ceiling (nil: none), keeping its period.
+	SetKeyLimit(ctx context.Context, id string, limit *Credits) error
 	// KeySpend is what the key's charges add up to since the instant (inclusive).
 	KeySpend(ctx context.Context, keyID string, since time.Time) (Credits, error)
 

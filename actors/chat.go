@@ -258,11 +258,7 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 		if !ok {
 			return shlyuz.ErrModelNotFound(id)
 		}
-		if cl.fixed == 0 && (m.Image != nil || m.Video != nil) { // priced by its medium, not by tokens of chat
-			api := "the image API (POST /api/v1/images)"
-			if m.Video != nil {
-				api = "the video API (POST /api/v1/videos)"
-			}
+		if api := mediaAPI(m); cl.fixed == 0 && api != "" { // priced by its medium, not by tokens of chat
 			return shlyuz.ErrInvalidValue("model", "The model %q is served by %s, not by chat completions.", id, api)
 		}
 		models = append(models, m)
@@ -321,6 +317,22 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 	}
 	cl.fail(last)
 	return last
+}
+
+// mediaAPI names the API that serves a model priced by its medium, or ""
+// for a chat model.
+func mediaAPI(m *shlyuz.PricedModel) string {
+	switch {
+	case m.Image != nil:
+		return "the image API (POST /api/v1/images)"
+	case m.Video != nil:
+		return "the video API (POST /api/v1/videos)"
+	case m.Speech != nil:
+		return "the speech API (POST /api/v1/audio/speech)"
+	case m.Transcription != nil && !m.Outputs("text"):
+		return "the transcription API (POST /api/v1/audio/transcriptions)"
+	}
+	return ""
 }
 
 // upstreamsFor is the model's route and the upstreams to try, the client's order first.

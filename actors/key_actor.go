@@ -71,6 +71,9 @@ func (a *keyActor) Receive(ctx actor.Context) {
 		at := m.At
 		a.key.RevokedAt = &at
 		ctx.Respond(&keyState{Key: a.key})
+	case *keyLimit: // the spend of the period and the holds stay; only the ceiling moves
+		a.key.Limit = m.Limit
+		ctx.Respond(&keyState{Key: a.key})
 	}
 }
 

@@ -68,6 +68,9 @@ type keySettle struct {
 // keyRevoke tells a live key actor its key was revoked.
 type keyRevoke struct{ At time.Time }
 
+// keyLimit tells a live key actor its ceiling changed (nil: none).
+type keyLimit struct{ Limit *shlyuz.Credits }
+
 // acctReserve is the key actor's forward of a reservation to the account.
 type acctReserve struct {
 	GenID     string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base32"
+	"errors"
 	"strconv"
 	"time"
 
@@ -36,6 +37,28 @@ func (g *Gateway) CreateKey(ctx context.Context, accountID string, s KeySpec) (s
 		return "", shlyuz.Key{}, shlyuz.ErrInternal(err)
 	}
 	return plain, k, nil
+}
+
+// SetKeyLimit changes a key's ceiling (nil: none) in the store and in its
+// live actor, at once on every node; the period and its spend stay.
+func (g *Gateway) SetKeyLimit(ctx context.Context, keyID string, limit *shlyuz.Credits) *shlyuz.Error {
+	if limit != nil && *limit < 0 {
+		return shlyuz.ErrInvalidValue("limit", "limit is a whole number of credits, 0 or more.")
+	}
+	k, err := g.store.Key(ctx, keyID)
+	if errors.Is(err, shlyuz.ErrNoRows) {
+		return shlyuz.ErrNotFound("Key " + keyID)
+	}
+	if err != nil {
+		return shlyuz.ErrInternal(err)
+	}
+	if err := g.store.SetKeyLimit(ctx, keyID, limit); err != nil {
+		return shlyuz.ErrInternal(err)
+	}
+	if _, err := g.request(k.Hash, KindKey, &keyLimit{Limit: limit}); err != nil {
+		return shlyuz.AsError(err)
+	}
+	return nil
 }
 
 // Refund takes back what an acquirer's refund returned to the payer, durably,

@@ -20,6 +20,7 @@ var clusterMessages = []remote.RootSerializable{
 	&keyAdjust{},
 	&keySettle{},
 	&keyRevoke{},
+	&keyLimit{},
 	&acctReserve{},
 	&acctSettle{},
 	&drain{},
@@ -49,6 +50,7 @@ func (m *reserved) Serialize() (remote.RootSerialized, error)         { return w
 func (m *keyAdjust) Serialize() (remote.RootSerialized, error)        { return wire.Encode(m) }
 func (m *keySettle) Serialize() (remote.RootSerialized, error)        { return wire.Encode(m) }
 func (m *keyRevoke) Serialize() (remote.RootSerialized, error)        { return wire.Encode(m) }
+func (m *keyLimit) Serialize() (remote.RootSerialized, error)         { return wire.Encode(m) }
 func (m *acctReserve) Serialize() (remote.RootSerialized, error)      { return wire.Encode(m) }
 func (m *acctSettle) Serialize() (remote.RootSerialized, error)       { return wire.Encode(m) }
 func (m *drain) Serialize() (remote.RootSerialized, error)            { return wire.Encode(m) }

@@ -58,12 +58,7 @@ func (s *Server) createImages(c *fiber.Ctx) error {
 		Started: time.Now(), Worst: m.ImageWorst(opt, n, in.Prompt, cat.Pricing),
 		Supports: func(u *actors.Upstream) bool { _, ok := u.Provider.(shlyuz.ImageProvider); return ok },
 	}
-	if p := in.Provider; p != nil {
-		call.Order = p.Order
-		if p.AllowFallbacks != nil {
-			call.AllowFallbacks = *p.AllowFallbacks
-		}
-	}
+	applyPrefs(call, in.Provider)
 	c.Set("X-Generation-Id", call.GenerationID)
 	var result *shlyuz.ImageResult
 	media, err := s.gw.StartMedia(c.UserContext(), call, func(ctx context.Context, u *actors.Upstream, req *shlyuz.UpstreamRequest) error {

@@ -21,6 +21,9 @@ type v1Model struct {
 	Pricing       v1Pricing     `json:"pricing"`
 	TopProvider   topProvider   `json:"top_provider"`
 	ImagePricing  *imagePricing `json:"image_pricing,omitempty"` // a model of the image API
+	// A model of the audio API: its voices or formats and price.
+	SpeechPricing        *speechPricing        `json:"speech_pricing,omitempty"`
+	TranscriptionPricing *transcriptionPricing `json:"transcription_pricing,omitempty"`
 }
 
 type architecture struct {
@@ -46,12 +49,12 @@ func (s *Server) listModels(c *fiber.Ctx) error {
 	want := c.Query("output_modalities", "text")
 	cat := s.gw.Catalog()
 	list := cat.List()
-	if want != "all" && !slices.ContainsFunc(list, func(m *shlyuz.PricedModel) bool { return m.Outputs(want) }) {
+	if !slices.ContainsFunc(list, func(m *shlyuz.PricedModel) bool { return listsModel(m, want) }) {
 		return shlyuz.ErrInvalidValue("output_modalities", "Unknown output modality %q: use all, or one the models output (text, image, …).", want)
 	}
 	out := make([]v1Model, 0, 64)
 	for _, m := range list {
-		if (want == "all" || m.Outputs(want)) && s.gw.Routable(m.ID) {
+		if listsModel(m, want) && s.gw.Routable(m.ID) {
 			out = append(out, toV1Model(m, cat.Pricing))
 		}
 	}
@@ -82,7 +85,7 @@ func toV1Model(m *shlyuz.PricedModel, p shlyuz.Pricing) v1Model {
 		Architecture:  architecture{InputModalities: m.InputModalities, OutputModalities: m.OutputModalities},
 		Pricing:       v1Pricing{CreditsPer1KPrompt: m.Price.CreditsPer1KPrompt(), CreditsPer1KCompletion: m.Price.CreditsPer1KCompletion()},
 		TopProvider:   topProvider{ContextLength: m.ContextLength, MaxCompletionTokens: m.MaxOutput()},
-		ImagePricing:  imagePricingOf(m, p),
+		ImagePricing:  imagePricingOf(m, p), SpeechPricing: speechPricingOf(m, p), TranscriptionPricing: transcriptionPricingOf(m, p),
 	}
 }
 

@@ -6,16 +6,18 @@ import (
 )
 
 type publicModel struct {
-	ID                     string         `json:"id"`
-	Name                   string         `json:"name"`
-	ContextLength          int64          `json:"context_length,omitempty"` // left out when unknown
-	Available              bool           `json:"available"`                // this gateway routes it
-	MaxOutputTokens        int64          `json:"max_output_tokens"`
-	InputModalities        []string       `json:"input_modalities"`
-	OutputModalities       []string       `json:"output_modalities"`
-	CreditsPer1KPrompt     shlyuz.Decimal `json:"credits_per_1k_prompt"`
-	CreditsPer1KCompletion shlyuz.Decimal `json:"credits_per_1k_completion"`
-	ImagePricing           *imagePricing  `json:"image_pricing,omitempty"` // a model of the image API
+	ID                     string                `json:"id"`
+	Name                   string                `json:"name"`
+	ContextLength          int64                 `json:"context_length,omitempty"` // left out when unknown
+	Available              bool                  `json:"available"`                // this gateway routes it
+	MaxOutputTokens        int64                 `json:"max_output_tokens"`
+	InputModalities        []string              `json:"input_modalities"`
+	OutputModalities       []string              `json:"output_modalities"`
+	CreditsPer1KPrompt     shlyuz.Decimal        `json:"credits_per_1k_prompt"`
+	CreditsPer1KCompletion shlyuz.Decimal        `json:"credits_per_1k_completion"`
+	ImagePricing           *imagePricing         `json:"image_pricing,omitempty"` // a model of the image API
+	SpeechPricing          *speechPricing        `json:"speech_pricing,omitempty"`
+	TranscriptionPricing   *transcriptionPricing `json:"transcription_pricing,omitempty"`
 }
 
 // publicModels is GET /api/models: every model with its price in credits.
@@ -28,7 +30,8 @@ func (s *Server) publicModels(c *fiber.Ctx) error {
 			ID: m.ID, Name: m.Name, ContextLength: m.ContextLength, Available: s.gw.Routable(m.ID), MaxOutputTokens: m.MaxOutput(),
 			InputModalities: m.InputModalities, OutputModalities: m.OutputModalities,
 			CreditsPer1KPrompt: m.Price.CreditsPer1KPrompt(), CreditsPer1KCompletion: m.Price.CreditsPer1KCompletion(),
-			ImagePricing: imagePricingOf(m, cat.Pricing),
+			ImagePricing: imagePricingOf(m, cat.Pricing), SpeechPricing: speechPricingOf(m, cat.Pricing),
+			TranscriptionPricing: transcriptionPricingOf(m, cat.Pricing),
 		}
 	}
 	return c.JSON(fiber.Map{"data": out})

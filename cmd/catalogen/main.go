@@ -57,6 +57,8 @@ func main() {
 	models = append(models, demoModels()...)
 	models = append(models, russianModels()...)
 	models = append(models, imageModels()...)
+	models = append(models, audioModels()...)
+	withTranscription(models)
 	sort.Slice(models, func(i, j int) bool { return models[i].ID < models[j].ID })
 
 	out, err := encode(models)
@@ -82,16 +84,18 @@ func main() {
 // catalogModel is shlyuz.Model as written to catalog.json, with the USD
 // prices held as the literal text of the source numbers.
 type catalogModel struct {
-	ID               string      `json:"id"`
-	Name             string      `json:"name"`
-	ContextLength    int64       `json:"context_length,omitempty"` // left out when unknown, never 0
-	MaxOutputTokens  int64       `json:"max_output_tokens,omitempty"`
-	InputModalities  []string    `json:"input_modalities"`
-	OutputModalities []string    `json:"output_modalities"`
-	USD              literalUSD  `json:"usd"`
-	RUB              *literalRUB `json:"rub,omitempty"`
-	Created          int64       `json:"created,omitempty"`
-	Image            *imageSpec  `json:"image,omitempty"`
+	ID               string             `json:"id"`
+	Name             string             `json:"name"`
+	ContextLength    int64              `json:"context_length,omitempty"` // left out when unknown, never 0
+	MaxOutputTokens  int64              `json:"max_output_tokens,omitempty"`
+	InputModalities  []string           `json:"input_modalities"`
+	OutputModalities []string           `json:"output_modalities"`
+	USD              literalUSD         `json:"usd"`
+	RUB              *literalRUB        `json:"rub,omitempty"`
+	Created          int64              `json:"created,omitempty"`
+	Image            *imageSpec         `json:"image,omitempty"`
+	Speech           *speechSpec        `json:"speech,omitempty"`
+	Transcription    *transcriptionSpec `json:"transcription,omitempty"`
 }
 
 type literalRUB struct {

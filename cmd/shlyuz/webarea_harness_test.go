@@ -142,6 +142,12 @@ const (
 
 func startWebGateway(t *testing.T) *webGateway {
 	t.Helper()
+	return startWebGatewayWith(t, "")
+}
+
+// startWebGatewayWith starts one with more lines of the web section (each indented two spaces).
+func startWebGatewayWith(t *testing.T, web string) *webGateway {
+	t.Helper()
 	mb := newMailbox(t)
 	yk := ykfake.New(ykShop, ykSecret)
 	yln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -160,7 +166,7 @@ func startWebGateway(t *testing.T) *webGateway {
 web:
   secret: test-web-secret
   smtp: {host: "` + host + `", port: ` + port + `, from: "Shlyuz <noreply@shlyuz.test>", tls: none}
-payments:
+` + web + `payments:
   yookassa: {shop_id: ` + ykShop + `, secret_key: ` + ykSecret + `, base_url: "http://` + yln.Addr().String() + `", min_topup_rubles: 10}
 `
 	dir := t.TempDir()

@@ -57,6 +57,7 @@ func (w *Web) register(c *fiber.Ctx) error {
 		return w.render(c, fiber.StatusBadRequest, "register", "register", form, "", w.t(c, "weak_password"))
 	}
 	lang := langOf(c)
+	hash := hashPassword(password) // before the lookup, so a taken email answers no faster
 	a := shlyuz.Account{ID: newID("acc-"), Email: email, CreatedAt: w.now().UTC()}
 	err := w.store.CreateAccount(w.ctx(c), a)
 	switch {
@@ -66,7 +67,7 @@ func (w *Web) register(c *fiber.Ctx) error {
 	case err != nil:
 		return w.fail(c, err)
 	}
-	if err := w.store.SaveLogin(w.ctx(c), shlyuz.WebLogin{AccountID: a.ID, PasswordHash: hashPassword(password)}); err != nil {
+	if err := w.store.SaveLogin(w.ctx(c), shlyuz.WebLogin{AccountID: a.ID, PasswordHash: hash}); err != nil {
 		return w.fail(c, err)
 	}
 	exp, sig := w.links.sign("confirm", a.ID, "", confirmTTL, w.now())

@@ -39,6 +39,10 @@ func (w *Web) renderKeys(c *fiber.Ctx, status int, plain string, form fiber.Map,
 		if k.Name == webChatKeyName {
 			continue // the web chat's own key is not the user's to manage
 		}
+		if k.ExpiresAt != nil { // shown in the area's zone, as it was entered
+			e := k.ExpiresAt.In(w.cfg.Location)
+			k.ExpiresAt = &e
+		}
 		row := keyRow{Key: k, Live: k.Usable(now) == nil}
 		since := shlyuz.PeriodStart(now, k.LimitReset, w.cfg.Location)
 		if row.Spent, err = w.store.KeySpend(w.ctx(c), k.ID, since); err != nil {
@@ -62,14 +66,9 @@ func (w *Web) createKey(c *fiber.Ctx) error {
 	if n := len([]rune(name)); n == 0 || n > 100 {
 		return w.renderKeys(c, fiber.StatusBadRequest, "", form, w.t(c, "bad_name"))
 	}
-	var limit *shlyuz.Credits
-	if v := strings.TrimSpace(strings.ReplaceAll(c.FormValue("limit"), ",", ".")); v != "" {
-		k, ok := kopecks(v)
-		if !ok {
-			return w.renderKeys(c, fiber.StatusBadRequest, "", form, w.t(c, "bad_limit"))
-		}
-		credits := k * (shlyuz.CreditsPerRuble / 100)
-		limit = &credits
+	limit, ok := ceiling(c.FormValue("limit"))
+	if !ok {
+		return w.renderKeys(c, fiber.StatusBadRequest, "", form, w.t(c, "bad_limit"))
 	}
 	reset, err := shlyuz.ParseLimitReset(c.FormValue("reset"))
 	if err != nil {
@@ -93,15 +92,55 @@ func (w *Web) createKey(c *fiber.Ctx) error {
 	return w.renderKeys(c, fiber.StatusCreated, plain, fiber.Map{}, "")
 }
 
-// revokeKey revokes one of the account's keys, in the store and in its live actor.
-func (w *Web) revokeKey(c *fiber.Ctx) error {
-	s := sessionOf(c)
+// ceiling reads a ceiling in rubles (at most two decimals) as credits; empty is none.
+func ceiling(v string) (*shlyuz.Credits, bool) {
+	if strings.TrimSpace(v) == "" {
+		return nil, true
+	}
+	k, ok := kopecks(v)
+	if !ok {
+		return nil, false
+	}
+	credits := k * (shlyuz.CreditsPerRuble / 100)
+	return &credits, true
+}
+
+// ownKey is the account's key named by the path, or false after a 404 page.
+func (w *Web) ownKey(c *fiber.Ctx) (shlyuz.Key, bool, error) {
 	k, err := w.store.Key(w.ctx(c), c.Params("id"))
-	if errors.Is(err, shlyuz.ErrNoRows) || (err == nil && k.AccountID != s.account.ID) {
-		return w.render(c, fiber.StatusNotFound, "notice", "keys", nil, "", w.t(c, "not_found"))
+	if errors.Is(err, shlyuz.ErrNoRows) || (err == nil && (k.AccountID != sessionOf(c).account.ID || k.Name == webChatKeyName)) {
+		return k, false, w.render(c, fiber.StatusNotFound, "notice", "keys", nil, "", w.t(c, "not_found"))
 	}
 	if err != nil {
-		return w.fail(c, err)
+		return k, false, w.fail(c, err)
+	}
+	return k, true, nil
+}
+
+// setKeyLimit changes one of the account's keys' ceiling (empty: none), in the store and its live actor.
+func (w *Web) setKeyLimit(c *fiber.Ctx) error {
+	k, ok, err := w.ownKey(c)
+	if !ok {
+		return err
+	}
+	limit, ok := ceiling(c.FormValue("limit"))
+	if !ok {
+		return w.renderKeys(c, fiber.StatusBadRequest, "", fiber.Map{}, w.t(c, "bad_limit"))
+	}
+	if k.Revoked() {
+		return w.renderKeys(c, fiber.StatusConflict, "", fiber.Map{}, w.t(c, "key_revoked"))
+	}
+	if kerr := w.gw.SetKeyLimit(w.ctx(c), k.ID, limit); kerr != nil {
+		return w.fail(c, kerr)
+	}
+	return c.Redirect("/account/keys", fiber.StatusSeeOther)
+}
+
+// revokeKey revokes one of the account's keys, in the store and in its live actor.
+func (w *Web) revokeKey(c *fiber.Ctx) error {
+	k, ok, err := w.ownKey(c)
+	if !ok {
+		return err
 	}
 	if err := w.gw.RevokeKey(w.ctx(c), k.ID); err != nil {
 		return w.fail(c, err)

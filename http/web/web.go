@@ -138,6 +138,7 @@ func (w *Web) Mount(app *fiber.App, chat func(c *fiber.Ctx, keyHash string) erro
 	a.Get("/keys", w.keysPage)
 	a.Post("/keys", w.csrf, w.createKey)
 	a.Post("/keys/:id/revoke", w.csrf, w.revokeKey)
+	a.Post("/keys/:id/limit", w.csrf, w.setKeyLimit)
 	a.Get("/activity", w.activity)
 	a.Get("/activity.csv", w.activityCSV)
 	a.Get("/topup", w.topUpPage)

@@ -110,6 +110,15 @@ func (s *Store) RevokeKey(ctx context.Context, id string, at time.Time) error {
 	})
 }
 
+// SetKeyLimit changes the key's ceiling (nil: none), keeping its period. An
+// unknown id is shlyuz.ErrNoRows.
+func (s *Store) SetKeyLimit(ctx context.Context, id string, limit *shlyuz.Credits) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE api_keys SET spend_limit = ? WHERE id = ?`, limit, id)
+		return touchedOne(res, err, "set the limit of key "+id)
+	})
+}
+
 // KeySpend is what the key's charges add up to since the instant, inclusive.
 func (s *Store) KeySpend(ctx context.Context, keyID string, since time.Time) (shlyuz.Credits, error) {
 	var sum int64

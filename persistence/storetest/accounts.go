@@ -220,6 +220,31 @@ func testRevokeKey(t *testing.T, s shlyuz.Store) {
 	wantNoRows(t, "RevokeKey(unknown)", s.RevokeKey(ctx, "no-such-key", at(0)))
 }
 
+func testSetKeyLimit(t *testing.T, s shlyuz.Store) {
+	ctx := t.Context()
+	mustAccount(t, s, "acct-1")
+	k, _ := newKey("acct-1", "key-1", at(0))
+	k.LimitReset = shlyuz.ResetMonth
+	if err := s.CreateKey(ctx, k); err != nil {
+		t.Fatalf("CreateKey: %v", err)
+	}
+	for _, want := range []*shlyuz.Credits{ptrCredits(500), ptrCredits(0), nil, ptrCredits(7)} {
+		if err := s.SetKeyLimit(ctx, "key-1", want); err != nil {
+			t.Fatalf("SetKeyLimit(%v): %v", want, err)
+		}
+		got, err := s.Key(ctx, "key-1")
+		if err != nil {
+			t.Fatalf("Key: %v", err)
+		}
+		if (got.Limit == nil) != (want == nil) || (want != nil && *got.Limit != *want) || got.LimitReset != shlyuz.ResetMonth {
+			t.Errorf("after SetKeyLimit(%v): limit %v, reset %q", want, got.Limit, got.LimitReset)
+		}
+	}
+	wantNoRows(t, "SetKeyLimit(unknown)", s.SetKeyLimit(ctx, "no-such-key", nil))
+}
+
+func ptrCredits(c shlyuz.Credits) *shlyuz.Credits { return &c }
+
 func testKeySpend(t *testing.T, s shlyuz.Store) {
 	ctx := t.Context()
 	mustAccount(t, s, "acct-1")

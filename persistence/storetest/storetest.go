@@ -36,6 +36,7 @@ func Run(t *testing.T, open func(t *testing.T) shlyuz.Store) {
 		{"Keys", testKeys},
 		{"KeyErrors", testKeyErrors},
 		{"RevokeKey", testRevokeKey},
+		{"SetKeyLimit", testSetKeyLimit}, // issue 12
 		{"KeySpend", testKeySpend},
 		{"ClaimBalance", testClaimBalance},
 		{"CommitAppliesDeltas", testCommitAppliesDeltas},

@@ -76,7 +76,8 @@ type Server struct {
 	lastHeader atomic.Pointer[http.Header]
 	done       chan struct{}
 	closeOnce  sync.Once
-	vids       videoFake // video jobs (video.go)
+	vids       videoFake  // video jobs (video.go)
+	gate       speechGate // speech held before its first byte (audio.go)
 }
 
 // New makes a fake upstream.
@@ -84,7 +85,7 @@ func New(opts Options) *Server {
 	if opts.ReplyTokens <= 0 {
 		opts.ReplyTokens = 16
 	}
-	return &Server{opts: opts, done: make(chan struct{})}
+	return &Server{opts: opts, done: make(chan struct{}), gate: speechGate{release: make(chan struct{})}}
 }
 
 // Requests is how many requests the fake received.
@@ -143,6 +144,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.gemini(w, r)
 	case strings.Contains(p, "/foundationModels/v1/completion"): // YandexGPT native
 		s.yandex(w, r)
+	case strings.HasSuffix(p, "/audio/speech"): // OpenAI's speech (audio.go)
+		s.speech(w, r)
+	case strings.HasSuffix(p, "/audio/transcriptions"): // OpenAI's transcriptions (audio.go)
+		s.transcriptions(w, r)
 	case strings.Contains(p, "/images/"): // OpenAI's image API (images.go)
 		s.images(w, r)
 	case strings.Contains(p, "/videos"): // OpenAI's videos API (video.go)
