@@ -3,7 +3,6 @@ package fake
 import (
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -26,7 +25,7 @@ import (
 //     what format says (headerless 16-bit PCM at 8, 16 or 48 kHz for lpcm,
 //     Ogg Opus for oggopus), at most 1 MB and 30 s, else a 400 in v1's
 //     {"error_code","error_message"}. The reply is {"result":
-//     SpeechKitTranscript(seconds)} with YaCloud-Billing-Units, the seconds in
+//     Transcript(seconds)} with YaCloud-Billing-Units, the seconds in
 //     whole 15-second blocks.
 //   - POST /stt/v3/recognizeFileAsync (v3): base64 content in the declared
 //     container (WAV, OGG_OPUS, MP3) or raw LINEAR16_PCM; an operation
@@ -34,13 +33,13 @@ import (
 //     /stt/v3/getRecognition?operationId= answers newline-delimited events:
 //     per 10 s of audio a partial, a final (lower case) and a
 //     finalRefinement whose normalized texts join to
-//     SpeechKitTranscript(seconds).
+//     Transcript(seconds).
 //   - POST /speech/v1/tts:synthesize (v1, a form) answers the audio itself,
 //     chunked (format mp3, oggopus or lpcm at sampleRateHertz); POST
 //     /tts/v3/utteranceSynthesis (v3, JSON) answers newline-delimited
 //     {"result":{"audioChunk":{"data":"<base64>"},…}}. Speech lasts
-//     SpeechKitSecondsPerChar a character of the text, in chunks of
-//     speechKitChunk bytes, each flushed, with a short pause after it.
+//     SpeechSeconds(text), in chunks of speechKitChunk bytes, each
+//     flushed, with a short pause after it.
 //
 // Faults: an X-Fake-Fault header with an HTTP status (before any byte), on
 // every endpoint; "failed" fails a v3 recognition's operation. In the text
@@ -48,10 +47,6 @@ import (
 // first chunk v1 drops the connection, v3 sends an error object), [slow]
 // (SpeechKitSlowPause after each chunk); X-Fake-Fault "cut" and "slow" do
 // the same as the last two.
-
-// SpeechKitSecondsPerChar is how long the fake's SpeechKit speech of one
-// character of text lasts.
-const SpeechKitSecondsPerChar = 0.06
 
 // SpeechKitSlowPause is the pause after each chunk of [slow] speech.
 const SpeechKitSlowPause = 100 * time.Millisecond
@@ -65,16 +60,6 @@ const (
 // speechKitVoices are the voices the fake speaks with.
 var speechKitVoices = []string{"alena", "filipp", "ermil", "jane", "madirus", "omazh", "zahar", "dasha", "julia",
 	"lera", "masha", "marina", "alexander", "kirill", "anton", "john", "lea", "naomi", "madi", "amira", "nigora"}
-
-// SpeechKitSeconds is how long the fake's speech of text lasts.
-func SpeechKitSeconds(text string) float64 {
-	return float64(utf8.RuneCountInString(text)) * SpeechKitSecondsPerChar
-}
-
-// SpeechKitTranscript is the fake's transcript of audio lasting seconds.
-func SpeechKitTranscript(seconds float64) string {
-	return fmt.Sprintf("Распознано %.2f секунды речи в этом файле.", seconds)
-}
 
 // SpeechKitBilledSeconds is v1's YaCloud-Billing-Units for audio lasting
 // seconds: whole 15-second blocks.
@@ -160,7 +145,7 @@ func (s *Server) sttV1(w http.ResponseWriter, r *http.Request, body []byte) {
 		return
 	}
 	w.Header().Set("YaCloud-Billing-Units", strconv.FormatInt(SpeechKitBilledSeconds(secs), 10))
-	writeJSON(w, map[string]string{"result": SpeechKitTranscript(floatOf(secs))})
+	writeJSON(w, map[string]string{"result": Transcript(secs.Float64())})
 }
 
 var (
@@ -219,7 +204,7 @@ func (s *Server) sttV3(w http.ResponseWriter, r *http.Request, body []byte) {
 		return
 	}
 	id := "yastt-" + strconv.FormatInt(sttSeq.Add(1), 10)
-	sttOps.Store(id, &sttOp{failed: r.Header.Get(FaultHeader) == "failed", seconds: floatOf(secs)})
+	sttOps.Store(id, &sttOp{failed: r.Header.Get(FaultHeader) == "failed", seconds: secs.Float64()})
 	writeJSON(w, map[string]any{"id": id, "description": "STT async recognize", "createdAt": time.Now().UTC().Format(time.RFC3339), "done": false})
 }
 
@@ -254,7 +239,7 @@ func (s *Server) sttResult(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The transcript's words spread over 10-second utterances.
-	words := strings.Fields(SpeechKitTranscript(op.seconds))
+	words := strings.Fields(Transcript(op.seconds))
 	n := min(len(words), max(1, int(math.Ceil(op.seconds/10))))
 	w.Header().Set("Content-Type", "application/json")
 	enc := json.NewEncoder(w)
@@ -316,7 +301,7 @@ func (s *Server) ttsV1(w http.ResponseWriter, r *http.Request, body []byte) {
 		return
 	}
 	var audio []byte
-	secs := SpeechKitSeconds(text)
+	secs := SpeechSeconds(text)
 	switch format {
 	case "mp3":
 		audio = MP3(secs)
@@ -372,7 +357,7 @@ func (s *Server) ttsV3(w http.ResponseWriter, r *http.Request, body []byte) {
 		return
 	}
 	var audio []byte
-	secs := SpeechKitSeconds(req.Text)
+	secs := SpeechSeconds(req.Text)
 	switch spec := req.OutputAudioSpec; {
 	case spec.ContainerAudio != nil && spec.RawAudio == nil:
 		switch spec.ContainerAudio.ContainerAudioType {
@@ -440,9 +425,4 @@ func (s *Server) streamChunks(w http.ResponseWriter, r *http.Request, fault spee
 			return
 		}
 	}
-}
-
-func floatOf(d shlyuz.Decimal) float64 {
-	f, _ := strconv.ParseFloat(d.String(), 64)
-	return f
 }

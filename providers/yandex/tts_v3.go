@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/shlyuz/shlyuz"
@@ -25,12 +26,16 @@ type chunkedAudio struct {
 	pending []byte // decoded, not yet read
 	started bool   // some audio was decoded
 	err     error  // how the stream ended, once it did
+	closed  atomic.Bool
 }
 
 var _ shlyuz.SpeechAudio = (*chunkedAudio)(nil)
 
 // Read reads the audio as it arrives.
 func (a *chunkedAudio) Read(p []byte) (int, error) {
+	if a.closed.Load() {
+		return 0, ErrStreamClosed
+	}
 	for len(a.pending) == 0 {
 		if a.err != nil {
 			return 0, a.err
@@ -46,7 +51,10 @@ func (a *chunkedAudio) Read(p []byte) (int, error) {
 func (a *chunkedAudio) Usage() *shlyuz.AudioUsage { return nil }
 
 // Close stops the upstream call; Read then fails with ErrStreamClosed.
-func (a *chunkedAudio) Close() error { return a.b.Close() }
+func (a *chunkedAudio) Close() error {
+	a.closed.Store(true)
+	return a.b.Close()
+}
 
 // next reads the stream up to its next audio chunk; at the end or on a
 // failure it releases the body and returns io.EOF or the error.
