@@ -74,9 +74,9 @@ func transcriptionBody(req *shlyuz.TranscriptionRequest) ([]byte, string) {
 		format = "verbose_json"
 	}
 	_ = w.WriteField("response_format", format)
-	for k, v := range map[string]string{"language": req.Language, "prompt": req.Prompt} {
-		if v != "" {
-			_ = w.WriteField(k, v)
+	for _, f := range [][2]string{{"language", req.Language}, {"prompt", req.Prompt}} {
+		if f[1] != "" {
+			_ = w.WriteField(f[0], f[1])
 		}
 	}
 	if req.Temperature != nil {
