@@ -124,6 +124,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch p := r.URL.Path; {
 	case strings.HasPrefix(p, "/gigachat/"): // GigaChat's own API, under a prefix of its own
 		s.gigachat(w, r)
+	case strings.HasPrefix(p, "/salute/"): // SaluteSpeech's REST API (audio_salute.go)
+		s.salute(w, r)
 	case strings.HasPrefix(p, "/kling/"): // Kling's video API (video_kling.go)
 		s.kling(w, r)
 	case strings.HasPrefix(p, "/minimax/"): // MiniMax's video API (video_minimax.go)
