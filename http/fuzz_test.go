@@ -43,12 +43,7 @@ func FuzzParseChat(f *testing.F) {
 // image model of the catalog with n and the size in range and a worst case
 // above zero, or refused with a 400-class error; it never panics.
 func FuzzParseImages(f *testing.F) {
-	models, err := shlyuz.EmbeddedModels()
-	if err != nil {
-		f.Fatal(err)
-	}
-	p := shlyuz.Pricing{Rate: shlyuz.MustDecimal("90"), K: shlyuz.MustDecimal("1.2")}
-	cat := shlyuz.NewCatalog(models, p)
+	cat, p := fuzzCatalog(f)
 	for _, seed := range []string{
 		`{"model":"openai/gpt-image-1","prompt":"a cat","n":2,"size":"1024x1536","quality":"high"}`,
 		`{"model":"openai/dall-e-3","prompt":"x","quality":"hd","size":"1792x1024","response_format":"url"}`,
@@ -79,12 +74,7 @@ func FuzzParseImages(f *testing.F) {
 // voice and format it has and a worst case above zero, or refused with a
 // 400-class error; it never panics.
 func FuzzParseSpeech(f *testing.F) {
-	models, err := shlyuz.EmbeddedModels()
-	if err != nil {
-		f.Fatal(err)
-	}
-	p := shlyuz.Pricing{Rate: shlyuz.MustDecimal("90"), K: shlyuz.MustDecimal("1.2")}
-	cat := shlyuz.NewCatalog(models, p)
+	cat, p := fuzzCatalog(f)
 	for _, seed := range []string{
 		`{"model":"openai/tts-1","input":"hello","voice":"alloy","response_format":"wav","speed":1.5}`,
 		`{"model":"demo/tts","input":"x"}`, `{"model":"yandex/speechkit-tts-v3","input":"` + strings.Repeat("я", 300) + `","voice":"alena"}`,
@@ -108,4 +98,14 @@ func FuzzParseSpeech(f *testing.F) {
 			t.Fatalf("accepted %q with a worst case of %d", body, w)
 		}
 	})
+}
+
+// fuzzCatalog is the embedded catalog at a pricing with a coefficient.
+func fuzzCatalog(f *testing.F) (*shlyuz.Catalog, shlyuz.Pricing) {
+	models, err := shlyuz.EmbeddedModels()
+	if err != nil {
+		f.Fatal(err)
+	}
+	p := shlyuz.Pricing{Rate: shlyuz.MustDecimal("90"), K: shlyuz.MustDecimal("1.2")}
+	return shlyuz.NewCatalog(models, p), p
 }
