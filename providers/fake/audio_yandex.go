@@ -42,7 +42,8 @@ import (
 //     flushed, with a short pause after it.
 //
 // Faults: an X-Fake-Fault header with an HTTP status (before any byte), on
-// every endpoint; "failed" fails a v3 recognition's operation. In the text
+// every endpoint, or "fault-<status>" as the language of a recognition;
+// X-Fake-Fault "failed" fails a v3 recognition's operation. In the text
 // of speech: [fail-before] (500 before any byte), [fail-after] (after the
 // first chunk v1 drops the connection, v3 sends an error object), [slow]
 // (SpeechKitSlowPause after each chunk); X-Fake-Fault "cut" and "slow" do
@@ -112,6 +113,10 @@ func writeSpeechKitError(w http.ResponseWriter, v1 bool, status int, msg string)
 
 func (s *Server) sttV1(w http.ResponseWriter, r *http.Request, body []byte) {
 	q := r.URL.Query()
+	if st, _ := StatusOf(faultFromModel(q.Get("lang"))); st != 0 {
+		writeSpeechKitError(w, true, st, http.StatusText(st))
+		return
+	}
 	var secs shlyuz.Decimal
 	switch q.Get("format") {
 	case "lpcm":
@@ -175,10 +180,17 @@ func (s *Server) sttV3(w http.ResponseWriter, r *http.Request, body []byte) {
 					SampleRateHertz string `json:"sampleRateHertz"`
 				} `json:"rawAudio"`
 			} `json:"audioFormat"`
+			LanguageRestriction struct {
+				LanguageCode []string `json:"languageCode"`
+			} `json:"languageRestriction"`
 		} `json:"recognitionModel"`
 	}
 	if json.Unmarshal(body, &req) != nil {
 		writeYandexError(w, 400, "the body is not a RecognizeFileRequest")
+		return
+	}
+	if st, _ := StatusOf(faultFromModel(strings.Join(req.RecognitionModel.LanguageRestriction.LanguageCode, ","))); st != 0 {
+		writeYandexError(w, st, http.StatusText(st))
 		return
 	}
 	audio, err := base64.StdEncoding.DecodeString(req.Content)
