@@ -12,6 +12,10 @@ var ErrNoRows = errors.New("not found")
 // ErrDuplicate is what a Store returns when a unique value (an email) is taken.
 var ErrDuplicate = errors.New("already exists")
 
+// ErrLimitReached is what a Store returns when a bounded collection (an
+// account's conversations) is full.
+var ErrLimitReached = errors.New("limit reached")
+
 // Settings are the operator's money settings.
 type Settings struct {
 	Pricing   Pricing   `json:"pricing"`
@@ -74,10 +78,11 @@ type Store interface {
 	ModelOverrides(ctx context.Context) ([]Model, error)
 	SaveModelOverride(ctx context.Context, m Model) error
 
-	VideoStore   // video jobs (video.go)
-	WebStore     // the web account area (web.go, issue 12)
-	RateStore    // the exchange rate's history (rate.go, issue 12)
-	ClusterStore // membership leases and lease-gated claims (issue 11)
+	VideoStore        // video jobs (video.go)
+	WebStore          // the web account area (web.go, issue 12)
+	ConversationStore // the web chat's history (conversation.go, issue 12)
+	RateStore         // the exchange rate's history (rate.go, issue 12)
+	ClusterStore      // membership leases and lease-gated claims (issue 11)
 
 	Close() error
 }

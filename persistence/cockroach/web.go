@@ -79,16 +79,7 @@ func (s *Store) CreatePayment(ctx context.Context, p shlyuz.Payment) error {
 
 // UpdatePayment replaces a payment's external id, status and completion.
 func (s *Store) UpdatePayment(ctx context.Context, p shlyuz.Payment) error {
-	return s.inTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, rebind(websql.UpdatePayment), websql.UpdatePaymentArgs(p)...)
-		if err != nil {
-			return fmt.Errorf("cockroach: update payment %s: %w", p.ID, err)
-		}
-		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("cockroach: update payment %s: %w", p.ID, shlyuz.ErrNoRows)
-		}
-		return nil
-	})
+	return s.touchOne(ctx, "update payment "+p.ID, websql.UpdatePayment, websql.UpdatePaymentArgs(p)...)
 }
 
 // Payment returns the payment with the id, or shlyuz.ErrNoRows.

@@ -10,7 +10,9 @@
 //   - a commit judges each entry in order: an existing id is a duplicate, an
 //     epoch (not 0) older than its account's is fenced, anything else is
 //     applied; an entry of an unknown account fails the whole batch;
-//   - listings are sorted: plans and model overrides by id, keys oldest first.
+//   - listings are sorted: plans and model overrides by id, keys oldest first;
+//   - a full bounded collection (an account's conversations) is
+//     errors.Is(err, shlyuz.ErrLimitReached).
 package storetest
 
 import (
@@ -51,14 +53,16 @@ func Run(t *testing.T, open func(t *testing.T) shlyuz.Store) {
 		{"ModelOverrides", testModelOverrides},
 		{"ReconcileAfterManyCommits", testReconcileAfterManyCommits},
 		{"ConcurrentCommits", testConcurrentCommits},
-		{"Membership", testMembership},           // issue 11
-		{"LeaseGatedClaim", testLeaseGatedClaim}, // issue 11
-		{"VideoJobs", testVideoJobs},             // issue 10
-		{"WebLogins", testWebLogins},             // issue 12
-		{"WebSessions", testWebSessions},         // issue 12
-		{"Payments", testPayments},               // issue 12
-		{"Activity", testActivity},               // issue 12
-		{"RateChanges", testRateChanges},         // issue 12
+		{"Membership", testMembership},               // issue 11
+		{"LeaseGatedClaim", testLeaseGatedClaim},     // issue 11
+		{"VideoJobs", testVideoJobs},                 // issue 10
+		{"WebLogins", testWebLogins},                 // issue 12
+		{"WebSessions", testWebSessions},             // issue 12
+		{"Payments", testPayments},                   // issue 12
+		{"Activity", testActivity},                   // issue 12
+		{"RateChanges", testRateChanges},             // issue 12
+		{"Conversations", testConversations},         // issue 12
+		{"ConversationLimit", testConversationLimit}, // issue 12
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })

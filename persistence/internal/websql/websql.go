@@ -1,5 +1,5 @@
 // Package websql is the SQL of the web account area's tables (web_logins,
-// web_sessions, payments) and of the activity listing, shared by both stores:
+// web_sessions, payments, web_conversations) and of the activity listing, shared by both stores:
 // queries with "?" placeholders (videosql.Rebind turns them into $n) and the
 // row codecs.
 package websql
