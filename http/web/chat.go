@@ -1,7 +1,6 @@
 package web
 
 import (
-	"crypto/subtle"
 	"encoding/json"
 	"sort"
 
@@ -17,6 +16,9 @@ const webChatKeyName = "shlyuz:web-chat"
 // maxChatMessages bounds a conversation sent in one request.
 const maxChatMessages = 200
 
+// chatPage is the chat with the account's conversations: the one named by
+// ?c=, a new one with ?new=1, else the most recently updated. The script
+// loads the open conversation's messages and saves each exchange.
 func (w *Web) chatPage(c *fiber.Ctx) error {
 	var models []string
 	for _, m := range w.gw.Catalog().List() {
@@ -28,7 +30,24 @@ func (w *Web) chatPage(c *fiber.Ctx) error {
 		}
 	}
 	sort.Strings(models)
-	return w.render(c, fiber.StatusOK, "chat", "chat", fiber.Map{"Models": models}, "", "")
+	list, err := w.store.ConversationsOf(w.ctx(c), sessionOf(c).account.ID, maxConversations)
+	if err != nil {
+		return w.fail(c, err)
+	}
+	var open *shlyuz.Conversation
+	if id := c.Query("c"); id != "" {
+		for i := range list {
+			if list[i].ID == id {
+				open = &list[i]
+			}
+		}
+		if open == nil {
+			return w.render(c, fiber.StatusNotFound, "notice", "chat", nil, "", w.t(c, "not_found"))
+		}
+	} else if len(list) > 0 && c.Query("new") == "" {
+		open = &list[0]
+	}
+	return w.render(c, fiber.StatusOK, "chat", "chat", fiber.Map{"Models": models, "Conversations": list, "Open": open}, "", "")
 }
 
 type chatMessage struct {
@@ -43,11 +62,9 @@ type chatRequest struct {
 
 // chatSend streams a reply to the conversation through the API's chat path,
 // as the account's web-chat key: the same reservation, settlement and ledger.
+// The script then keeps the exchange through the conversation routes.
 func (w *Web) chatSend(c *fiber.Ctx) error {
 	s := sessionOf(c)
-	if subtle.ConstantTimeCompare([]byte(c.Get("X-CSRF-Token")), []byte(s.ws.CSRF)) != 1 {
-		return &shlyuz.Error{Status: fiber.StatusForbidden, Type: shlyuz.TypePermission, Code: "csrf", Message: w.t(c, "csrf")}
-	}
 	var req chatRequest
 	if err := json.Unmarshal(c.Body(), &req); err != nil {
 		return shlyuz.ErrInvalidJSON(err.Error())

@@ -147,7 +147,13 @@ func (w *Web) Mount(app *fiber.App, chat func(c *fiber.Ctx, keyHash string) erro
 	a.Post("/plans/:id", w.csrf, w.buyPlan)
 	a.Get("/payments/:id", w.paymentPage)
 	a.Get("/chat", w.chatPage)
-	a.Post("/chat", w.chatSend)
+	a.Post("/chat", w.csrfHeader, w.chatSend)
+	a.Get("/chat/conversations", w.conversations)
+	a.Post("/chat/conversations", w.csrfHeader, w.createConversation)
+	a.Get("/chat/conversations/:id", w.conversation)
+	a.Put("/chat/conversations/:id", w.csrfHeader, w.saveConversation)
+	a.Delete("/chat/conversations/:id", w.csrfHeader, w.deleteConversation)
+	a.Post("/chat/conversations/:id/delete", w.csrf, w.deleteConversationForm)
 }
 
 func (w *Web) static(c *fiber.Ctx) error {

@@ -20,7 +20,8 @@ document.addEventListener('DOMContentLoaded', function () {
   }
 });
 
-// The web chat: streams a reply from /account/chat (the API's own SSE), shows its cost, keeps the history per account.
+// The web chat: streams a reply from /account/chat (the API's own SSE), shows its cost, and keeps each
+// exchange on the server (/account/chat/conversations), so the history follows the account to any browser.
 document.addEventListener('DOMContentLoaded', function () {
   var box = document.getElementById('chat');
   if (!box) { return; }
@@ -28,9 +29,64 @@ document.addEventListener('DOMContentLoaded', function () {
   var form = document.getElementById('chat-form');
   var input = document.getElementById('chat-message');
   var model = document.getElementById('chat-model');
-  var store = 'shz-chat-' + box.getAttribute('data-account');
-  var history = [];
-  try { history = JSON.parse(localStorage.getItem(store) || '[]'); } catch (e) { history = []; }
+  var csrf = box.getAttribute('data-csrf');
+  var convId = box.getAttribute('data-conversation');
+  var turns = [];
+
+  // api calls a conversation route; a refusal becomes an Error with the server's message.
+  function api(method, path, body) {
+    var headers = {'X-CSRF-Token': csrf};
+    if (body) { headers['Content-Type'] = 'application/json'; }
+    return fetch(path, {method: method, credentials: 'same-origin', headers: headers, body: body ? JSON.stringify(body) : undefined})
+      .then(function (resp) {
+        return resp.json().catch(function () { return {}; }).then(function (v) {
+          if (!resp.ok) { throw new Error(v.error ? v.error.message : resp.statusText); }
+          return v;
+        });
+      });
+  }
+  function alertIn(el, text) {
+    var err = document.createElement('p');
+    err.setAttribute('role', 'alert');
+    err.className = 'error';
+    err.textContent = text;
+    el.appendChild(err);
+  }
+  // listed puts a newly kept conversation first in the list of conversations, marked as the open one.
+  function listed(c) {
+    var ul = document.getElementById('conversations');
+    ul.querySelectorAll('.empty').forEach(function (e) { e.remove(); });
+    ul.querySelectorAll('[aria-current]').forEach(function (e) { e.removeAttribute('aria-current'); });
+    var li = document.createElement('li');
+    li.setAttribute('data-conversation', c.id);
+    var a = document.createElement('a');
+    a.href = '/account/chat?c=' + encodeURIComponent(c.id);
+    a.textContent = c.title || c.id;
+    a.setAttribute('aria-current', 'page');
+    var f = document.createElement('form');
+    f.method = 'post';
+    f.action = '/account/chat/conversations/' + encodeURIComponent(c.id) + '/delete';
+    var h = document.createElement('input');
+    h.type = 'hidden'; h.name = 'csrf'; h.value = csrf;
+    var b = document.createElement('button');
+    b.type = 'submit';
+    b.textContent = box.getAttribute('data-delete');
+    b.setAttribute('aria-label', box.getAttribute('data-delete-conv').replace('%s', c.title || c.id));
+    f.appendChild(h); f.appendChild(b);
+    li.appendChild(a); li.appendChild(f);
+    ul.insertBefore(li, ul.firstChild);
+  }
+  // keep saves the conversation after an exchange: the first one creates it.
+  function keep() {
+    var body = {model: model.value, messages: turns};
+    if (convId) { return api('PUT', '/account/chat/conversations/' + encodeURIComponent(convId), body); }
+    return api('POST', '/account/chat/conversations', body).then(function (c) {
+      convId = c.id;
+      box.setAttribute('data-conversation', c.id);
+      window.history.replaceState(null, '', '/account/chat?c=' + encodeURIComponent(c.id));
+      listed(c);
+    });
+  }
 
   function esc(s) { return s.replace(/[&<>"']/g, function (c) { return {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'}[c]; }); }
   // markdown renders a safe subset: the text is escaped first, so only the tags made here exist —
@@ -66,14 +122,23 @@ document.addEventListener('DOMContentLoaded', function () {
     list.appendChild(li);
     return li;
   }
-  history.forEach(function (m) { add(m.role, m.content); });
+  var ready = Promise.resolve();
+  if (convId) {
+    ready = api('GET', '/account/chat/conversations/' + encodeURIComponent(convId)).then(function (c) {
+      turns = c.messages || [];
+      turns.forEach(function (m) { add(m.role, m.content); });
+    }).catch(function (e) { alertIn(list, e.message); });
+  }
 
   form.addEventListener('submit', function (ev) {
     ev.preventDefault();
     var text = input.value.trim();
     if (!text) { return; }
     input.value = '';
-    history.push({role: 'user', content: text});
+    ready.then(function () { send(text); });
+  });
+  function send(text) {
+    turns.push({role: 'user', content: text});
     add('user', text);
     var li = add('assistant', '');
     var body = li.querySelector('.text');
@@ -81,7 +146,7 @@ document.addEventListener('DOMContentLoaded', function () {
     fetch('/account/chat', {
       method: 'POST', credentials: 'same-origin',
       headers: {'Content-Type': 'application/json', 'X-CSRF-Token': box.getAttribute('data-csrf')},
-      body: JSON.stringify({model: model.value, messages: history})
+      body: JSON.stringify({model: model.value, messages: turns.filter(function (m) { return m.content; })})
     }).then(function (resp) {
       if (!resp.ok) {
         return resp.json().then(function (e) { throw new Error(e.error ? e.error.message : resp.statusText); });
@@ -130,15 +195,11 @@ document.addEventListener('DOMContentLoaded', function () {
       return pump();
     }).then(function () {
       body.innerHTML = markdown(reply);
-      history.push({role: 'assistant', content: reply});
-      localStorage.setItem(store, JSON.stringify(history.slice(-50)));
-    }).catch(function (e) {
-      history.pop();
-      var err = document.createElement('p');
-      err.setAttribute('role', 'alert');
-      err.className = 'error';
-      err.textContent = e.message;
-      li.appendChild(err);
+      turns.push({role: 'assistant', content: reply});
+      return keep().catch(function (e) { alertIn(li, box.getAttribute('data-not-saved') + ': ' + e.message); });
+    }, function (e) {
+      turns.pop();
+      alertIn(li, e.message);
     });
-  });
+  }
 });
