@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -26,7 +28,12 @@ const chromiumPath = "/usr/bin/chromium"
 type browser struct {
 	t     *testing.T
 	ctx   context.Context
-	shots string
+	shots *shots
+}
+
+// shots are the screenshots of a test's browsers, in order, in one directory.
+type shots struct {
+	dir   string
 	n     int
 	pages []string
 }
@@ -46,19 +53,45 @@ func newBrowser(t *testing.T) *browser {
 	if err := chromedp.Run(ctx); err != nil { // starts the browser
 		t.Fatalf("start chromium: %v", err)
 	}
-	shots, err := os.MkdirTemp("", "shlyuz-browser-")
+	dir, err := os.MkdirTemp("", "shlyuz-browser-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &browser{t: t, ctx: ctx, shots: shots}
+	b := &browser{t: t, ctx: ctx, shots: &shots{dir: dir}}
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("screenshots of every page, in order, in %s:\n  %s", shots, strings.Join(b.pages, "\n  "))
+			t.Logf("screenshots of every page, in order, in %s:\n  %s", dir, strings.Join(b.shots.pages, "\n  "))
 			return
 		}
-		_ = os.RemoveAll(shots)
+		_ = os.RemoveAll(dir)
 	})
 	return b
+}
+
+// freshProfile is another tab of the same Chromium in a browser context of
+// its own: no cookies or storage of b's, as another browser or device would be.
+func (b *browser) freshProfile() *browser {
+	b.t.Helper()
+	// chromedp.WithNewBrowserContext asks for a tab without a window, which headless
+	// Chromium refuses ("no browser is open"): the tab gets a window of its own here.
+	var tab target.ID
+	if err := chromedp.Run(b.ctx, chromedp.ActionFunc(func(ctx context.Context) error {
+		browser := cdp.WithExecutor(ctx, chromedp.FromContext(ctx).Browser)
+		profile, err := target.CreateBrowserContext().WithDisposeOnDetach(true).Do(browser)
+		if err != nil {
+			return err
+		}
+		tab, err = target.CreateTarget("about:blank").WithBrowserContextID(profile).WithNewWindow(true).Do(browser)
+		return err
+	})); err != nil {
+		b.t.Fatalf("a fresh browser context: %v", err)
+	}
+	ctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithTargetID(tab))
+	b.t.Cleanup(cancel)
+	if err := chromedp.Run(ctx); err != nil {
+		b.t.Fatalf("attach to the fresh browser context: %v", err)
+	}
+	return &browser{t: b.t, ctx: ctx, shots: b.shots}
 }
 
 // run performs a step, then checks the page it ends on for accessibility and
@@ -104,11 +137,11 @@ func (b *browser) screenshot(step string) string {
 	if err := chromedp.Run(ctx, chromedp.Location(&url), chromedp.OuterHTML("html", &html), chromedp.FullScreenshot(&jpeg, 80)); err != nil {
 		return "none: " + err.Error()
 	}
-	b.n++
-	name := filepath.Join(b.shots, fmt.Sprintf("%02d-%s", b.n, strings.NewReplacer(" ", "-", "/", "-").Replace(step)))
+	b.shots.n++
+	name := filepath.Join(b.shots.dir, fmt.Sprintf("%02d-%s", b.shots.n, strings.NewReplacer(" ", "-", "/", "-").Replace(step)))
 	_ = os.WriteFile(name+".jpg", jpeg, 0o644)
 	_ = os.WriteFile(name+".html", []byte("<!-- "+url+" -->\n"+html), 0o644)
-	b.pages = append(b.pages, name+".jpg ("+url+")")
+	b.shots.pages = append(b.shots.pages, name+".jpg ("+url+")")
 	return name + ".jpg"
 }
 
@@ -163,9 +196,9 @@ func textContains(sel, want string) chromedp.Action {
 // page, register, confirm from the mailbox, log in, top up 500 ₽ and buy a plan through the fake
 // YooKassa, make a key with a ceiling, copy it and raise its ceiling, call the API with it through the
 // openai-go SDK, chat in the web chat (streamed, Markdown rendered safely, an image model's picture
-// shown, the history kept), and find the requests with their exact credits in activity and the
-// balance on the overview equal to the ledger. Every page is checked for labelled fields and named
-// buttons on the way.
+// shown, the history kept on the server: a second browser signed in to the account sees it), and find
+// the requests with their exact credits in activity and the balance on the overview equal to the
+// ledger. Every page is checked for labelled fields and named buttons on the way.
 func TestBrowserNewcomer(t *testing.T) {
 	g := startWebGateway(t)
 	b := newBrowser(t)
@@ -259,6 +292,25 @@ func TestBrowserNewcomer(t *testing.T) {
 		chromedp.WaitVisible(`#conversation li:nth-child(6)`), chromedp.Evaluate(`document.querySelectorAll('#conversation li').length`, &turns))
 	if turns != 6 {
 		t.Fatalf("%d messages in the chat after coming back; want 6", turns)
+	}
+	// The history is kept on the server: another browser, signed in to the account, opens it.
+	other := b.freshProfile()
+	var signedOut string
+	other.run("another browser is signed out", chromedp.Navigate(g.base+"/account/chat?lang=en"), chromedp.Location(&signedOut))
+	if !strings.HasSuffix(signedOut, "/login") {
+		t.Fatalf("the second browser shares the first's cookies: /account/chat is %s", signedOut)
+	}
+	other.run("another browser logs in", other.fill("Email", email), other.fill("Password", password),
+		other.press("Log in"), textContains("#bought", "₽"))
+	var seen []string
+	other.run("another browser sees the conversation", chromedp.Navigate(g.base+"/account/chat"), chromedp.WaitVisible(`#conversation li:nth-child(6)`),
+		chromedp.Evaluate(`(function () {
+  var t = document.querySelector('#conversation li:nth-child(3) .text'), cur = document.querySelector('#conversations a[aria-current=page]');
+  return [String(document.querySelectorAll('#conversation li').length), document.querySelector('#conversation li:nth-child(1) .text').textContent,
+    cur ? cur.textContent : '', String(window.pwned), String(t.querySelectorAll('img, script').length), t.querySelector('strong') ? 'bold' : ''];
+})()`, &seen))
+	if len(seen) != 6 || seen[0] != "6" || seen[1] != "Hello from the browser" || seen[2] != "Hello from the browser" || seen[3] != "undefined" || seen[4] != "0" || seen[5] != "bold" {
+		t.Fatalf("another browser's chat: %q; want the 6 messages of the conversation \"Hello from the browser\", rendered safely", seen)
 	}
 
 	type generation struct {
