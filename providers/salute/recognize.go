@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -23,10 +22,9 @@ const (
 // maxTranscript bounds a recognition reply.
 const maxTranscript = 4 << 20
 
-// recognitionModels are SaluteSpeech's recognition models; a route's
-// upstream model among them is sent as model=, any other name (the catalog's
-// own) leaves SaluteSpeech's default (general).
-var recognitionModels = []string{"general", "callcenter", "media", "ivr"}
+// The route's upstream model is SaluteSpeech's recognition model (general,
+// callcenter, media, ivr), sent as model=; the catalog's own name (salute-…)
+// or none leaves SaluteSpeech's default, general.
 
 // languages maps ISO 639-1 codes (what OpenAI's API takes) to SaluteSpeech's.
 var languages = map[string]string{"ru": "ru-RU", "en": "en-US", "kk": "kk-KZ"}
@@ -77,8 +75,8 @@ func recognizeQuery(req *shlyuz.TranscriptionRequest) (string, *shlyuz.Error) {
 		}
 	}
 	q := url.Values{"language": {lang}}
-	if slices.Contains(recognitionModels, req.Model) {
-		q.Set("model", req.Model)
+	if m := req.Model; m != "" && !strings.HasPrefix(m, "salute") {
+		q.Set("model", m)
 	}
 	return q.Encode(), nil
 }
