@@ -409,8 +409,8 @@ func (s *Server) ttsV3(w http.ResponseWriter, r *http.Request, body []byte) {
 
 // streamChunks writes audio in chunks, each framed by frame and flushed,
 // with a pause after it, until the client leaves. With fault.after, the
-// first chunk is followed by failure (or, when it is nil, a dropped
-// connection).
+// first chunk and its pause are followed by failure (or, when it is nil, a
+// dropped connection).
 func (s *Server) streamChunks(w http.ResponseWriter, r *http.Request, fault speechFault, audio []byte,
 	frame func(chunk []byte, i int) []byte, failure []byte) {
 	pause := speechKitPause
@@ -426,14 +426,14 @@ func (s *Server) streamChunks(w http.ResponseWriter, r *http.Request, fault spee
 		if fl != nil {
 			fl.Flush()
 		}
+		if !s.wait(r.Context(), pause) {
+			return
+		}
 		if fault.after {
 			if failure == nil {
 				Abort()
 			}
 			_, _ = w.Write(failure)
-			return
-		}
-		if !s.wait(r.Context(), pause) {
 			return
 		}
 	}
