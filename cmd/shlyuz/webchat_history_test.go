@@ -181,6 +181,10 @@ func TestWebAreaChatHistory(t *testing.T) {
 				}
 			}
 		}
+		stranger := g.user(t) // signed out: the script is told so, not sent to the login page
+		if st := stranger.api("PUT", "/account/chat/conversations/"+conv.ID, token, body, nil); st != 401 || !strings.Contains(stranger.last, "Your session has ended") {
+			t.Errorf("a signed-out script's save: %d %s", st, stranger.last)
+		}
 		u.chatToken()
 		if st, _ := u.post("/account/chat/conversations/"+conv.ID+"/delete", url.Values{"csrf": {strings.Repeat("0", 64)}}); st != 403 {
 			t.Errorf("the delete form with a forged token: %d", st)

@@ -117,6 +117,7 @@ var messages = map[string][2]string{
 	"delete_conv":       {"Удалить разговор «%s»", "Delete the conversation “%s”"},
 	"conv_too_long":     {"Разговор слишком длинный, чтобы его сохранить (больше %d КБ или %d сообщений). Начните новый.", "This conversation is too long to keep (over %d KB or %d messages). Start a new one."},
 	"conv_too_many":     {"У вас уже %d разговоров — это предел. Удалите какой-нибудь, чтобы начать новый.", "You keep %d conversations, the most allowed. Delete one to start another."},
+	"signed_out":        {"Сеанс завершён. Войдите снова.", "Your session has ended. Log in again."},
 	"conv_not_saved":    {"Ответ получен, но разговор не сохранён", "The reply came, but the conversation was not kept"},
 	"language":          {"English", "Русский"},
 	"not_found":         {"Страница не найдена.", "Page not found."},

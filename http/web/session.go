@@ -50,8 +50,13 @@ func (w *Web) session(c *fiber.Ctx) error {
 	return c.Next()
 }
 
+// requireLogin sends a signed-out visitor to the login page; a script's
+// request (it carries X-CSRF-Token) gets 401 instead, which it can show.
 func (w *Web) requireLogin(c *fiber.Ctx) error {
 	if sessionOf(c) == nil {
+		if c.Get("X-CSRF-Token") != "" {
+			return &shlyuz.Error{Status: fiber.StatusUnauthorized, Type: shlyuz.TypeAuthentication, Code: "signed_out", Message: w.t(c, "signed_out")}
+		}
 		return c.Redirect("/login", fiber.StatusSeeOther)
 	}
 	return c.Next()
