@@ -294,7 +294,11 @@ func TestThreeNodeCluster(t *testing.T) {
 	restart()
 
 	t.Run("calls in flight survive their account owner's kill -9", func(t *testing.T) {
-		inFlightSurvivesOwnerKill(t, nodes, store, g, checkCharges)
+		inFlightSurvivesOwnerLoss(t, syscall.SIGKILL, nodes, store, g, checkCharges)
+	})
+	restart()
+	t.Run("calls in flight survive their account owner's SIGTERM", func(t *testing.T) {
+		inFlightSurvivesOwnerLoss(t, syscall.SIGTERM, nodes, store, g, checkCharges)
 	})
 	restart()
 

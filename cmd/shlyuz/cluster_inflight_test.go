@@ -26,13 +26,18 @@ import (
 // the test knows when calls are in flight upstream and when they end.
 type gate struct {
 	arrived atomic.Int64
-	open    map[string]chan struct{} // model → closed when its calls may go on
-	url     string                   // the gate's base URL, with /v1
+	url     string // the gate's base URL, with /v1
+
+	mu   sync.Mutex
+	open map[string]chan struct{} // model → closed when its calls may go on
 }
+
+var gatedModels = []string{"gated/a", "gated/b"}
 
 func startGate(t *testing.T) *gate {
 	t.Helper()
-	g := &gate{open: map[string]chan struct{}{"gated/a": make(chan struct{}), "gated/b": make(chan struct{})}}
+	g := &gate{}
+	g.reset()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +56,10 @@ func startGate(t *testing.T) *gate {
 func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	for model, ch := range g.open {
+	for _, model := range gatedModels {
+		g.mu.Lock()
+		ch := g.open[model]
+		g.mu.Unlock()
 		if bytes.Contains(body, []byte(`"`+model+`"`)) {
 			g.arrived.Add(1)
 			select {
@@ -66,11 +74,24 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // release lets the model's held calls (and later ones) go on.
 func (g *gate) release(model string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	select {
 	case <-g.open[model]:
 	default:
 		close(g.open[model])
 	}
+}
+
+// reset closes the gates again for a new scenario.
+func (g *gate) reset() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.open = make(map[string]chan struct{}, len(gatedModels))
+	for _, m := range gatedModels {
+		g.open[m] = make(chan struct{})
+	}
+	g.arrived.Store(0)
 }
 
 // gatedConfig is the harness's config with the gate as the upstream of the
@@ -83,7 +104,7 @@ func gatedConfig(t *testing.T, g *gate) string {
 	}
 	cfg := string(raw)
 	var models strings.Builder
-	for model := range g.open {
+	for _, model := range gatedModels {
 		fmt.Fprintf(&models, "  - {id: %q, name: %q, context_length: 100000, max_output_tokens: 4096, input_modalities: [text], output_modalities: [text], usd: {prompt_usd_per_mtok: \"1\", completion_usd_per_mtok: \"2\"}}\n", model, model)
 	}
 	cfg = strings.Replace(cfg, "models:\n", "models:\n"+models.String(), 1)
@@ -134,13 +155,14 @@ func worstOfSmallChat(t *testing.T) int64 {
 	return est.Reserve*promptCredits + 16*completionCredits
 }
 
-// inFlightSurvivesOwnerKill: calls of an account in flight on the other
-// nodes when its owner is killed with -9 end with 200 and their exact
-// charge, settled at the new owner, which adopted their holds before it
-// granted anything: a key and a balance that their holds nearly fill are
-// hit on every node meanwhile and never overspent.
-func inFlightSurvivesOwnerKill(t *testing.T, nodes []*node, store *cockroach.Store, g *gate, checkCharges func(*testing.T, []outcome) int64) {
+// inFlightSurvivesOwnerLoss: calls of an account in flight on the other
+// nodes when its owner is killed with -9 (or stopped with SIGTERM) end with
+// 200 and their exact charge, settled at the new owner, which adopted their
+// holds before it granted anything: a key and a balance that their holds
+// nearly fill are hit on every node meanwhile and never overspent.
+func inFlightSurvivesOwnerLoss(t *testing.T, sig syscall.Signal, nodes []*node, store *cockroach.Store, g *gate, checkCharges func(*testing.T, []outcome) int64) {
 	ctx := context.Background()
+	g.reset()
 	worst := worstOfSmallChat(t)
 	const inFlight = 6
 	limit := (inFlight + 1) * worst // room for the calls in flight and one more
@@ -218,10 +240,14 @@ func inFlightSurvivesOwnerKill(t *testing.T, nodes []*node, store *cockroach.Sto
 	})
 	killedAt := time.Now()
 	killed.Store(true)
-	if err := nodes[victim].cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := nodes[victim].cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
-	_ = nodes[victim].cmd.Wait()
+	stopped := make(chan error, 1) // after SIGTERM it drains its own requests first
+	go func() { stopped <- nodes[victim].cmd.Wait() }()
+	if sig == syscall.SIGKILL {
+		<-stopped
+	}
 	g.release("gated/a") // these settle while the account has no owner yet
 	var answered time.Duration
 	waitFor(t, 60*time.Second, "an answer of the account's new owner", func() bool {
@@ -235,6 +261,11 @@ func inFlightSurvivesOwnerKill(t *testing.T, nodes []*node, store *cockroach.Sto
 		}
 		return false
 	})
+	if sig == syscall.SIGTERM { // the rest settle once the owner is gone: at the new one
+		if err := <-stopped; err != nil {
+			t.Fatalf("the owner exited with %v after SIGTERM:\n%s", err, nodes[victim].log.String())
+		}
+	}
 	g.release("gated/b")
 	wg.Wait()
 	close(stop)
@@ -249,8 +280,8 @@ func inFlightSurvivesOwnerKill(t *testing.T, nodes []*node, store *cockroach.Sto
 	if t.Failed() {
 		t.FailNow()
 	}
-	t.Logf("takeover: the new owner answered %s after kill -9; the last of %d calls in flight was settled there %s after it (lease TTL 2s)",
-		answered.Round(time.Millisecond), inFlight, last.Round(time.Millisecond))
+	t.Logf("takeover (%s): the new owner answered %s after the signal; the last of %d calls in flight was settled there %s after it (lease TTL 2s)",
+		sig, answered.Round(time.Millisecond), inFlight, last.Round(time.Millisecond))
 	seen := append(gated, pressure...)
 	sum := checkCharges(t, seen)
 	if sum > limit {
