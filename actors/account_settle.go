@@ -2,6 +2,7 @@ package actors
 
 import (
 	"sync"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -114,10 +115,12 @@ type settleBook struct {
 	pending int // settlements whose commit is not known yet
 }
 
-// maxSettled bounds the remembered settlements; a repeat of a forgotten
-// one finds no hold and is refused, which only a repeat after thousands of
-// later settlements can meet.
-const maxSettled = 4096
+// A settlement is remembered for settledFor after its commit, longer than a
+// requester goes on repeating it; maxSettled bounds the book all the same.
+const (
+	settledFor = time.Minute
+	maxSettled = 65536
+)
 
 func (b *settleBook) get(genID string) *pendingSettle { return b.byID[genID] }
 
@@ -125,8 +128,14 @@ func (b *settleBook) add(genID string, reply func(*settleAck)) *pendingSettle {
 	if b.byID == nil {
 		b.byID = make(map[string]*pendingSettle)
 	}
-	for len(b.order) >= maxSettled {
-		if p := b.byID[b.order[0]]; p != nil && p.isDone() {
+	now := time.Now()
+	for len(b.order) > 0 {
+		p := b.byID[b.order[0]]
+		old := p != nil && p.doneBefore(now.Add(-settledFor))
+		if !old && len(b.order) < maxSettled {
+			break
+		}
+		if p != nil && p.doneBefore(now) {
 			delete(b.byID, b.order[0])
 		}
 		b.order = b.order[1:]
@@ -143,6 +152,7 @@ func (b *settleBook) add(genID string, reply func(*settleAck)) *pendingSettle {
 type pendingSettle struct {
 	mu      sync.Mutex
 	ack     *settleAck
+	at      time.Time // of the outcome
 	waiters []func(*settleAck)
 }
 
@@ -160,7 +170,7 @@ func (p *pendingSettle) wait(reply func(*settleAck)) {
 
 func (p *pendingSettle) finish(ack *settleAck) {
 	p.mu.Lock()
-	p.ack = ack
+	p.ack, p.at = ack, time.Now()
 	ws := p.waiters
 	p.waiters = nil
 	p.mu.Unlock()
@@ -169,10 +179,11 @@ func (p *pendingSettle) finish(ack *settleAck) {
 	}
 }
 
-func (p *pendingSettle) isDone() bool {
+// doneBefore says whether the outcome is known since before t.
+func (p *pendingSettle) doneBefore(t time.Time) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.ack != nil
+	return p.ack != nil && !p.at.After(t)
 }
 
 // settleReply answers a settlement that was sent as a request (from this
