@@ -33,3 +33,23 @@ func FuzzMoneyAndEstimates(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAudioMedia: the audio container readers never panic, whatever the
+// bytes, and a duration they read is never negative.
+func FuzzAudioMedia(f *testing.F) {
+	f.Add([]byte("RIFF\x24\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00\x80\x3e\x00\x00\x00\x7d\x00\x00\x02\x00\x10\x00data\x00\x00\x00\x00"))
+	f.Add([]byte("ID3\x03\x00\x00\x00\x00\x00\x0a\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xff\xfb\x90\xc0"))
+	f.Add([]byte("OggS\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x13OpusHead\x01\x01\x38\x01\x80\xbb\x00\x00\x00\x00\x00"))
+	f.Add([]byte("fLaC\x00\x00\x00\x22\x10\x00\x10\x00\x00\x00\x00\x00\x00\x00\x0a\xc4\x40\xf0\x00\x00\xac\x44\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		kind := SniffAudio(b)
+		for _, format := range []string{kind, "wav", "mp3", "ogg", "flac"} {
+			if secs, _ := AudioSeconds(format, b); secs.Sign() < 0 {
+				t.Fatalf("%s of %q lasts %s", format, b, secs)
+			}
+		}
+		if w, ok := ParseWAV(b); ok && (w.Rate <= 0 || len(w.Data) > len(b)) {
+			t.Fatalf("ParseWAV %+v", w)
+		}
+	})
+}

@@ -8,7 +8,7 @@ import (
 // UpstreamConfig is one upstream provider endpoint as the operator configured it.
 type UpstreamConfig struct {
 	Name      string            `yaml:"name"`
-	Protocol  string            `yaml:"protocol"` // openai (default), anthropic, gemini, gigachat, yandex
+	Protocol  string            `yaml:"protocol"` // openai (default), anthropic, gemini, gigachat, yandex, salute, bfl, kling, minimax
 	BaseURL   string            `yaml:"base_url"` // e.g. https://api.openai.com/v1
 	APIKeyEnv string            `yaml:"api_key_env"`
 	APIKey    string            `yaml:"-"` // resolved from APIKeyEnv; never logged

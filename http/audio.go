@@ -186,30 +186,42 @@ func (s *Server) createSpeech(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderContentType, shlyuz.AudioMIME(in.ResponseFormat))
 	c.Set("X-Accel-Buffering", "no")
 	sp := &speech{media: media, audio: audio, cost: func() shlyuz.Credits { return m.SpeechCost(in.Input, audio.Usage(), cat.Pricing) },
-		conn: c.Context().Conn(), log: s.log, id: call.GenerationID}
+		log: s.log, id: call.GenerationID}
+	// The gateway writes the reply on the connection itself: only so does it
+	// know that audio reached the socket (what is billed), and only so can it
+	// end the reply broken, without the last chunk, when the upstream fails
+	// mid-speech. The connection closes after the speech.
+	fctx := c.Context()
+	fctx.HijackSetNoResponse(true)
 	s.streams.Add(1)
-	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
+	fctx.Hijack(func(conn net.Conn) {
 		defer s.streams.Done()
-		sp.write(w, first)
+		fctx.Response.Header.SetContentLength(-1) // chunked
+		fctx.Response.Header.SetConnectionClose()
+		sp.write(conn, fctx.Response.Header.Header(), first)
 	})
 	return nil
 }
+
+// speechWriteTimeout bounds each write of speech to a client that stopped reading.
+const speechWriteTimeout = 2 * time.Minute
 
 // speech is one speech reply on its way to the client.
 type speech struct {
 	media *actors.Media
 	audio shlyuz.SpeechAudio
 	cost  func() shlyuz.Credits
-	conn  net.Conn
 	log   interface{ Error(string, ...any) }
 	id    string
 }
 
-// write copies the audio to the client, then settles: in full once any of
-// it went out, 0 when the client left before or the upstream failed.
-func (sp *speech) write(w *bufio.Writer, first []byte) {
-	delivered, settled := false, false
-	defer func() { // the writer runs outside the handler, beyond Fiber's recover
+// write sends the response head and the audio in chunks on conn, then
+// settles: in full once any audio reached the socket, 0 when the client left
+// before or the upstream failed (the reply then ends without its last chunk,
+// so the client sees it broken).
+func (sp *speech) write(conn net.Conn, head, first []byte) {
+	settled := false
+	defer func() { // the hijack handler runs outside Fiber's recover
 		if r := recover(); r != nil {
 			sp.log.Error("speech writer panicked", "generation", sp.id, "panic", r)
 		}
@@ -218,56 +230,56 @@ func (sp *speech) write(w *bufio.Writer, first []byte) {
 			sp.media.Fail(shlyuz.ErrInternal(fmt.Errorf("speech writer ended early")))
 		}
 	}()
-	if clientLeft(sp.conn) { // before any byte: nothing is owed
-		sp.audio.Close()
-		sp.media.Settle(0, shlyuz.Usage{}, shlyuz.GenerationCancelled, "cancelled")
+	settle := func(cost shlyuz.Credits, status, finish string) {
+		sp.media.Settle(cost, shlyuz.Usage{}, status, finish)
 		settled = true
+	}
+	if clientLeft(conn) { // before any byte: nothing is owed
+		sp.audio.Close()
+		settle(0, shlyuz.GenerationCancelled, "cancelled")
 		return
 	}
-	chunk := first
-	buf := make([]byte, cap(first))
+	bw := bufio.NewWriterSize(conn, len(first)+len(head)+64)
+	_, _ = bw.Write(head)
+	send := func(b []byte) error {
+		_ = conn.SetWriteDeadline(time.Now().Add(speechWriteTimeout))
+		fmt.Fprintf(bw, "%x\r\n", len(b))
+		_, _ = bw.Write(b)
+		_, _ = bw.WriteString("\r\n")
+		return bw.Flush()
+	}
+	delivered := false
+	chunk, buf := first, make([]byte, cap(first))
 	for {
 		if len(chunk) > 0 {
-			_, _ = w.Write(chunk)
-			if err := w.Flush(); err != nil { // the client left: stop the upstream
+			if err := send(chunk); err != nil { // the client left: stop the upstream
 				sp.audio.Close()
-				sp.settleGone(delivered)
-				settled = true
+				if delivered {
+					settle(sp.cost(), shlyuz.GenerationCancelled, "cancelled")
+				} else {
+					settle(0, shlyuz.GenerationCancelled, "cancelled")
+				}
 				return
 			}
 			delivered = true
 		}
 		n, err := sp.audio.Read(buf)
 		chunk = buf[:n]
-		if errors.Is(err, io.EOF) {
+		switch {
+		case errors.Is(err, io.EOF):
 			if n > 0 {
-				_, _ = w.Write(chunk)
-				_ = w.Flush()
+				_ = send(chunk)
 			}
-			sp.media.Settle(sp.cost(), shlyuz.Usage{}, shlyuz.GenerationCompleted, "stop")
-			settled = true
+			_, _ = bw.WriteString("0\r\n\r\n")
+			_ = bw.Flush()
+			settle(sp.cost(), shlyuz.GenerationCompleted, "stop")
 			return
-		}
-		if err != nil { // the upstream failed mid-speech: cut the reply so the client sees it broken
-			_ = w.Flush()
+		case err != nil: // the upstream failed mid-speech: no last chunk, nothing charged
 			sp.media.Fail(err)
 			settled = true
-			if sp.conn != nil {
-				_ = sp.conn.Close()
-			}
 			return
 		}
 	}
-}
-
-// settleGone charges a speech whose client left: in full once any audio
-// went out (the upstream made it and billed it), 0 when none did.
-func (sp *speech) settleGone(delivered bool) {
-	if !delivered {
-		sp.media.Settle(0, shlyuz.Usage{}, shlyuz.GenerationCancelled, "cancelled")
-		return
-	}
-	sp.media.Settle(sp.cost(), shlyuz.Usage{}, shlyuz.GenerationCancelled, "cancelled")
 }
 
 // readSome reads until it has some bytes or an error.

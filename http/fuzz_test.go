@@ -2,6 +2,7 @@ package http
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -42,12 +43,7 @@ func FuzzParseChat(f *testing.F) {
 // image model of the catalog with n and the size in range and a worst case
 // above zero, or refused with a 400-class error; it never panics.
 func FuzzParseImages(f *testing.F) {
-	models, err := shlyuz.EmbeddedModels()
-	if err != nil {
-		f.Fatal(err)
-	}
-	p := shlyuz.Pricing{Rate: shlyuz.MustDecimal("90"), K: shlyuz.MustDecimal("1.2")}
-	cat := shlyuz.NewCatalog(models, p)
+	cat, p := fuzzCatalog(f)
 	for _, seed := range []string{
 		`{"model":"openai/gpt-image-1","prompt":"a cat","n":2,"size":"1024x1536","quality":"high"}`,
 		`{"model":"openai/dall-e-3","prompt":"x","quality":"hd","size":"1792x1024","response_format":"url"}`,
@@ -72,4 +68,44 @@ func FuzzParseImages(f *testing.F) {
 			t.Fatalf("accepted %q with a worst case of %d", body, w)
 		}
 	})
+}
+
+// FuzzParseSpeech: a speech request is accepted for a speech model with a
+// voice and format it has and a worst case above zero, or refused with a
+// 400-class error; it never panics.
+func FuzzParseSpeech(f *testing.F) {
+	cat, p := fuzzCatalog(f)
+	for _, seed := range []string{
+		`{"model":"openai/tts-1","input":"hello","voice":"alloy","response_format":"wav","speed":1.5}`,
+		`{"model":"demo/tts","input":"x"}`, `{"model":"yandex/speechkit-tts-v3","input":"` + strings.Repeat("я", 300) + `","voice":"alena"}`,
+		`{"model":"google/gemini-2.5-flash-preview-tts","input":"hi","voice":"Kore"}`, `{"model":"openai/whisper-1","input":"x"}`,
+		`{"model":"openai/tts-1","input":"x","speed":1e400}`, `{"stream_format":"sse"}`, `[]`, `{"input":null}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		in, m, err := parseSpeech(body, cat)
+		if err != nil {
+			if err.Status < 400 || err.Status >= 500 {
+				t.Fatalf("refusal %d %q for %q", err.Status, err.Message, body)
+			}
+			return
+		}
+		if m.Speech == nil || !slices.Contains(m.Speech.Formats, in.ResponseFormat) || in.Input == "" {
+			t.Fatalf("accepted %q: model %s, %+v", body, m.ID, in)
+		}
+		if w := m.SpeechWorst(in.Input, p); w <= 0 {
+			t.Fatalf("accepted %q with a worst case of %d", body, w)
+		}
+	})
+}
+
+// fuzzCatalog is the embedded catalog at a pricing with a coefficient.
+func fuzzCatalog(f *testing.F) (*shlyuz.Catalog, shlyuz.Pricing) {
+	models, err := shlyuz.EmbeddedModels()
+	if err != nil {
+		f.Fatal(err)
+	}
+	p := shlyuz.Pricing{Rate: shlyuz.MustDecimal("90"), K: shlyuz.MustDecimal("1.2")}
+	return shlyuz.NewCatalog(models, p), p
 }

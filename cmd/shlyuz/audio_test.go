@@ -527,3 +527,38 @@ func TestAudioModelLists(t *testing.T) {
 		}
 	}
 }
+
+func TestAudioModelsByTheOperator(t *testing.T) {
+	// An override of a speech model's price takes effect at once; a new
+	// transcription model is served at once.
+	speech := map[string]any{"id": "tts/speech", "name": "Speech, dearer", "input_modalities": []string{"text"}, "output_modalities": []string{"speech"},
+		"usd": map[string]any{"prompt_usd_per_mtok": "0", "completion_usd_per_mtok": "0"},
+		"speech": map[string]any{"voices": []string{"alloy"}, "default_voice": "alloy", "formats": []string{"mp3"}, "default_format": "mp3",
+			"max_input_chars": 100, "unit": "character", "usd_per_mchars": "20"}}
+	stt := map[string]any{"id": "ops/stt", "name": "Operator's transcription", "input_modalities": []string{"audio"}, "output_modalities": []string{"transcription"},
+		"usd": map[string]any{"prompt_usd_per_mtok": "0", "completion_usd_per_mtok": "0"},
+		"transcription": map[string]any{"formats": []string{"wav"}, "response_formats": []string{"json"}, "max_bytes": 100000, "max_seconds": 10,
+			"unit": "second", "usd_per_minute": "1.2", "block_seconds": 5}}
+	for _, m := range []map[string]any{speech, stt} {
+		if st := call(t, h.base, "POST", "/api/admin/models", adminToken, m, nil); st != 200 && st != 201 {
+			t.Fatalf("add %s: %d", m["id"], st)
+		}
+	}
+	t.Cleanup(func() { // back to the test config's speech model
+		speech["name"], speech["speech"].(map[string]any)["usd_per_mchars"], speech["speech"].(map[string]any)["max_input_chars"] = "tts/speech", "10", 2000
+		speech["speech"].(map[string]any)["voices"], speech["speech"].(map[string]any)["formats"] = []string{"alloy", "nova"}, []string{"mp3", "opus", "wav", "pcm"}
+		call(t, h.base, "POST", "/api/admin/models", adminToken, speech, nil)
+	})
+	_, key := account(t, h.base, 10_000_000, nil)
+	resp, _ := postJSON(t, key, "/api/v1/audio/speech", map[string]any{"model": "tts/speech", "input": "twelve chars", "voice": "alloy"})
+	if g := generation(t, key, resp.Header.Get("X-Generation-Id")); g.Data.Credits != 12*2*creditsPerChar {
+		t.Fatalf("overridden speech price: %+v", g.Data)
+	}
+	var r transcriptionReply
+	if st := call(t, h.base, "POST", "/api/v1/audio/transcriptions", key, map[string]any{"model": "ops/stt", "audio": b64Audio(fake.WAV(1.2, 8000), "wav")}, &r); st != 200 {
+		t.Fatalf("the operator's transcription model: %d", st)
+	}
+	if want := int64(5 * 2 * creditsPerSecond); r.Usage.Credits != want { // 1.2 s → a 5-second block at $1.2 a minute
+		t.Fatalf("credits %d, want %d", r.Usage.Credits, want)
+	}
+}

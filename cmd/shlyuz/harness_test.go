@@ -130,7 +130,7 @@ func testConfig(fakeURL string) string {
 	models.WriteString(videoTestModels)
 	models.WriteString(imageTestModels)
 	models.WriteString(audioTestModels)
-	return withImageUpstreams(root, withVideoUpstreams(root, strings.ReplaceAll(fmt.Sprintf(`journal_interval: 20ms
+	return withYandexAudio(root, withSaluteAudio(root, withImageUpstreams(root, withVideoUpstreams(root, strings.ReplaceAll(fmt.Sprintf(`journal_interval: 20ms
 video: {poll_min: 5ms, poll_max: 40ms, timeout: 60s}
 heartbeat: 100ms
 body_limit: 1048576
@@ -174,7 +174,7 @@ routes:
   - {match: "yart/", upstreams: [yandex], strip_prefix: true}
   - {match: "mixed/", upstreams: [anthropic-dead, pricey]}
   - {match: "permodel/", upstreams: [pm-a, pm-b]}
-`, models.String(), fakeURL, fakeURL, fakeURL, fakeURL, fakeURL, fakeURL, root, root, root, root+"/gigachat/api/v1", root+"/gigachat/api/v2/oauth"), "FAKE_URL", fakeURL)))
+`, models.String(), fakeURL, fakeURL, fakeURL, fakeURL, fakeURL, fakeURL, root, root, root, root+"/gigachat/api/v1", root+"/gigachat/api/v2/oauth"), "FAKE_URL", fakeURL)))))
 }
 
 // call sends a JSON request and decodes a JSON answer into out (if not nil).

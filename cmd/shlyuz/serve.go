@@ -27,6 +27,7 @@ import (
 	"github.com/shlyuz/shlyuz/providers/kling"
 	"github.com/shlyuz/shlyuz/providers/minimax"
 	"github.com/shlyuz/shlyuz/providers/openai"
+	"github.com/shlyuz/shlyuz/providers/salute"
 	"github.com/shlyuz/shlyuz/providers/yandex"
 	_ "time/tzdata" // key periods in Europe/Moscow on machines without zone files
 )
@@ -316,8 +317,10 @@ func newProvider(u shlyuz.UpstreamConfig) (shlyuz.Provider, error) {
 		return minimax.New(u)
 	case "bfl": // images only (issue 8)
 		return bfl.New(u)
+	case "salute": // audio only (issue 9)
+		return salute.New(u)
 	}
-	return nil, fmt.Errorf("protocol %q is not supported (openai, anthropic, gemini, gigachat, yandex, kling, minimax, bfl)", u.Protocol)
+	return nil, fmt.Errorf("protocol %q is not supported (openai, anthropic, gemini, gigachat, yandex, kling, minimax, bfl, salute)", u.Protocol)
 }
 
 // seed applies the config's pricing (when none is stored) and plans.

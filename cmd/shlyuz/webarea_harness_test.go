@@ -142,11 +142,12 @@ const (
 
 func startWebGateway(t *testing.T) *webGateway {
 	t.Helper()
-	return startWebGatewayWith(t, "")
+	return startWebGatewayWith(t, "", true)
 }
 
-// startWebGatewayWith starts one with more lines of the web section (each indented two spaces).
-func startWebGatewayWith(t *testing.T, web string) *webGateway {
+// startWebGatewayWith starts one with more lines of the web section (each indented two spaces),
+// and payments through the fake YooKassa or none.
+func startWebGatewayWith(t *testing.T, web string, payments bool) *webGateway {
 	t.Helper()
 	mb := newMailbox(t)
 	yk := ykfake.New(ykShop, ykSecret)
@@ -166,9 +167,12 @@ func startWebGatewayWith(t *testing.T, web string) *webGateway {
 web:
   secret: test-web-secret
   smtp: {host: "` + host + `", port: ` + port + `, from: "Shlyuz <noreply@shlyuz.test>", tls: none}
-` + web + `payments:
+` + web + ``
+	if payments {
+		cfg += `payments:
   yookassa: {shop_id: ` + ykShop + `, secret_key: ` + ykSecret + `, base_url: "http://` + yln.Addr().String() + `", min_topup_rubles: 10}
 `
+	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "web.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {

@@ -253,6 +253,9 @@ func TestWebAreaPayments(t *testing.T) {
 			t.Fatalf("return page:\n%s", body)
 		}
 		wantBalanceWeb(t, u, 50_000_000, 50_000_000)
+		if !regexp.MustCompile(`valid until \d{4}-\d\d-\d\d \d\d:\d\d`).MatchString(u.last) {
+			t.Fatalf("the overview does not say when the package expires:\n%s", u.last)
+		}
 	})
 	t.Run("key, SDK call, activity", func(t *testing.T) {
 		u.get("/account/keys")

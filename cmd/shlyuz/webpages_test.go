@@ -307,7 +307,7 @@ func TestWebAreaPages(t *testing.T) {
 
 // TestWebAreaSecureCookies: with an https public URL (TLS at a proxy in front) every cookie is Secure.
 func TestWebAreaSecureCookies(t *testing.T) {
-	g := startWebGatewayWith(t, "  public_url: https://shlyuz.example.com\n")
+	g := startWebGatewayWith(t, "  public_url: https://shlyuz.example.com\n", true)
 	resp, err := http.Get(g.base + "/register")
 	if err != nil {
 		t.Fatal(err)
@@ -333,4 +333,29 @@ func keyRow(t *testing.T, u *browserless, id string) string {
 		t.Fatalf("key %s is not listed:\n%s", id, u.last)
 	}
 	return u.last[i : i+strings.Index(u.last[i:], "</tr>")]
+}
+
+// TestWebAreaWithoutPayments: with YooKassa unconfigured the top-up and plans pages say so, a payment
+// cannot start, notifications are 404, and the operator's top-up still reaches the overview.
+func TestWebAreaWithoutPayments(t *testing.T) {
+	g := startWebGatewayWith(t, "", false)
+	u, email := g.signUp(t)
+	for _, path := range []string{"/account/topup", "/account/plans"} {
+		if st, body := u.get(path); st != 200 || !strings.Contains(body, "Card payments are not configured") || strings.Contains(body, "Go to payment") || strings.Contains(body, "Buy the plan") {
+			t.Fatalf("%s: %d\n%s", path, st, body)
+		}
+	}
+	for _, path := range []string{"/account/topup", "/account/plans/basic"} {
+		if st, body := u.post(path, url.Values{"amount": {"500"}}); st != 503 || !strings.Contains(body, "Card payments are not configured") {
+			t.Fatalf("POST %s: %d", path, st)
+		}
+	}
+	if st := call(t, g.base, "POST", "/payments/yookassa/notify", "", map[string]any{"event": "payment.succeeded", "object": map[string]any{"id": "x"}}, nil); st != 404 {
+		t.Fatalf("a notification without payments: %d", st)
+	}
+	if st := call(t, g.base, "POST", "/api/admin/accounts/"+g.accountIDOf(t, email)+"/topups", adminToken,
+		map[string]any{"rubles": "250", "idempotency_key": "by-hand"}, nil); st != 200 {
+		t.Fatalf("operator top-up: %d", st)
+	}
+	wantBalanceWeb(t, u, 0, 25_000_000)
 }

@@ -32,10 +32,15 @@ const AudioTokensPerSecond = 10
 // speechChunk is the size of one streamed piece of speech.
 const speechChunk = 4096
 
+// SpeechSeconds is how long the fake's speech of input lasts (half a second at least).
+func SpeechSeconds(input string) float64 {
+	return max(0.5, float64(len([]rune(input)))*SpeechSecondsPerChar)
+}
+
 // Speech is the fake's speech of input in format (mp3, opus, wav, pcm), or
 // nil for a format it does not make.
 func Speech(input, format string) []byte {
-	secs := max(0.5, float64(len([]rune(input)))*SpeechSecondsPerChar)
+	secs := SpeechSeconds(input)
 	switch format {
 	case "mp3":
 		return MP3(secs)

@@ -124,6 +124,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch p := r.URL.Path; {
 	case strings.HasPrefix(p, "/gigachat/"): // GigaChat's own API, under a prefix of its own
 		s.gigachat(w, r)
+	case strings.HasPrefix(p, "/salute/"): // SaluteSpeech's REST API (audio_salute.go)
+		s.salute(w, r)
 	case strings.HasPrefix(p, "/kling/"): // Kling's video API (video_kling.go)
 		s.kling(w, r)
 	case strings.HasPrefix(p, "/minimax/"): // MiniMax's video API (video_minimax.go)
@@ -132,6 +134,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.bfl(w, r)
 	case strings.HasSuffix(p, "/imageGenerationAsync"), strings.Contains(p, "/operations/yaart-"): // YandexART (images_yandex.go)
 		s.yandexArt(w, r)
+	case strings.Contains(p, "/speech/v1/"), strings.Contains(p, "/stt/v3/"), strings.Contains(p, "/tts/v3/"), strings.Contains(p, "/operations/yastt-"):
+		s.speechKit(w, r) // Yandex SpeechKit (audio_yandex.go)
 	case strings.HasSuffix(p, ":predict"): // Imagen through the Gemini API (images.go)
 		s.imagen(w, r)
 	case strings.Contains(p, ":predictLongRunning"), strings.Contains(p, "/operations/"), strings.Contains(p, "/v1beta/files/"):

@@ -49,6 +49,9 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request) {
 		writeGeminiError(w, http.StatusBadRequest, "INVALID_ARGUMENT", msg, "")
 		return
 	}
+	if s.geminiAudio(w, r, model, method, body) { // audio in or out (audio_gemini.go)
+		return
+	}
 
 	sc := s.Script(r, ask)
 	if !s.Begin(r.Context(), sc.Fault) {

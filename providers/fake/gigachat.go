@@ -50,6 +50,7 @@ type gigaState struct {
 	files  map[string]gigaFile  // uploaded file id → what it is
 
 	issued       atomic.Int64
+	saluteIssued atomic.Int64 // SaluteSpeech's tokens (audio_salute.go)
 	unauthorized atomic.Int64
 	uploads      atomic.Int64
 }
@@ -172,11 +173,16 @@ func (s *Server) gigaOAuth(w http.ResponseWriter, r *http.Request) {
 		writeGigaOAuthError(w, http.StatusBadRequest, 1, "scope data format invalid")
 		return
 	}
+	// The same endpoint issues SaluteSpeech's tokens (audio_salute.go), for its scopes.
+	service, issued := "GIGACHAT_API_", &s.giga().issued
+	if strings.HasPrefix(r.URL.Path, "/salute/") {
+		service, issued = "SALUTE_SPEECH_", &s.giga().saluteIssued
+	}
 	switch scope := r.PostForm.Get("scope"); scope {
 	case "":
 		writeGigaOAuthError(w, http.StatusBadRequest, 5, "scope is empty")
 		return
-	case "GIGACHAT_API_PERS", "GIGACHAT_API_B2B", "GIGACHAT_API_CORP":
+	case service + "PERS", service + "B2B", service + "CORP":
 	default:
 		writeGigaOAuthError(w, http.StatusBadRequest, 7, "scope from db not fully includes consumed scope")
 		return
@@ -184,7 +190,7 @@ func (s *Server) gigaOAuth(w http.ResponseWriter, r *http.Request) {
 
 	var raw [24]byte
 	_, _ = rand.Read(raw[:])
-	tok := "fake-giga-" + hex.EncodeToString(raw[:])
+	tok := sberTokenPrefix(service) + hex.EncodeToString(raw[:])
 	g := s.giga()
 	now := time.Now()
 	g.mu.Lock()
@@ -196,7 +202,7 @@ func (s *Server) gigaOAuth(w http.ResponseWriter, r *http.Request) {
 	}
 	g.tokens[tok] = exp
 	g.mu.Unlock()
-	g.issued.Add(1)
+	issued.Add(1)
 
 	b := []byte(`{"access_token":"` + tok + `","expires_at":` + strconv.FormatInt(exp.UnixMilli(), 10) + `}`)
 	h := w.Header()
@@ -207,9 +213,23 @@ func (s *Server) gigaOAuth(w http.ResponseWriter, r *http.Request) {
 
 // gigaAuthorized checks the Bearer token; it answers the 401 itself.
 func (s *Server) gigaAuthorized(w http.ResponseWriter, r *http.Request) bool {
+	return s.sberAuthorized(w, r, "GIGACHAT_API_")
+}
+
+// sberTokenPrefix starts the tokens issued for the scopes of a service.
+func sberTokenPrefix(service string) string {
+	if service == "SALUTE_SPEECH_" {
+		return "fake-salute-"
+	}
+	return "fake-giga-"
+}
+
+// sberAuthorized checks a Bearer token issued for the service's scopes; it
+// answers the 401 itself.
+func (s *Server) sberAuthorized(w http.ResponseWriter, r *http.Request, service string) bool {
 	g := s.giga()
 	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if ok && tok != "" {
+	if ok && strings.HasPrefix(tok, sberTokenPrefix(service)) {
 		g.mu.Lock()
 		exp, known := g.tokens[tok]
 		g.mu.Unlock()

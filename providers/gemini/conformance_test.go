@@ -39,3 +39,27 @@ func TestImageConformance(t *testing.T) {
 		},
 	})
 }
+
+// TestAudioConformance: transcription (audio inline) and speech (the AUDIO
+// modality, PCM wrapped as WAV or raw) through the suite. Speech comes whole,
+// so there is no cut after the first chunk to check.
+func TestAudioConformance(t *testing.T) {
+	conformance.RunAudio(t, conformance.AudioTarget{
+		Name: "gemini",
+		New: func(t *testing.T, baseURL string) any {
+			p, err := gemini.New(shlyuz.UpstreamConfig{Name: "fake-gemini", Protocol: "gemini", BaseURL: baseURL, APIKey: testKey})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(p.CloseIdleConnections)
+			return p
+		},
+		Speech:               shlyuz.SpeechRequest{Model: "gemini-2.5-flash-preview-tts", Input: "Hello from the conformance suite.", Voice: "Kore"},
+		Formats:              []string{"wav", "pcm"},
+		SpeechFailed:         shlyuz.SpeechRequest{Model: "gemini-2.5-flash-preview-tts", Input: "[fail-before] hello", Voice: "Kore", Format: "wav"},
+		Transcription:        shlyuz.TranscriptionRequest{Model: "gemini-2.5-flash", Language: "en", Prompt: "A test."},
+		TranscriptionFormats: []string{"wav", "mp3", "ogg"},
+		TranscriptionFailed:  shlyuz.TranscriptionRequest{Model: "gemini-2.5-flash", Prompt: "[fail-before]"},
+		Unreadable:           "webm",
+	})
+}

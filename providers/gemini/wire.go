@@ -91,6 +91,16 @@ type generationConfig struct {
 	ResponseJSONSchema json.RawMessage `json:"responseJsonSchema,omitempty"`
 	ResponseModalities []string        `json:"responseModalities,omitempty"` // ["TEXT","IMAGE"]: image output
 	ImageConfig        *imageConfig    `json:"imageConfig,omitempty"`
+	SpeechConfig       *speechConfig   `json:"speechConfig,omitempty"` // responseModalities ["AUDIO"]: the voice
+}
+
+// speechConfig names a TTS model's prebuilt voice.
+type speechConfig struct {
+	VoiceConfig struct {
+		PrebuiltVoiceConfig struct {
+			VoiceName string `json:"voiceName"`
+		} `json:"prebuiltVoiceConfig"`
+	} `json:"voiceConfig"`
 }
 
 // imageConfig is an image-output model's aspect ratio and size (OpenRouter's
@@ -103,7 +113,7 @@ type imageConfig struct {
 func (g *generationConfig) empty() bool {
 	return g.MaxOutputTokens == 0 && g.Temperature == nil && g.TopP == nil && g.TopK == nil &&
 		len(g.StopSequences) == 0 && g.Seed == nil && g.PresencePenalty == nil && g.FrequencyPenalty == nil &&
-		g.ResponseMimeType == "" && len(g.ResponseJSONSchema) == 0 && len(g.ResponseModalities) == 0 && g.ImageConfig == nil
+		g.ResponseMimeType == "" && len(g.ResponseJSONSchema) == 0 && len(g.ResponseModalities) == 0 && g.ImageConfig == nil && g.SpeechConfig == nil
 }
 
 // wireResponse is a GenerateContentResponse: a whole reply, or one chunk of a stream.
@@ -135,6 +145,25 @@ type usageMetadata struct {
 	ToolUsePromptTokenCount int64 `json:"toolUsePromptTokenCount"`
 	CachedContentTokenCount int64 `json:"cachedContentTokenCount"`
 	TotalTokenCount         int64 `json:"totalTokenCount"`
+	// The counts by modality (TEXT, IMAGE, AUDIO, VIDEO, DOCUMENT).
+	PromptTokensDetails     []modalityCount `json:"promptTokensDetails"`
+	CandidatesTokensDetails []modalityCount `json:"candidatesTokensDetails"`
+}
+
+type modalityCount struct {
+	Modality   string `json:"modality"`
+	TokenCount int64  `json:"tokenCount"`
+}
+
+// modality is the tokens of the modality in details.
+func modality(details []modalityCount, m string) int64 {
+	var n int64
+	for _, d := range details {
+		if d.Modality == m {
+			n += d.TokenCount
+		}
+	}
+	return n
 }
 
 // usage is the usage in OpenAI's terms: the prompt includes the cached part

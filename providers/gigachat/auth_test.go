@@ -16,6 +16,7 @@ import (
 	"github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/providers/fake"
 	"github.com/shlyuz/shlyuz/providers/internal/adaptertest"
+	"github.com/shlyuz/shlyuz/providers/internal/sberauth"
 )
 
 // chatOK makes one plain call and one streamed call and fails the test unless both succeed.
@@ -59,7 +60,7 @@ func TestRefreshAheadByClock(t *testing.T) {
 	u := startFake(t, fake.Options{ReplyTokens: 2}, nil) // 30-minute tokens
 	p := u.provider(t, Options{RefreshMargin: 5 * time.Minute}, nil)
 	var offset atomic.Int64
-	p.auth.now = func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	p.auth.Now = func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
 
 	chatOK(t, p)
 	if n := u.Fake.GigaChatTokensIssued(); n != 1 {
@@ -192,7 +193,7 @@ func TestConcurrentShareOneRefresh(t *testing.T) {
 	t.Cleanup(g.open) // before the server's shutdown, which waits for held handlers
 	p := u.provider(t, Options{}, nil)
 	joined := make(chan struct{}, 100)
-	p.auth.onJoin = func() { joined <- struct{}{} }
+	p.auth.OnJoin = func() { joined <- struct{}{} }
 
 	const n = 8
 	errs := make(chan error, n)
@@ -238,7 +239,7 @@ func TestRefreshSurvivesAWaiterGivingUp(t *testing.T) {
 	t.Cleanup(g.open) // before the server's shutdown, which waits for held handlers
 	p := u.provider(t, Options{}, nil)
 	joined := make(chan struct{}, 10)
-	p.auth.onJoin = func() { joined <- struct{}{} }
+	p.auth.OnJoin = func() { joined <- struct{}{} }
 
 	ctx, cancel := context.WithCancel(context.Background())
 	first := make(chan error, 1)
@@ -283,16 +284,16 @@ func TestFailedRefreshKeepsValidToken(t *testing.T) {
 	})
 	p := u.provider(t, Options{RefreshMargin: 10 * time.Minute}, nil)
 	var offset atomic.Int64
-	p.auth.now = func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	p.auth.Now = func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
 	chatOK(t, p)
 	failing.Store(true)
 	offset.Store(int64(25 * time.Minute)) // inside the margin, not expired
 	chatOK(t, p)
 	chatOK(t, p)
 	if n := failed.Load(); n != 1 {
-		t.Errorf("failed token requests = %d, want 1: a failed early refresh waits %v before the next", n, refreshBackoff)
+		t.Errorf("failed token requests = %d, want 1: a failed early refresh waits %v before the next", n, sberauth.RefreshBackoff)
 	}
-	offset.Store(int64(25*time.Minute + refreshBackoff)) // the backoff is over: try again
+	offset.Store(int64(25*time.Minute + sberauth.RefreshBackoff)) // the backoff is over: try again
 	chatOK(t, p)
 	if n := failed.Load(); n != 2 {
 		t.Errorf("failed token requests = %d, want 2", n)
@@ -376,8 +377,8 @@ func TestExpiryUnits(t *testing.T) {
 		{1_768_997_975, time.Unix(1_768_997_975, 0)},           // seconds, defensively
 		{0, now.Add(30 * time.Minute)},                         // none: the documented lifetime
 	} {
-		if got := expiry(c.at, now); !got.Equal(c.want) {
-			t.Errorf("expiry(%d) = %v, want %v", c.at, got, c.want)
+		if got := sberauth.Expiry(c.at, now); !got.Equal(c.want) {
+			t.Errorf("sberauth.Expiry(%d) = %v, want %v", c.at, got, c.want)
 		}
 	}
 }
@@ -385,7 +386,7 @@ func TestExpiryUnits(t *testing.T) {
 func TestRqUID(t *testing.T) {
 	seen := map[string]bool{}
 	for i := 0; i < 100; i++ {
-		id := newRqUID()
+		id := sberauth.NewRqUID()
 		if !uuid4.MatchString(id) || seen[id] {
 			t.Fatalf("RqUID %q bad or repeated", id)
 		}

@@ -1,17 +1,14 @@
 package gigachat
 
 import (
-	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/providers/internal/sberauth"
 	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
@@ -133,27 +130,6 @@ func statusError(name string, status int, h http.Header, body []byte, now time.T
 }
 
 // isCertError reports whether err is a failed verification of the server's certificate.
-func isCertError(err error) bool {
-	var cve *tls.CertificateVerificationError
-	var uae x509.UnknownAuthorityError
-	var hne x509.HostnameError
-	var cie x509.CertificateInvalidError
-	return errors.As(err, &cve) || errors.As(err, &uae) || errors.As(err, &hne) || errors.As(err, &cie)
-}
+var isCertError = sberauth.IsCertError
 
-const certHint = "set ca_file to the Russian Trusted Root CA (PEM) to trust it"
-
-// authTransportError maps a failure to reach the OAuth endpoint.
-func authTransportError(name string, err error) *shlyuz.Error {
-	var e *shlyuz.Error
-	switch {
-	case errors.Is(err, context.DeadlineExceeded), upstream.IsTimeout(err):
-		e = shlyuz.ErrUpstreamTimeout("GigaChat's OAuth endpoint did not answer in time.")
-	case isCertError(err):
-		e = shlyuz.ErrUpstream("The TLS certificate of GigaChat's OAuth endpoint is not trusted by the gateway; %s.", certHint)
-	default:
-		e = shlyuz.ErrUpstream("GigaChat's OAuth endpoint is unreachable.")
-	}
-	e.Cause = fmt.Errorf("gigachat %s: oauth: %w", name, err)
-	return e
-}
+const certHint = sberauth.CertHint

@@ -11,6 +11,7 @@ import (
 
 	"github.com/shlyuz/shlyuz/providers/fake"
 	"github.com/shlyuz/shlyuz/providers/internal/adaptertest"
+	"github.com/shlyuz/shlyuz/providers/internal/sberauth"
 )
 
 // These tests hold the fake to GigaChat's wire shapes (research §4), raw
@@ -29,7 +30,7 @@ func TestFakeOAuth(t *testing.T) {
 	url := u.TS.URL + fakeOAuth
 	good := map[string]string{
 		"Authorization": "Basic " + testKey,
-		"RqUID":         newRqUID(),
+		"RqUID":         sberauth.NewRqUID(),
 		"Content-Type":  "application/x-www-form-urlencoded",
 		"Accept":        "application/json",
 	}
@@ -106,7 +107,7 @@ func TestFakeOAuth(t *testing.T) {
 func bearer(t *testing.T, u *fakeGigaChat) map[string]string {
 	t.Helper()
 	_, b := post(t, u.TS.URL+fakeOAuth, map[string]string{
-		"Authorization": "Basic " + testKey, "RqUID": newRqUID(),
+		"Authorization": "Basic " + testKey, "RqUID": sberauth.NewRqUID(),
 		"Content-Type": "application/x-www-form-urlencoded",
 	}, "scope=GIGACHAT_API_PERS")
 	var tr struct {

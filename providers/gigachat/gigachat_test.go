@@ -50,8 +50,8 @@ func TestNewNeedsKeyAndReadableCA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.chatURL != DefaultBaseURL+"/chat/completions" || p.auth.url != DefaultAuthURL || p.auth.scope != DefaultScope || p.auth.margin != DefaultRefreshMargin {
-		t.Errorf("defaults: chat %s auth %s scope %s margin %v", p.chatURL, p.auth.url, p.auth.scope, p.auth.margin)
+	if p.chatURL != DefaultBaseURL+"/chat/completions" || p.auth.URL != DefaultAuthURL || p.auth.Scope != DefaultScope || p.auth.Margin != DefaultRefreshMargin {
+		t.Errorf("defaults: chat %s auth %s scope %s margin %v", p.chatURL, p.auth.URL, p.auth.Scope, p.auth.Margin)
 	}
 }
 
@@ -532,7 +532,7 @@ func TestFirstByteTimeout(t *testing.T) {
 	u := startFake(t, fake.Options{}, nil)
 	p := u.provider(t, Options{}, func(c *shlyuz.UpstreamConfig) { c.FirstByteTimeout = 50 * time.Millisecond })
 	// Take the token first: the timeout below is the chat call's.
-	if _, err := p.auth.token(context.Background()); err != nil {
+	if _, err := p.auth.Token(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	_, err := p.ChatStream(context.Background(), adaptertest.Request(t, "fault-hang", true, adaptertest.HelloBody))

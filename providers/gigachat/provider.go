@@ -13,25 +13,22 @@
 package gigachat
 
 import (
-	"bytes"
 	"context"
 	"crypto/x509"
-	"encoding/pem"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/providers/internal/sberauth"
 	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
 // Defaults for the zero fields of the upstream's configuration.
 const (
 	DefaultBaseURL = "https://gigachat.devices.sberbank.ru/api/v1"
-	DefaultAuthURL = "https://ngw.devices.sberbank.ru:9443/api/v2/oauth"
+	DefaultAuthURL = sberauth.DefaultAuthURL
 	DefaultScope   = "GIGACHAT_API_PERS"
 	// DefaultRefreshMargin is how long before its expiry a token is replaced.
 	DefaultRefreshMargin = 5 * time.Minute
@@ -60,7 +57,7 @@ type Provider struct {
 	filesURL string
 	header   http.Header
 	client   *http.Client
-	auth     *tokenSource
+	auth     *sberauth.TokenSource
 	now      func() time.Time
 }
 
@@ -97,7 +94,7 @@ func NewWithOptions(cfg shlyuz.UpstreamConfig, opts Options) (*Provider, error) 
 	}
 	var roots *x509.CertPool
 	if cfg.CAFile != "" {
-		pool, err := rootsWith(cfg.CAFile)
+		pool, err := sberauth.Roots(cfg.CAFile)
 		if err != nil {
 			return nil, fmt.Errorf("gigachat %s: ca_file: %w", cfg.Name, err)
 		}
@@ -119,58 +116,18 @@ func NewWithOptions(cfg shlyuz.UpstreamConfig, opts Options) (*Provider, error) 
 		client:   client,
 		now:      time.Now,
 	}
-	p.auth = &tokenSource{
-		upstream: cfg.Name,
-		client:   client,
-		url:      cfg.AuthURL,
-		scope:    cfg.Scope,
-		key:      strings.TrimSpace(cfg.APIKey),
-		margin:   opts.RefreshMargin,
-		timeout:  min(authTimeout, cfg.FirstByteTimeout),
-		now:      time.Now,
+	p.auth = &sberauth.TokenSource{
+		Upstream: cfg.Name,
+		Label:    "GigaChat",
+		Client:   client,
+		URL:      cfg.AuthURL,
+		Scope:    cfg.Scope,
+		Key:      strings.TrimSpace(cfg.APIKey),
+		Margin:   opts.RefreshMargin,
+		Timeout:  min(authTimeout, cfg.FirstByteTimeout),
+		Now:      time.Now,
 	}
 	return p, nil
-}
-
-// rootsWith is the system roots plus the certificates of a PEM or DER file.
-func rootsWith(path string) (*x509.CertPool, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	pool, err := x509.SystemCertPool()
-	if err != nil || pool == nil {
-		pool = x509.NewCertPool()
-	}
-	if bytes.Contains(data, []byte("-----BEGIN")) {
-		n := 0
-		for rest := data; ; {
-			var block *pem.Block
-			block, rest = pem.Decode(rest)
-			if block == nil {
-				break
-			}
-			if block.Type != "CERTIFICATE" {
-				continue
-			}
-			c, err := x509.ParseCertificate(block.Bytes)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", path, err)
-			}
-			pool.AddCert(c)
-			n++
-		}
-		if n == 0 {
-			return nil, fmt.Errorf("%s: no CERTIFICATE block", path)
-		}
-		return pool, nil
-	}
-	c, err := x509.ParseCertificate(data) // a DER .cer, as the CA is also published
-	if err != nil {
-		return nil, fmt.Errorf("%s: neither PEM nor a DER certificate: %w", path, err)
-	}
-	pool.AddCert(c)
-	return pool, nil
 }
 
 // Name is the upstream's configured name.
@@ -179,33 +136,9 @@ func (p *Provider) Name() string { return p.cfg.Name }
 // CloseIdleConnections closes the pooled connections that are not in use.
 func (p *Provider) CloseIdleConnections() { p.client.CloseIdleConnections() }
 
-// send makes an authorized call: it takes the shared token, and when the
-// upstream answers 401 it renews the token once and repeats the call once.
-// A second 401 comes back to the caller as is.
+// send makes an authorized call (see sberauth.TokenSource.Send).
 func (p *Provider) send(ctx context.Context, build func() (*http.Request, error)) (*http.Response, error) {
-	tok, err := p.auth.token(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for attempt := 0; ; attempt++ {
-		req, err := build()
-		if err != nil {
-			return nil, shlyuz.ErrInternal(err)
-		}
-		req.Header.Set("Authorization", "Bearer "+tok)
-		resp, err := p.client.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		if resp.StatusCode != http.StatusUnauthorized || attempt > 0 {
-			return resp, nil
-		}
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, upstream.MaxErrorBytes))
-		resp.Body.Close()
-		if tok, err = p.auth.renew(ctx, tok); err != nil {
-			return nil, err
-		}
-	}
+	return p.auth.Send(ctx, build)
 }
 
 // chat is a call of the chat endpoint; body builds the request's body

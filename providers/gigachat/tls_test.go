@@ -83,9 +83,7 @@ func TestTLSWithCAFile(t *testing.T) {
 	}
 
 	// The chat endpoint alone untrusted (a token in hand): a certificate error too.
-	p.auth.mu.Lock()
-	p.auth.tok, p.auth.exp = "some-token", p.now().Add(time.Hour)
-	p.auth.mu.Unlock()
+	p.auth.Set("some-token", p.now().Add(time.Hour))
 	_, err = p.ChatStream(context.Background(), adaptertest.Request(t, "GigaChat", true, adaptertest.HelloBody))
 	e = adaptertest.AsError(t, err, 502, "upstream_error", true)
 	if !isCertError(e) || !strings.Contains(e.Message, "ca_file") {

@@ -35,15 +35,24 @@ type wireError struct {
 	HTTPStatus string `json:"httpStatus"`
 }
 
-// parseErrorBody reads an error body; ok is false when it is not one.
+// parseErrorBody reads an error body, grpc-gateway's or SpeechKit v1's
+// {"error_code":"BAD_REQUEST","error_message":"…"}; ok is false when it is
+// neither.
 func parseErrorBody(body []byte) (we wireError, ok bool) {
 	var top struct {
-		Error json.RawMessage `json:"error"`
+		Error        json.RawMessage `json:"error"`
+		ErrorCode    string          `json:"error_code"`
+		ErrorMessage string          `json:"error_message"`
 	}
-	if json.Unmarshal(body, &top) != nil || len(top.Error) == 0 || string(top.Error) == "null" {
+	switch {
+	case json.Unmarshal(body, &top) != nil:
 		return wireError{}, false
+	case len(top.Error) > 0 && string(top.Error) != "null":
+		return parseErrorValue(top.Error), true
+	case top.ErrorCode != "" || top.ErrorMessage != "":
+		return wireError{Message: strings.TrimPrefix(top.ErrorCode+": "+top.ErrorMessage, ": ")}, true
 	}
-	return parseErrorValue(top.Error), true
+	return wireError{}, false
 }
 
 // parseErrorValue reads the value of an "error" member: an object, or a bare string.

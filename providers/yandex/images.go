@@ -5,10 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/providers/internal/upstream"
@@ -22,12 +19,6 @@ import (
 var _ shlyuz.ImageProvider = (*Provider)(nil)
 
 const artPath = "/foundationModels/v1/imageGenerationAsync"
-
-// artPoll is the first pause between polls of an operation; it doubles up to artPollMax.
-const (
-	artPoll    = 250 * time.Millisecond
-	artPollMax = 2 * time.Second
-)
 
 type artRequest struct {
 	ModelURI          string       `json:"modelUri"`
@@ -49,19 +40,6 @@ type artOptions struct {
 type artAspectRatio struct {
 	WidthRatio  string `json:"widthRatio"`
 	HeightRatio string `json:"heightRatio"`
-}
-
-// artOperation is a Yandex Cloud Operation of an image generation.
-type artOperation struct {
-	ID    string `json:"id"`
-	Done  bool   `json:"done"`
-	Error *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-	Response *struct {
-		Image string `json:"image"`
-	} `json:"response"`
 }
 
 // artBody is the create request: the size's width and height as the ratio.
@@ -100,36 +78,23 @@ func (p *Provider) GenerateImages(ctx context.Context, req *shlyuz.ImageRequest)
 }
 
 func (p *Provider) generateImage(ctx context.Context, req *shlyuz.ImageRequest) ([]byte, error) {
-	var op artOperation
-	if err := p.artCall(ctx, http.MethodPost, p.base+artPath, artBody(p.cfg.FolderID, req), &op); err != nil {
+	var op operation
+	if err := p.callJSON(ctx, p.base+artPath, artBody(p.cfg.FolderID, req), &op); err != nil {
 		if e := shlyuz.AsError(err); e.Status == http.StatusBadRequest && refusedPrompt(e.Message) {
 			return nil, shlyuz.ErrContentPolicy("The upstream refused the prompt: %s", e.Message)
 		}
 		return nil, err
 	}
-	for pause := artPoll; !op.Done; pause = min(2*pause, artPollMax) {
-		t := time.NewTimer(pause)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, errs.Call(p.cfg.Name, ctx, nil, ctx.Err(), true)
-		case <-t.C:
-		}
-		id := op.ID
-		if err := p.artCall(ctx, http.MethodGet, p.base+"/operations/"+url.PathEscape(id), nil, &op); err != nil {
-			return nil, err
-		}
-		if op.ID == "" {
-			op.ID = id
-		}
+	if err := p.await(ctx, p.base, "image generation", &op); err != nil {
+		return nil, err
 	}
-	if op.Error != nil {
-		return nil, shlyuz.ErrUpstream("The upstream failed the image generation (code %d): %s", op.Error.Code, upstream.Clip(op.Error.Message))
+	var res struct {
+		Image string `json:"image"`
 	}
-	if op.Response == nil || op.Response.Image == "" {
+	if json.Unmarshal(op.Response, &res) != nil || res.Image == "" {
 		return nil, upstream.Malformed("the finished operation holds no image")
 	}
-	img, err := base64.StdEncoding.DecodeString(op.Response.Image)
+	img, err := base64.StdEncoding.DecodeString(res.Image)
 	if err != nil {
 		return nil, upstream.Malformed("the image is not valid base64")
 	}
@@ -140,33 +105,4 @@ func (p *Provider) generateImage(ctx context.Context, req *shlyuz.ImageRequest) 
 func refusedPrompt(msg string) bool {
 	m := strings.ToLower(msg)
 	return strings.Contains(m, "не могу сгенерировать") || strings.Contains(m, "violate") || strings.Contains(m, "terms of use")
-}
-
-// artCall sends one request of the image API or the operations API and
-// decodes its JSON reply into out.
-func (p *Provider) artCall(ctx context.Context, method, u string, body []byte, out any) error {
-	send := upstream.Post(p.client, u, p.header, body, "")
-	if method == http.MethodGet {
-		send = func(ctx context.Context) (*http.Response, error) {
-			r, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-			if err != nil {
-				return nil, err
-			}
-			r.Header = p.header.Clone()
-			r.Header.Del("Content-Type")
-			return p.client.Do(r)
-		}
-	}
-	c := &upstream.Call{Config: &p.cfg, Errors: errs, Send: send,
-		Status: func(status int, h http.Header, body []byte) *shlyuz.Error {
-			return statusError(p.cfg.Name, status, h, body, p.now())
-		}}
-	data, err := c.Reply(ctx, maxReplyBytes)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(data, out); err != nil {
-		return upstream.Malformed("the reply is not an operation: " + strconv.Quote(upstream.Clip(string(data))))
-	}
-	return nil
 }

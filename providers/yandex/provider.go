@@ -8,7 +8,9 @@
 // objects, each carrying the whole text so far, which the adapter turns into
 // OpenAI chunks holding only the new text), and the mapping of the native
 // errors to shlyuz errors. The native text models take no images: a request
-// with an image part is refused with a 400.
+// with an image part is refused with a 400. The adapter also draws images
+// with YandexART (images.go), and transcribes and speaks with SpeechKit
+// (stt.go, tts.go).
 package yandex
 
 import (
@@ -35,12 +37,15 @@ const maxReplyBytes = 64 << 20
 // Provider is one Yandex Foundation Models endpoint and folder. It is safe for
 // concurrent use; its connections are pooled and kept alive.
 type Provider struct {
-	cfg    shlyuz.UpstreamConfig
-	base   string // the API's root: completions, image generation, operations
-	url    string
-	header http.Header
-	client *http.Client
-	now    func() time.Time
+	cfg  shlyuz.UpstreamConfig
+	base string // the API's root: completions, image generation, operations
+	// The roots of SpeechKit's recognition and synthesis APIs and of the
+	// operations API (speechkit.go).
+	stt, tts, ops string
+	url           string
+	header        http.Header
+	client        *http.Client
+	now           func() time.Time
 }
 
 var _ shlyuz.Provider = (*Provider)(nil)
@@ -85,9 +90,13 @@ func New(cfg shlyuz.UpstreamConfig) (*Provider, error) {
 	for k, v := range cfg.Headers {
 		h.Set(k, v)
 	}
+	stt, tts, ops := speechKitRoots(base)
 	return &Provider{
 		cfg:    cfg,
 		base:   base,
+		stt:    stt,
+		tts:    tts,
+		ops:    ops,
 		url:    base + completionPath,
 		header: h,
 		client: upstream.NewClientWithRoots(nil),

@@ -33,11 +33,28 @@ document.addEventListener('DOMContentLoaded', function () {
   try { history = JSON.parse(localStorage.getItem(store) || '[]'); } catch (e) { history = []; }
 
   function esc(s) { return s.replace(/[&<>"']/g, function (c) { return {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'}[c]; }); }
+  // markdown renders a safe subset: the text is escaped first, so only the tags made here exist —
+  // fenced and inline code, headings, lists, bold, italics, and http(s) links.
+  function inline(s) {
+    return s.replace(/`([^`]+)`/g, '<code>$1</code>')
+      .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>').replace(/\*([^*\s][^*]*)\*/g, '<em>$1</em>')
+      .replace(/\[([^\]]+)\]\((https?:\/\/[^\s)]+)\)/g, '<a href="$2" rel="noopener noreferrer" target="_blank">$1</a>');
+  }
   function markdown(s) {
-    var out = esc(s);
-    out = out.replace(/```([\s\S]*?)```/g, function (_, code) { return '<pre><code>' + code + '</code></pre>'; });
-    out = out.replace(/`([^`]+)`/g, '<code>$1</code>').replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>').replace(/\*([^*]+)\*/g, '<em>$1</em>');
-    return out.replace(/\n/g, '<br>');
+    return esc(s).split('```').map(function (part, i) {
+      if (i % 2 === 1) { return '<pre><code>' + part.replace(/^[^\n]*\n/, '') + '</code></pre>'; }
+      var out = [], list = false;
+      part.split('\n').forEach(function (line) {
+        var item = /^\s*[-*] (.*)$/.exec(line), head = /^(#{1,3}) (.*)$/.exec(line);
+        if (item && !list) { out.push('<ul>'); list = true; }
+        if (!item && list) { out.push('</ul>'); list = false; }
+        if (item) { out.push('<li>' + inline(item[1]) + '</li>'); } else if (head) {
+          out.push('<h' + (head[1].length + 2) + '>' + inline(head[2]) + '</h' + (head[1].length + 2) + '>');
+        } else { out.push(inline(line) + '<br>'); }
+      });
+      if (list) { out.push('</ul>'); }
+      return out.join('');
+    }).join('');
   }
   function add(role, text) {
     var li = document.createElement('li');

@@ -1,0 +1,112 @@
+package salute
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/providers/internal/sberauth"
+	"github.com/shlyuz/shlyuz/providers/internal/upstream"
+)
+
+// errs are the adapter's reasons for giving up a call; a certificate the
+// gateway does not trust is a failure of its own.
+var errs = func() *upstream.Errors {
+	e := upstream.NewErrors("salute")
+	e.Label = "salute"
+	e.Classify = func(err error) *shlyuz.Error {
+		if sberauth.IsCertError(err) {
+			return shlyuz.ErrUpstream("SaluteSpeech's TLS certificate is not trusted by the gateway; %s.", sberauth.CertHint)
+		}
+		return nil
+	}
+	return e
+}()
+
+// ErrClosed is what a Read blocked on the upstream returns once Close ended
+// the speech. It wraps context.Canceled.
+var ErrClosed = errs.Closed
+
+// parseError reads SaluteSpeech's error body, {"status":N,"message":"…"}
+// (also {"code":N,"message"} and {"error":"…"}); ok when it is one.
+func parseError(body []byte) (status int, msg string, ok bool) {
+	var eb struct {
+		Status  json.RawMessage `json:"status"`
+		Code    json.RawMessage `json:"code"`
+		Message json.RawMessage `json:"message"`
+		Error   json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(body, &eb) != nil {
+		return 0, "", false
+	}
+	switch {
+	case len(eb.Message) > 0:
+		msg = upstream.JSONText(eb.Message)
+	case len(eb.Error) > 0:
+		msg = upstream.JSONText(eb.Error)
+	default:
+		return 0, "", false
+	}
+	status, _ = strconv.Atoi(upstream.JSONText(eb.Status))
+	if status == 0 {
+		status, _ = strconv.Atoi(upstream.JSONText(eb.Code))
+	}
+	return status, msg, true
+}
+
+// bodyError is the error a JSON body in place of the audio says, or nil.
+func bodyError(body []byte) *shlyuz.Error {
+	status, msg, ok := parseError(body)
+	if !ok {
+		return nil
+	}
+	if msg = upstream.Clip(msg); msg == "" {
+		msg = "no message"
+	}
+	e := shlyuz.ErrUpstream("SaluteSpeech reported an error (status %d): %s", status, msg)
+	e.Cause = fmt.Errorf("salute: error body: status=%d: %s", status, msg)
+	return e
+}
+
+// statusError maps a non-2xx reply of the REST API, as GigaChat's are mapped.
+func statusError(name string, status int, h http.Header, body []byte, now time.Time) *shlyuz.Error {
+	_, msg, parsed := parseError(body)
+	msg = upstream.Clip(msg)
+	if msg == "" {
+		msg = http.StatusText(status)
+	}
+	var e *shlyuz.Error
+	switch {
+	case status == http.StatusUnauthorized:
+		// Reached only when a fresh token was refused too. Never echo the body.
+		e = shlyuz.ErrUpstream("SaluteSpeech refused the gateway's credentials (HTTP 401) even with a fresh access token.")
+	case status == http.StatusForbidden:
+		e = shlyuz.ErrUpstream("SaluteSpeech denied the gateway access (HTTP 403); the operator must check the account's scope.")
+	case status == http.StatusPaymentRequired:
+		e = shlyuz.ErrUpstream("SaluteSpeech's package is exhausted (HTTP 402 Payment Required); retrying this upstream will not help until its operator tops it up.")
+	case status == http.StatusTooManyRequests:
+		e = shlyuz.ErrRateLimited(upstream.RetryAfter(h, now), "SaluteSpeech is rate limiting requests: %s", msg)
+		e.UpstreamFault = true
+	case status == http.StatusRequestTimeout:
+		e = shlyuz.ErrUpstreamTimeout("SaluteSpeech timed out (HTTP 408): %s", msg)
+	case status == http.StatusNotFound:
+		e = shlyuz.ErrUpstream("SaluteSpeech does not know the endpoint (HTTP 404): %s", msg).ForModel()
+	case status == http.StatusBadRequest || status == http.StatusRequestEntityTooLarge ||
+		status == http.StatusUnsupportedMediaType || status == http.StatusUnprocessableEntity:
+		e = shlyuz.ErrInvalidValue("", "SaluteSpeech rejected the request (HTTP %d): %s", status, msg)
+		e.Param = nil
+	case status >= 500:
+		e = shlyuz.ErrUpstream("SaluteSpeech failed (HTTP %d): %s", status, msg)
+		e.ModelFault = status != http.StatusServiceUnavailable
+	default:
+		e = shlyuz.ErrUpstream("SaluteSpeech answered HTTP %d: %s", status, msg)
+	}
+	e.Cause = fmt.Errorf("salute %s: HTTP %d: %s", name, status, msg)
+	if !parsed || status == http.StatusUnauthorized {
+		e.Cause = fmt.Errorf("salute %s: HTTP %d (body withheld or not an error object)", name, status)
+	}
+	return e
+}
