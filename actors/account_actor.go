@@ -10,45 +10,64 @@ import (
 	directory "github.com/shlyuz/shlyuz/cluster"
 )
 
-// accountActor keeps one account's balance and the reservations of its
-// requests in flight. It claims the account's epoch on activation, so that a
-// stale activation elsewhere can no longer commit spending.
+// accountActor keeps one account's balance, its keys' ceilings and spend,
+// and the reservations of its requests in flight. It claims the account's
+// epoch on activation, so that a stale activation elsewhere can no longer
+// commit spending, and adopts the holds of the calls an earlier activation
+// granted before it grants anything itself.
 type accountActor struct {
 	deps *deps
 	idle idleState
 
 	loadErr  *shlyuz.Error
+	claimed  bool // by this activation (it releases the claim when it stops)
 	balance  shlyuz.Balance
 	reserved shlyuz.Credits
-	holds    map[string]shlyuz.Credits
+	holds    map[string]hold
+	keys     map[string]*keyLedger
+	settled  settleBook
+}
+
+// hold is one call's reservation at the account.
+type hold struct {
+	amount    shlyuz.Credits
+	keyID     string
+	requester string // the member whose call it is; "" for this node's or a video job's
 }
 
 func (a *accountActor) Receive(ctx actor.Context) {
-	if a.deps.passivation(ctx, &a.idle, a.balance.AccountID, KindAccount, a.reserved != 0 || len(a.holds) > 0) {
+	if a.deps.passivation(ctx, &a.idle, a.balance.AccountID, KindAccount, a.reserved != 0 || len(a.holds) > 0 || a.settled.pending > 0) {
 		return
 	}
 	switch m := ctx.Message().(type) {
 	case *cluster.ClusterInit:
-		a.load(m.Identity.Identity)
+		a.load(ctx, m.Identity.Identity)
 		a.deps.activated()
 	case *actor.Stopped:
 		a.release()
 		a.deps.stopped()
+	case *keyCheck:
+		a.checkFence()
+		ctx.Respond(a.check(m))
 	case *acctReserve:
 		a.checkFence()
-		r := a.reserve(m)
-		switch {
-		case r.Err != nil: // the key's hold goes too
-			ctx.Send(m.KeyPID, &keySettle{GenID: m.GenID, Now: m.Now})
-		case r.Amount < m.KeyAmount:
-			ctx.Send(m.KeyPID, &keyAdjust{GenID: m.GenID, Amount: r.Amount})
-		}
-		ctx.Respond(r)
+		ctx.Respond(a.reserve(m))
 	case *acctSettle:
-		a.settle(m, settleDone(ctx))
+		a.checkFence()
+		a.settle(ctx, m, settleReply(ctx))
+	case *settleCommitted:
+		a.committed(m)
 	case *acctSettleVideo:
 		a.checkFence()
 		ctx.Respond(a.settleVideo(m))
+	case *keyRevoke:
+		a.revoke(m)
+		ctx.Respond(&keyState{})
+	case *keyLimit:
+		a.limit(m)
+		ctx.Respond(&keyState{})
+	case *requestersLeft:
+		a.dropRequesters(m.IDs)
 	case *drain:
 		ctx.Respond(m)
 	case *acctBalance:
@@ -67,8 +86,9 @@ func (a *accountActor) Receive(ctx actor.Context) {
 	}
 }
 
-func (a *accountActor) load(id string) {
-	a.holds = make(map[string]shlyuz.Credits)
+func (a *accountActor) load(actx actor.Context, id string) {
+	a.holds = make(map[string]hold)
+	a.keys = make(map[string]*keyLedger)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	b, err := a.claim(ctx, id)
@@ -76,11 +96,13 @@ func (a *accountActor) load(id string) {
 		a.loadErr = err
 		return
 	}
-	a.balance = b
-	a.deps.active.Store(id, b.Epoch)
+	a.balance, a.claimed = b, true
+	a.deps.active.Store(id, activation{epoch: b.Epoch, pid: directory.Detached(actx.Self())})
 	if err := a.loadVideoHolds(ctx); err != nil {
 		a.loadErr = shlyuz.ErrInternal(err)
+		return
 	}
+	a.loadErr = a.collect(ctx, actx)
 }
 
 // expire journals the zeroing of a package whose period ended.
@@ -92,64 +114,89 @@ func (a *accountActor) expire(now time.Time) {
 	}
 }
 
+// reserve holds a request's worst case against its key's ceiling and the
+// account's balance: the key's refusal (403) comes before the balance's (402).
 func (a *accountActor) reserve(m *acctReserve) *reserved {
 	if a.loadErr != nil {
 		return &reserved{Err: a.loadErr}
 	}
+	k, kerr := a.keyOf(m.KeyID)
+	if kerr != nil {
+		return &reserved{Err: kerr}
+	}
+	if err := k.key.Usable(m.Now); err != nil {
+		return &reserved{Err: err}
+	}
+	k.roll(a, m.Now)
 	a.expire(m.Now)
-	if old, ok := a.holds[m.GenID]; ok {
-		a.reserved -= old
-		delete(a.holds, m.GenID)
+	if _, ok := a.holds[m.GenID]; ok { // a retried request: replace its hold
+		a.dropHold(m.GenID)
+	} else if rl := k.key.RateLimit; rl != nil { // a new call counts against the rate limit
+		if st, ok := k.rate.Admit(*rl, m.Now); !ok {
+			return &reserved{Err: shlyuz.ErrRateLimitedKey(*rl, st)}
+		}
 	}
 	free := a.balance.Available(m.Now) - a.reserved
 	if m.Fixed > 0 {
-		return a.reserveFixed(m, free)
+		return a.reserveFixed(m, k, free)
+	}
+	tokens := m.MaxOut
+	if m.MaxTokens > 0 {
+		tokens = m.MaxTokens
+	}
+	if left, ok := k.left(); ok {
+		afford := m.Price.CompletionTokensFor(left, m.Prompt)
+		if m.MaxTokens == 0 {
+			tokens = min(tokens, afford)
+		}
+		if afford < 1 || tokens > afford {
+			return &reserved{Err: shlyuz.ErrKeyLimitExceeded(*k.key.Limit, k.spent+k.reserved, k.periodEnd, afford, max(tokens, 1))}
+		}
 	}
 	afford := m.Price.CompletionTokensFor(free, m.Prompt)
-	tokens := m.MaxTokens
-	if tokens == 0 {
-		tokens = min(m.KeyTokens, afford)
+	if m.MaxTokens == 0 {
+		tokens = min(tokens, afford)
 	}
 	if afford < 1 || tokens > afford {
 		return &reserved{Err: shlyuz.ErrInsufficientCredits(max(free, 0), afford, max(tokens, 1), m.MaxTokens > 0)}
 	}
 	amount := m.Price.Charge(m.Prompt, tokens)
-	a.holds[m.GenID] = amount
-	a.reserved += amount
-	return &reserved{KeyID: m.KeyID, AccountID: a.balance.AccountID, Tokens: tokens, Amount: amount}
+	a.addHold(m.GenID, hold{amount: amount, keyID: k.key.ID, requester: m.Requester})
+	return &reserved{KeyID: k.key.ID, AccountID: a.balance.AccountID, Tokens: tokens, Amount: amount, Epoch: a.balance.Epoch}
 }
 
-// settle releases a reservation and debits what the request cost, never more
-// than was reserved, so the balance cannot go below zero.
-func (a *accountActor) settle(m *acctSettle, done func(error)) {
-	hold, ok := a.holds[m.GenID]
-	if !ok { // settled already, or never reserved here (a fenced activation's call)
-		if done != nil {
-			done(ErrChargeRefused)
-		}
-		return
+// addHold reserves for a call at the account and its key (loaded already).
+func (a *accountActor) addHold(genID string, h hold) {
+	a.holds[genID] = h
+	a.reserved += h.amount
+	if k, ok := a.keys[h.keyID]; ok {
+		k.hold(genID, h.amount)
 	}
-	delete(a.holds, m.GenID)
-	a.reserved -= hold
-	var entry *shlyuz.LedgerEntry
-	if amount := min(m.Amount, hold); amount > 0 {
-		pkg, bought := a.balance.Split(amount, m.Now)
-		entry = &shlyuz.LedgerEntry{
-			ID:           "chg-" + m.GenID,
-			AccountID:    a.balance.AccountID,
-			KeyID:        m.KeyID,
-			Kind:         shlyuz.EntryCharge,
-			PackageDelta: pkg,
-			BoughtDelta:  bought,
-			Epoch:        a.balance.Epoch,
-			CreatedAt:    m.Now,
-		}
-		a.balance.Apply(entry)
+}
+
+// dropHold releases a call's reservation at the account and its key.
+func (a *accountActor) dropHold(genID string) (hold, bool) {
+	h, ok := a.holds[genID]
+	if !ok {
+		return h, false
 	}
-	if entry != nil || m.Generation != nil {
-		a.deps.journal.AddNotify(entry, m.Generation, done)
-	} else if done != nil {
-		done(nil)
+	delete(a.holds, genID)
+	a.reserved -= h.amount
+	if k, ok := a.keys[h.keyID]; ok {
+		k.drop(genID)
+	}
+	return h, true
+}
+
+// dropRequesters releases the holds of calls whose node left the cluster:
+// that node fenced itself or is gone, and its calls can no longer be settled.
+func (a *accountActor) dropRequesters(ids []string) {
+	for genID, h := range a.holds {
+		for _, id := range ids {
+			if h.requester != "" && h.requester == id {
+				a.dropHold(genID)
+			}
+		}
 	}
 }
 

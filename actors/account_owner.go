@@ -2,12 +2,13 @@ package actors
 
 import (
 	"context"
-
 	"errors"
-	"github.com/asynkron/protoactor-go/actor"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	shlyuz "github.com/shlyuz/shlyuz"
+	directory "github.com/shlyuz/shlyuz/cluster"
 )
 
 // Lease is this node's membership lease (cluster.Lease): an account is
@@ -15,6 +16,13 @@ import (
 type Lease interface {
 	ID() string
 	Live() bool
+	TTL() time.Duration
+}
+
+// activation is a live account activation of this node.
+type activation struct {
+	epoch int64
+	pid   *actor.PID
 }
 
 // claim takes the account for this node: lease-gated when the node has a
@@ -41,6 +49,94 @@ func (a *accountActor) claim(ctx context.Context, id string) (shlyuz.Balance, *s
 	return b, nil
 }
 
+// collect asks every live node's call registry for the account's calls in
+// flight, granted by an earlier activation, and adopts them as holds before
+// this activation grants anything: it never grants what they may still
+// spend, and their settlements are applied here. Every registry asked voids
+// the older grants that reach it later. A node that does not answer is
+// waited for until its lease runs out (it is gone, or fenced and its calls
+// void), at most two lease lengths; then the account is "moving" (503).
+func (a *accountActor) collect(ctx context.Context, actx actor.Context) *shlyuz.Error {
+	id, epoch := a.balance.AccountID, a.balance.Epoch
+	calls := a.deps.calls.report(id, epoch)
+	if a.deps.lease != nil {
+		more, err := a.deps.collectRemote(ctx, actx.ActorSystem(), id, epoch)
+		if err != nil {
+			return err
+		}
+		calls = append(calls, more...)
+	}
+	for _, c := range calls {
+		if _, ok := a.holds[c.GenID]; ok {
+			continue // a video job's hold, loaded from the store already
+		}
+		k, err := a.keyOf(c.KeyID)
+		if err != nil {
+			return err
+		}
+		a.addHold(c.GenID, hold{amount: c.Held, keyID: k.key.ID, requester: c.Requester})
+	}
+	return nil
+}
+
+// collectRemote asks the registries of the other live cluster members.
+func (d *deps) collectRemote(ctx context.Context, sys *actor.ActorSystem, account string, epoch int64) ([]heldCall, *shlyuz.Error) {
+	ttl := d.lease.TTL()
+	deadline := time.Now().Add(2 * ttl)
+	pending := map[string]string{} // member id → actor address
+	members, err := d.store.Members(ctx, time.Now())
+	if err != nil {
+		return nil, shlyuz.ErrInternal(err)
+	}
+	for _, m := range members {
+		if m.ID != d.lease.ID() && m.Mode == directory.ModeSQL && m.Address != "" {
+			pending[m.ID] = m.Address
+		}
+	}
+	var out []heldCall
+	for len(pending) > 0 {
+		futures := make(map[string]*actor.Future, len(pending))
+		for id, addr := range pending {
+			futures[id] = sys.Root.RequestFuture(actor.NewPID(addr, callsActorName), &holdsQuery{Account: account, Epoch: epoch}, ttl/2)
+		}
+		for id, f := range futures {
+			if res, err := f.Result(); err == nil {
+				if r, ok := res.(*holdsReport); ok {
+					out = append(out, r.Calls...)
+					delete(pending, id)
+				}
+			}
+		}
+		if len(pending) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			return nil, shlyuz.ErrAccountMoving()
+		}
+		live, err := d.store.Members(ctx, time.Now())
+		if err != nil {
+			return nil, shlyuz.ErrInternal(err)
+		}
+		still := make(map[string]bool, len(live))
+		for _, m := range live {
+			still[m.ID] = true
+		}
+		for id := range pending {
+			if !still[id] {
+				delete(pending, id) // its lease ran out: gone, or fenced with its calls
+			}
+		}
+		if len(pending) > 0 {
+			select {
+			case <-ctx.Done():
+				return nil, shlyuz.ErrAccountMoving()
+			case <-time.After(ttl / 8):
+			}
+		}
+	}
+	return out, nil
+}
+
 // checkFence stops granting at once when the node lost its lease or the
 // store refused an entry of this activation's epoch: every later request
 // gets the error, and the activation stops after answering it.
@@ -63,9 +159,11 @@ func (a *accountActor) checkFence() {
 func (a *accountActor) release() {
 	l, b := a.deps.lease, a.balance
 	if b.AccountID != "" {
-		a.deps.active.CompareAndDelete(b.AccountID, b.Epoch)
+		if v, ok := a.deps.active.Load(b.AccountID); ok && v.(activation).epoch == b.Epoch {
+			a.deps.active.CompareAndDelete(b.AccountID, v)
+		}
 	}
-	if l == nil || a.loadErr != nil || b.AccountID == "" || !l.Live() {
+	if l == nil || !a.claimed || !l.Live() {
 		return // no lease, nothing claimed, or the node is leaving (it releases all at once)
 	}
 	j, store := a.deps.journal, a.deps.store
@@ -76,16 +174,4 @@ func (a *accountActor) release() {
 			_ = store.ReleaseBalance(ctx, b.AccountID, l.ID(), b.Epoch)
 		}
 	}()
-}
-
-// settleDone answers a settlement that was sent as a request (durable
-// settlement, from this node or another) once its charge is committed or
-// refused; a one-way settlement gets no answer.
-func settleDone(ctx actor.Context) func(error) {
-	sender := ctx.Sender()
-	if sender == nil {
-		return nil
-	}
-	root := ctx.ActorSystem().Root
-	return func(err error) { root.Send(sender, &settleAck{Refused: err != nil}) }
 }

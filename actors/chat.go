@@ -375,10 +375,15 @@ func (cl *call) note(u *Upstream, err error) {
 	cl.attempts = append(cl.attempts, a)
 }
 
-// reserve holds the worst case of the model at the key and the account.
+// reserve holds the worst case of the model at the key and the account,
+// both kept by the account's activation: one round trip.
 func (cl *call) reserve(m *shlyuz.PricedModel, ups []*Upstream) error {
 	g, now := cl.g, cl.g.now()
-	msg := &keyReserve{GenID: cl.c.GenerationID, KeyHash: cl.c.KeyHash, Now: now}
+	ref, kerr := g.keyRef(cl.c.KeyHash)
+	if kerr != nil {
+		return kerr
+	}
+	msg := &acctReserve{GenID: cl.c.GenerationID, KeyID: ref.keyID, Requester: g.calls.self, Now: now}
 	if cl.fixed > 0 {
 		for _, u := range ups {
 			msg.Fixed = max(msg.Fixed, scaleCredits(cl.fixed, u.Config.PriceMultiplier))
@@ -390,16 +395,9 @@ func (cl *call) reserve(m *shlyuz.PricedModel, ups []*Upstream) error {
 		}
 		msg.Prompt, msg.MaxTokens, msg.MaxOut, msg.Price = cl.c.Prompt.Reserve, cl.c.MaxTokens, m.MaxOutput(), worst
 	}
-	// One round trip: the key actor holds its part and forwards to the
-	// account actor, which answers here; on a refusal each lets go of its hold.
-	res, err := g.request(cl.c.KeyHash, KindKey, msg)
-	if err != nil { // no answer: let go of whatever the key may hold for this call
-		g.dir.Send(cl.c.KeyHash, KindKey, &keySettle{GenID: cl.c.GenerationID, Now: now})
+	ar, err := g.grant(ref.accountID, msg)
+	if err != nil {
 		return err
-	}
-	ar := res.(*reserved)
-	if ar.Err != nil {
-		return ar.Err
 	}
 	if cl.model == nil {
 		g.inFlight.Add(1)
@@ -451,8 +449,7 @@ func (cl *call) settleCredits(credits shlyuz.Credits, u shlyuz.Usage, status, fi
 	}
 	now := cl.g.now()
 	gen := cl.record(now, status, finish, u, credits)
-	cl.g.dir.Send(cl.c.KeyHash, KindKey, &keySettle{GenID: cl.c.GenerationID, Amount: credits, Tokens: u.TotalTokens, Now: now})
-	err := cl.settleAccount(&acctSettle{GenID: cl.c.GenerationID, KeyID: cl.keyID, Amount: credits, Generation: gen, Now: now})
+	err := cl.settleAccount(&acctSettle{GenID: cl.c.GenerationID, KeyID: cl.keyID, Amount: credits, Tokens: u.TotalTokens, Generation: gen, Now: now})
 	return &Receipt{Usage: u, Credits: credits, Model: cl.model.ID, Upstream: gen.Upstream, FinishReason: finish, Status: status, Err: err,
 		MaxTokens: cl.decidedMaxTokens()}
 }
@@ -465,7 +462,6 @@ func (cl *call) fail(err error) *Receipt {
 	cl.settled = true
 	now := cl.g.now()
 	gen := cl.record(now, shlyuz.GenerationFailed, "error", shlyuz.Usage{}, 0)
-	cl.g.dir.Send(cl.c.KeyHash, KindKey, &keySettle{GenID: cl.c.GenerationID, Now: now})
 	_ = cl.settleAccount(&acctSettle{GenID: cl.c.GenerationID, KeyID: cl.keyID, Generation: gen, Now: now})
 	return &Receipt{Model: cl.model.ID, Upstream: gen.Upstream, FinishReason: "error", Status: shlyuz.GenerationFailed}
 }
@@ -477,6 +473,7 @@ func (cl *call) fail(err error) *Receipt {
 func (cl *call) settleAccount(m *acctSettle) error {
 	if !cl.g.durable {
 		cl.g.dir.Send(cl.accountID, KindAccount, m)
+		cl.g.calls.done(cl.accountID, m.GenID)
 		return nil
 	}
 	return cl.g.settleDurably(cl.accountID, m)

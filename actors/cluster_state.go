@@ -36,7 +36,7 @@ func (g *Gateway) Cluster(ctx context.Context) (*ClusterState, error) {
 		st.Members = ms
 	}
 	g.active.Range(func(k, v any) bool {
-		st.Activations = append(st.Activations, Activation{Account: k.(string), Epoch: v.(int64)})
+		st.Activations = append(st.Activations, Activation{Account: k.(string), Epoch: v.(activation).epoch})
 		return true
 	})
 	sort.Slice(st.Activations, func(i, j int) bool { return st.Activations[i].Account < st.Activations[j].Account })

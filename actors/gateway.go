@@ -82,7 +82,9 @@ type deps struct {
 	idle    time.Duration // passivate idle key and account actors after it; 0: never
 	budget  atomic.Int64  // passivations the current sweep still allows
 	actives atomic.Int64  // live key and account activations of this node
-	active  sync.Map      // account id → epoch of this node's live activations
+	active  sync.Map      // account id → activation: this node's live account activations
+	calls   *callRegistry // this node's calls in flight, for new account activations
+	keyIdx  keyIndex      // key hash → key and account ids
 }
 
 // Gateway is what the HTTP layer calls. Its methods run in the caller's goroutine.
@@ -131,21 +133,25 @@ func New(o Options) (*Gateway, error) {
 	}
 	g := &Gateway{
 		passivateBatch: o.PassivateBatch,
-		deps:           deps{store: o.Store, journal: o.Journal, loc: o.Location, now: o.Now, lease: o.Lease, durable: o.DurableSettle, idle: o.ActorIdle},
-		sys:            o.System,
-		log:            o.Log,
-		baseModel:      o.Models,
-		upstreams:      make(map[string]*Upstream, len(o.Upstreams)),
-		routes:         o.Routes,
-		timeout:        10 * time.Second,
-		observe:        o.Observe,
-		video:          newVideoRuntime(o.Video, o.Log),
+		deps: deps{store: o.Store, journal: o.Journal, loc: o.Location, now: o.Now, lease: o.Lease, durable: o.DurableSettle, idle: o.ActorIdle,
+			calls: newCallRegistry(memberID(o.Lease))},
+		sys:       o.System,
+		log:       o.Log,
+		baseModel: o.Models,
+		upstreams: make(map[string]*Upstream, len(o.Upstreams)),
+		routes:    o.Routes,
+		timeout:   10 * time.Second,
+		observe:   o.Observe,
+		video:     newVideoRuntime(o.Video, o.Log),
 	}
 	root, err := startSupervisor(o.System)
 	if err != nil {
 		return nil, fmt.Errorf("start the root supervisor: %w", err)
 	}
 	g.root = root
+	if _, err := o.System.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &callsActor{reg: g.calls} }), callsActorName); err != nil {
+		return nil, fmt.Errorf("spawn the call registry: %w", err)
+	}
 	for _, u := range o.Upstreams {
 		u.Config = u.Config.WithDefaults()
 		u.guard = newGuard(u.Config, u.Provider, o.OnBreaker)
@@ -171,7 +177,6 @@ func New(o Options) (*Gateway, error) {
 // Kinds are the cluster kinds' actor producers, by kind name.
 func (g *Gateway) Kinds() map[string]actor.Producer {
 	return map[string]actor.Producer{
-		KindKey:     func() actor.Actor { return &keyActor{deps: &g.deps} },
 		KindAccount: func() actor.Actor { return &accountActor{deps: &g.deps} },
 		KindVideo:   func() actor.Actor { return &videoActor{g: g} },
 	}
@@ -184,6 +189,7 @@ func (g *Gateway) Attach(ctx context.Context, dir Directory) error {
 		g.stopSweep = make(chan struct{})
 		go g.sweepIdle(g.stopSweep)
 	}
+	g.sys.EventStream.Subscribe(g.onTopology)
 	return g.ReloadCatalog(ctx)
 }
 
@@ -240,7 +246,11 @@ type KeyStatus struct {
 
 // CheckKey authenticates a key by its hash.
 func (g *Gateway) CheckKey(hash string) (*KeyStatus, *shlyuz.Error) {
-	res, err := g.request(hash, KindKey, &keyCheck{Now: g.now()})
+	ref, kerr := g.keyRef(hash)
+	if kerr != nil {
+		return nil, kerr
+	}
+	res, err := g.request(ref.accountID, KindAccount, &keyCheck{KeyID: ref.keyID, Now: g.now()})
 	if err != nil {
 		return nil, shlyuz.AsError(err)
 	}
@@ -307,7 +317,7 @@ func (g *Gateway) RevokeKey(ctx context.Context, keyID string) *shlyuz.Error {
 	if err := g.store.RevokeKey(ctx, keyID, now); err != nil {
 		return shlyuz.ErrInternal(err)
 	}
-	if _, err := g.request(k.Hash, KindKey, &keyRevoke{At: now}); err != nil {
+	if _, err := g.request(k.AccountID, KindAccount, &keyRevoke{KeyID: k.ID, At: now}); err != nil {
 		return shlyuz.AsError(err)
 	}
 	return nil

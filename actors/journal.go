@@ -56,8 +56,8 @@ func (j *Journal) Add(e *shlyuz.LedgerEntry, g *shlyuz.Generation) {
 }
 
 // AddNotify is Add, and calls done once the commit that carries them is
-// durable: nil, or ErrChargeRefused when the store fenced the entry.
-func (j *Journal) AddNotify(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done func(error)) {
+// durable, with what became of the entry.
+func (j *Journal) AddNotify(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done func(Outcome)) {
 	j.mu.Lock()
 	if done != nil {
 		n := notice{done: done}
@@ -117,7 +117,7 @@ func (j *Journal) Flush(ctx context.Context) error {
 	j.pending, j.notices = shlyuz.Batch{}, nil
 	j.mu.Unlock()
 	if len(batch.Entries) == 0 && len(batch.Generations) == 0 {
-		notifyAll(notices, nil)
+		notifyAll(notices)
 		return nil
 	}
 	res, err := j.store.Commit(ctx, batch)
@@ -136,7 +136,7 @@ func (j *Journal) Flush(ctx context.Context) error {
 		j.log.Error("journal: entries refused because another activation owns their account", "ids", res.Fenced)
 		j.fence.record(batch.Entries, res.Fenced)
 	}
-	notifyFenced(notices, res.Fenced)
+	notifyResult(notices, res)
 	j.mu.Lock()
 	for i := range batch.Generations {
 		delete(j.gens, batch.Generations[i].ID)

@@ -7,29 +7,43 @@ import (
 	shlyuz "github.com/shlyuz/shlyuz"
 )
 
-// ErrChargeRefused is what a durable settlement's waiter gets when the store
-// refused its charge: another activation owns the account now.
-var ErrChargeRefused = shlyuz.ErrChargeNotCommitted()
+// Outcome is what became of an entry a waiter was told about.
+type Outcome int
+
+const (
+	// Applied: committed by this commit (or no entry: the batch is committed).
+	Applied Outcome = iota
+	// Duplicate: an entry of that id was committed before (by an earlier
+	// activation); this one changed nothing.
+	Duplicate
+	// Fenced: refused, another activation owns the account now.
+	Fenced
+)
 
 // notice is a waiter for the commit of one entry (or of a batch without one).
 type notice struct {
 	entryID string
-	done    func(error)
+	done    func(Outcome)
 }
 
-func notifyAll(ns []notice, err error) {
+func notifyAll(ns []notice) {
 	for _, n := range ns {
-		n.done(err)
+		n.done(Applied)
 	}
 }
 
-// notifyFenced tells each waiter whether its entry was refused.
-func notifyFenced(ns []notice, fenced []string) {
+// notifyResult tells each waiter what became of its entry.
+func notifyResult(ns []notice, res shlyuz.CommitResult) {
 	for _, n := range ns {
-		if n.entryID != "" && slices.Contains(fenced, n.entryID) {
-			n.done(ErrChargeRefused)
-		} else {
-			n.done(nil)
+		switch {
+		case n.entryID == "":
+			n.done(Applied)
+		case slices.Contains(res.Fenced, n.entryID):
+			n.done(Fenced)
+		case slices.Contains(res.Duplicate, n.entryID):
+			n.done(Duplicate)
+		default:
+			n.done(Applied)
 		}
 	}
 }

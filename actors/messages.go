@@ -3,19 +3,19 @@ package actors
 import (
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
-
 	shlyuz "github.com/shlyuz/shlyuz"
 )
 
-// Kinds of the cluster's virtual actors.
-const (
-	KindKey     = "apikey"
-	KindAccount = "account"
-)
+// KindAccount is the kind of the cluster's account actors. A key has no
+// actor of its own: its ceiling, spend and holds live in its account's
+// activation, so one fenced claim covers both (issue 11).
+const KindAccount = "account"
 
-// keyCheck asks a key actor for its state; answered with keyState.
-type keyCheck struct{ Now time.Time }
+// keyCheck asks an account actor for one of its keys' state; answered with keyState.
+type keyCheck struct {
+	KeyID string
+	Now   time.Time
+}
 
 type keyState struct {
 	Key      shlyuz.Key
@@ -25,15 +25,15 @@ type keyState struct {
 	ResetsAt time.Time
 }
 
-// keyReserve reserves a request's worst case against the key's ceiling; the
-// key actor then forwards the rest of the reservation (acctReserve) to its
-// account's actor, which answers the requester directly with a reserved.
-type keyReserve struct {
+// acctReserve reserves a request's worst case against the key's ceiling and
+// the account's balance, in one step; answered with reserved.
+type acctReserve struct {
 	GenID     string
-	KeyHash   string
-	Prompt    int64 // reserve estimate of prompt tokens
-	MaxTokens int64 // what the client asked for; 0: absent
-	MaxOut    int64 // the model's output ceiling
+	KeyID     string
+	Requester string // the member whose call it is; its holds go when it leaves
+	Prompt    int64  // reserve estimate of prompt tokens
+	MaxTokens int64  // what the client asked for; 0: absent
+	MaxOut    int64  // the model's output ceiling
 	Price     shlyuz.Price
 	// Fixed, when above zero, is the whole worst case in credits (a media call
 	// priced in images, seconds or characters); Prompt, MaxTokens and Price are unused.
@@ -41,63 +41,50 @@ type keyReserve struct {
 	Now   time.Time
 }
 
-// reserved is the answer to a keyReserve, from the key actor (a refusal) or
-// from the account actor (a grant or a refusal).
+// reserved is the answer to an acctReserve: a grant by the activation at
+// Epoch, or a refusal.
 type reserved struct {
 	KeyID     string
 	AccountID string
 	Tokens    int64 // completion tokens reserved for
 	Amount    shlyuz.Credits
+	Epoch     int64
 	Err       *shlyuz.Error
 }
 
-// keyAdjust lowers a reservation to what the account could afford.
-type keyAdjust struct {
-	GenID  string
-	Amount shlyuz.Credits
+// keyRevoke tells a live account activation its key was revoked.
+type keyRevoke struct {
+	KeyID string
+	At    time.Time
 }
 
-// keySettle turns a reservation into spend (Amount may be 0: a release).
-type keySettle struct {
-	GenID  string
-	Amount shlyuz.Credits
-	Tokens int64 // the call's tokens, for a tokens-a-minute rate limit
-	Now    time.Time
-}
-
-// keyRevoke tells a live key actor its key was revoked.
-type keyRevoke struct{ At time.Time }
-
-// keyLimit tells a live key actor its ceiling changed (nil: none).
-type keyLimit struct{ Limit *shlyuz.Credits }
-
-// acctReserve is the key actor's forward of a reservation to the account.
-type acctReserve struct {
-	GenID     string
-	KeyID     string
-	KeyPID    *actor.PID // told to lower or drop its hold when the account grants less or nothing
-	Prompt    int64
-	MaxTokens int64 // the client's; 0: absent
-	KeyTokens int64 // what the key affords
-	KeyAmount shlyuz.Credits
-	Price     shlyuz.Price
-	Fixed     shlyuz.Credits // a media call's worst case in credits; see keyReserve
-	Now       time.Time
+// keyLimit tells a live account activation its key's ceiling changed (nil: none).
+type keyLimit struct {
+	KeyID string
+	Limit *shlyuz.Credits
 }
 
 // acctSettle debits Amount for a finished request (0: a release only) and
-// journals the generation record.
+// journals the generation record. Sent as a request, it is answered with a
+// settleAck once the charge is committed, and may be sent again: it is
+// applied once.
 type acctSettle struct {
 	GenID      string
 	KeyID      string
 	Amount     shlyuz.Credits
+	Tokens     int64 // the call's tokens, for a key's tokens-a-minute rate limit
 	Generation *shlyuz.Generation
 	Now        time.Time
 }
 
-// settleAck answers an acctSettle sent as a request (durable settlement)
-// once its charge is committed, or refused by the store.
-type settleAck struct{ Refused bool }
+// settleAck answers an acctSettle sent as a request: committed by the
+// activation at Epoch, refused for good (no hold of this call here), or
+// Moved (this activation lost the account: settle again at its owner).
+type settleAck struct {
+	Refused bool
+	Moved   bool
+	Epoch   int64
+}
 
 // drain asks an actor to answer once everything sent to it before is done.
 type drain struct{}
@@ -123,3 +110,25 @@ type acctApplied struct {
 	Duplicate bool
 	Err       *shlyuz.Error
 }
+
+// holdsQuery asks a node's call registry for its calls in flight on the
+// account; from then on it voids grants older than Epoch. Answered with holdsReport.
+type holdsQuery struct {
+	Account string
+	Epoch   int64
+}
+
+type holdsReport struct{ Calls []heldCall }
+
+// heldCall is one call in flight that an account activation granted.
+type heldCall struct {
+	GenID     string
+	KeyID     string
+	Held      shlyuz.Credits
+	Epoch     int64 // of the activation that granted it
+	Requester string
+}
+
+// requestersLeft tells an account activation which members left the
+// cluster: the holds of their calls are released.
+type requestersLeft struct{ IDs []string }

@@ -89,7 +89,6 @@ func (g *Gateway) sweepIdle(stop <-chan struct{}) {
 		case now := <-t.C:
 			g.budget.Store(g.passivateBatch)
 			check := &idleCheck{Since: now.Add(-g.idle)}
-			g.dir.Broadcast(KindKey, check)
 			g.dir.Broadcast(KindAccount, check)
 		}
 	}

@@ -32,7 +32,7 @@ func TestIdleActorsArePassivated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitActivations(t, tg, 2) // all but the key and the account that hold the reservation
+	waitActivations(t, tg, 1) // all but the account that holds the reservation (its key inside)
 	r := m.Settle(40, shlyuz.Usage{}, shlyuz.GenerationCompleted, "stop")
 	waitActivations(t, tg, 0)
 	assertSpent(t, tg, hashes[0], "acc-idle-0", r.Credits, 1000-r.Credits)

@@ -1,21 +1,78 @@
 package actors
 
 import (
+	"time"
+
 	shlyuz "github.com/shlyuz/shlyuz"
 )
 
+// grant reserves at the account's activation and records the grant in this
+// node's call registry. A grant that an activation at a newer epoch can no
+// longer know of (it collected the account's calls in flight before the
+// grant was recorded here) is void: it is asked for again, at the new
+// activation. No answer at all is a moving account (503): whatever the
+// activation may hold for the call is let go.
+func (g *Gateway) grant(accountID string, msg *acctReserve) (*reserved, error) {
+	if !g.Live() {
+		return nil, shlyuz.ErrNodeFenced()
+	}
+	for range 4 {
+		res, err := g.dir.Request(accountID, KindAccount, msg, g.timeout)
+		if err != nil {
+			g.dir.Send(accountID, KindAccount, &acctSettle{GenID: msg.GenID, KeyID: msg.KeyID, Now: msg.Now})
+			return nil, shlyuz.ErrAccountMoving()
+		}
+		ar := res.(*reserved)
+		if ar.Err != nil {
+			return nil, ar.Err
+		}
+		if g.calls.grant(accountID, heldCall{GenID: msg.GenID, KeyID: ar.KeyID, Held: ar.Amount, Epoch: ar.Epoch}) {
+			return ar, nil
+		}
+	}
+	return nil, shlyuz.ErrAccountMoving()
+}
+
 // settleDurably sends the settlement and waits until the journal has
 // committed its charge: a reply finished after this survives a kill -9 of
-// the node with its charge, and a refused charge withholds the reply.
+// the node with its charge, and a refused charge withholds the reply. A
+// settlement that finds no activation, or one that lost the account, is
+// sent again with back-off, to the account's owner as the directory finds
+// it then, for a few lease lengths: the new owner adopted the call's hold
+// and applies its charge once (chg-<id>).
 func (g *Gateway) settleDurably(accountID string, m *acctSettle) error {
-	res, err := g.dir.Request(accountID, KindAccount, m, g.timeout)
-	if err != nil {
-		return shlyuz.ErrChargeNotCommitted()
+	attempt, giveUp := g.timeout, g.timeout
+	if g.lease != nil {
+		attempt = min(attempt, max(g.lease.TTL(), time.Second))
+		giveUp += 4 * g.lease.TTL()
 	}
-	if ack, ok := res.(*settleAck); !ok || ack.Refused {
-		return shlyuz.ErrChargeNotCommitted()
+	deadline := time.Now().Add(giveUp)
+	backoff := 20 * time.Millisecond
+	committed := false // acknowledged by an activation, but adopted by a newer one since
+	for {
+		res, err := g.dir.Request(accountID, KindAccount, m, attempt)
+		if ack, ok := res.(*settleAck); err == nil && ok {
+			switch {
+			case ack.Refused:
+				g.calls.done(accountID, m.GenID)
+				return shlyuz.ErrChargeNotCommitted()
+			case !ack.Moved:
+				if g.calls.acked(accountID, m.GenID, ack.Epoch) {
+					return nil
+				}
+				committed = true // settle it at the newer activation too: a duplicate that frees its hold
+			}
+		}
+		if !g.Live() || time.Now().After(deadline) {
+			g.calls.done(accountID, m.GenID)
+			if committed {
+				return nil
+			}
+			return shlyuz.ErrChargeNotCommitted()
+		}
+		time.Sleep(backoff) // a back-off between attempts, not a wait for an effect
+		backoff = min(2*backoff, 500*time.Millisecond)
 	}
-	return nil
 }
 
 // DurableSettle says whether replies wait for their charge's commit.

@@ -153,6 +153,7 @@ func (g *Gateway) CreateVideo(ctx context.Context, c *VideoCall) (*shlyuz.VideoJ
 	// The job's hold now lives in the store and the actors; the request's
 	// share ends. Nothing reached the upstream yet: no outcome for its breaker.
 	cl.release(errVideoHandedOff)
+	g.calls.done(cl.accountID, id)
 	g.inFlight.Add(-1)
 	g.reserved.Add(-cl.held)
 	if _, err := g.dir.Request(id, KindVideo, &videoWake{}, g.timeout); err != nil {

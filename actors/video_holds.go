@@ -8,14 +8,17 @@ import (
 )
 
 // loadVideoHolds counts the unsettled video jobs of the account as reserved:
-// their holds outlive the process that took them.
+// their holds outlive the process that took them. Their keys' parts are
+// loaded with each key (keyOf).
 func (a *accountActor) loadVideoHolds(ctx context.Context) error {
-	return addHolds(a.holds, &a.reserved)(a.deps.store.VideoHolds(ctx, a.balance.AccountID))
-}
-
-// loadVideoHolds counts the key's unsettled video jobs against its ceiling.
-func (a *keyActor) loadVideoHolds(ctx context.Context) error {
-	return addHolds(a.holds, &a.reserved)(a.deps.store.VideoKeyHolds(ctx, a.key.ID))
+	holds, err := a.deps.store.VideoHolds(ctx, a.balance.AccountID)
+	if err != nil {
+		return err
+	}
+	for id, c := range holds {
+		a.addHold(id, hold{amount: c})
+	}
+	return nil
 }
 
 // addHolds adds loaded holds to an actor's holds and their sum to its reserved credits.
@@ -38,11 +41,17 @@ func (a *accountActor) settleVideo(m *acctSettleVideo) *acctVideoSettled {
 	if a.loadErr != nil {
 		return &acctVideoSettled{Err: a.loadErr}
 	}
-	hold, ok := a.holds[m.GenID]
+	h, ok := a.holds[m.GenID]
 	if !ok { // settled already in this activation
 		return &acctVideoSettled{Duplicate: true}
 	}
-	amount := min(m.Amount, hold)
+	// The key loads (its spend, this job's hold) before the charge is
+	// committed, so that the charge is counted in its spend once.
+	k, kerr := a.keyOf(m.KeyID)
+	if kerr != nil {
+		return &acctVideoSettled{Err: kerr}
+	}
+	amount := min(m.Amount, h.amount)
 	b := shlyuz.Batch{}
 	var entry *shlyuz.LedgerEntry
 	if amount > 0 {
@@ -73,7 +82,11 @@ func (a *accountActor) settleVideo(m *acctSettleVideo) *acctVideoSettled {
 		a.loadErr = shlyuz.ErrInternal(nil) // fenced: another activation owns the account now
 		return &acctVideoSettled{Err: shlyuz.ErrConflict("account_moved", "The account is being served elsewhere; retry.")}
 	}
-	delete(a.holds, m.GenID)
-	a.reserved -= hold
+	a.dropHold(m.GenID)
+	k.drop(m.GenID)
+	if !dup {
+		k.roll(a, m.Now)
+		k.spent += amount
+	}
 	return &acctVideoSettled{Charged: amount, Duplicate: dup}
 }

@@ -298,12 +298,6 @@ func (r *videoRun) settle() bool {
 		FinishReason: "stop", CreatedAt: now}
 	next := j
 	if j.State == shlyuz.VideoCompleted || j.State == shlyuz.VideoPurged {
-		// The key's actor loads (its spend, this job's hold) before the charge
-		// is committed, so that the charge below is counted once.
-		if _, err := g.dir.Request(j.KeyHash, KindKey, &keyCheck{Now: now}, g.timeout); err != nil {
-			g.video.log.Error("video job: settle", "job", j.ID, "err", err)
-			return false
-		}
 		res, err := g.dir.Request(j.AccountID, KindAccount, &acctSettleVideo{GenID: j.ID, KeyID: j.KeyID, Amount: j.Credits, Generation: gen, Now: now}, g.timeout)
 		if err != nil {
 			g.video.log.Error("video job: settle", "job", j.ID, "err", err)
@@ -314,18 +308,12 @@ func (r *videoRun) settle() bool {
 			g.video.log.Error("video job: settle", "job", j.ID, "err", s.Err)
 			return false
 		}
-		keyAmount := s.Charged
-		if s.Duplicate { // charged in an earlier life: the key's spend has it already
-			keyAmount = 0
-		}
-		g.dir.Send(j.KeyHash, KindKey, &keySettle{GenID: j.ID, Amount: keyAmount, Now: now})
 		next.Credits = s.Charged
 	} else {
 		gen.Credits, gen.Status, gen.FinishReason = 0, shlyuz.GenerationFailed, "error"
 		if j.State == shlyuz.VideoCancelled {
 			gen.Status, gen.FinishReason = shlyuz.GenerationCancelled, "cancelled"
 		}
-		g.dir.Send(j.KeyHash, KindKey, &keySettle{GenID: j.ID, Now: now})
 		g.dir.Send(j.AccountID, KindAccount, &acctSettle{GenID: j.ID, KeyID: j.KeyID, Generation: gen, Now: now})
 	}
 	next.Settled = true

@@ -40,7 +40,7 @@ func (g *Gateway) CreateKey(ctx context.Context, accountID string, s KeySpec) (s
 }
 
 // SetKeyLimit changes a key's ceiling (nil: none) in the store and in its
-// live actor, at once on every node; the period and its spend stay.
+// account's live activation, at once on every node; the period and its spend stay.
 func (g *Gateway) SetKeyLimit(ctx context.Context, keyID string, limit *shlyuz.Credits) *shlyuz.Error {
 	if limit != nil && *limit < 0 {
 		return shlyuz.ErrInvalidValue("limit", "limit is a whole number of credits, 0 or more.")
@@ -55,7 +55,7 @@ func (g *Gateway) SetKeyLimit(ctx context.Context, keyID string, limit *shlyuz.C
 	if err := g.store.SetKeyLimit(ctx, keyID, limit); err != nil {
 		return shlyuz.ErrInternal(err)
 	}
-	if _, err := g.request(k.Hash, KindKey, &keyLimit{Limit: limit}); err != nil {
+	if _, err := g.request(k.AccountID, KindAccount, &keyLimit{KeyID: k.ID, Limit: limit}); err != nil {
 		return shlyuz.AsError(err)
 	}
 	return nil

@@ -15,10 +15,7 @@ import (
 var clusterMessages = []remote.RootSerializable{
 	&keyCheck{},
 	&keyState{},
-	&keyReserve{},
 	&reserved{},
-	&keyAdjust{},
-	&keySettle{},
 	&keyRevoke{},
 	&keyLimit{},
 	&acctReserve{},
@@ -29,6 +26,8 @@ var clusterMessages = []remote.RootSerializable{
 	&acctApply{},
 	&acctApplied{},
 	&settleAck{},
+	&holdsQuery{},
+	&holdsReport{},
 	&videoWake{},
 	&videoCancel{},
 	&videoAck{},
@@ -45,10 +44,7 @@ func init() {
 
 func (m *keyCheck) Serialize() (remote.RootSerialized, error)         { return wire.Encode(m) }
 func (m *keyState) Serialize() (remote.RootSerialized, error)         { return wire.Encode(m) }
-func (m *keyReserve) Serialize() (remote.RootSerialized, error)       { return wire.Encode(m) }
 func (m *reserved) Serialize() (remote.RootSerialized, error)         { return wire.Encode(m) }
-func (m *keyAdjust) Serialize() (remote.RootSerialized, error)        { return wire.Encode(m) }
-func (m *keySettle) Serialize() (remote.RootSerialized, error)        { return wire.Encode(m) }
 func (m *keyRevoke) Serialize() (remote.RootSerialized, error)        { return wire.Encode(m) }
 func (m *keyLimit) Serialize() (remote.RootSerialized, error)         { return wire.Encode(m) }
 func (m *acctReserve) Serialize() (remote.RootSerialized, error)      { return wire.Encode(m) }
@@ -59,6 +55,8 @@ func (m *acctBalanceReply) Serialize() (remote.RootSerialized, error) { return w
 func (m *acctApply) Serialize() (remote.RootSerialized, error)        { return wire.Encode(m) }
 func (m *acctApplied) Serialize() (remote.RootSerialized, error)      { return wire.Encode(m) }
 func (m *settleAck) Serialize() (remote.RootSerialized, error)        { return wire.Encode(m) }
+func (m *holdsQuery) Serialize() (remote.RootSerialized, error)       { return wire.Encode(m) }
+func (m *holdsReport) Serialize() (remote.RootSerialized, error)      { return wire.Encode(m) }
 func (m *videoWake) Serialize() (remote.RootSerialized, error)        { return wire.Encode(m) }
 func (m *videoCancel) Serialize() (remote.RootSerialized, error)      { return wire.Encode(m) }
 func (m *videoAck) Serialize() (remote.RootSerialized, error)         { return wire.Encode(m) }

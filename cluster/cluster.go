@@ -49,7 +49,15 @@ type Directory struct {
 	pids    sync.Map // pidKey → *actor.PID
 	alone   bool     // a cluster of one: nobody to tell when it stops
 	sql     *sqlProvider
+
+	leftMu sync.Mutex
+	left   map[string]chan struct{} // member address → closed when that member leaves
 }
+
+// ErrMemberLeft is a request whose target's node left the cluster before it
+// answered (killed, or fenced): the caller may try the identity again, where
+// the directory finds it now.
+var ErrMemberLeft = errors.New("cluster: the member serving the actor left the cluster")
 
 type pidKey struct{ kind, identity string }
 
@@ -122,9 +130,15 @@ func (d *Directory) onTopology(ev any) {
 		return
 	}
 	gone := make(map[string]bool, len(t.Left))
+	d.leftMu.Lock()
 	for _, m := range t.Left {
 		gone[m.Address()] = true
+		if ch, ok := d.left[m.Address()]; ok {
+			close(ch) // requests waiting on its actors fail now, not at their time-out
+			delete(d.left, m.Address())
+		}
 	}
+	d.leftMu.Unlock()
 	d.pids.Range(func(k, v any) bool {
 		if gone[v.(*actor.PID).Address] {
 			d.pids.Delete(k)
@@ -137,7 +151,7 @@ func (d *Directory) onTopology(ev any) {
 func (d *Directory) Request(identity, kind string, msg any, timeout time.Duration) (any, error) {
 	key := pidKey{kind, identity}
 	if pid, ok := d.pids.Load(key); ok {
-		res, err := d.c.ActorSystem.Root.RequestFuture(pid.(*actor.PID), msg, timeout).Result()
+		res, err := d.ask(pid.(*actor.PID), msg, timeout)
 		if err == nil {
 			return res, nil
 		}
@@ -150,7 +164,41 @@ func (d *Directory) Request(identity, kind string, msg any, timeout time.Duratio
 	if err != nil {
 		return nil, err
 	}
-	return d.c.ActorSystem.Root.RequestFuture(pid, msg, timeout).Result()
+	return d.ask(pid, msg, timeout)
+}
+
+// ask requests pid's answer; one on another node fails with ErrMemberLeft
+// as soon as that node leaves the cluster.
+func (d *Directory) ask(pid *actor.PID, msg any, timeout time.Duration) (any, error) {
+	f := d.c.ActorSystem.Root.RequestFuture(pid, msg, timeout)
+	if pid.Address == d.c.ActorSystem.Address() || d.alone {
+		return f.Result()
+	}
+	d.leftMu.Lock()
+	if d.left == nil {
+		d.left = make(map[string]chan struct{})
+	}
+	left, ok := d.left[pid.Address]
+	if !ok {
+		left = make(chan struct{})
+		d.left[pid.Address] = left
+	}
+	d.leftMu.Unlock()
+	type answer struct {
+		res any
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() { // ends at the answer or the time-out
+		res, err := f.Result()
+		done <- answer{res, err}
+	}()
+	select {
+	case a := <-done:
+		return a.res, a.err
+	case <-left:
+		return nil, ErrMemberLeft
+	}
 }
 
 // Send tells the virtual actor (identity, kind) without waiting.

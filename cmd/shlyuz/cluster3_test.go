@@ -67,9 +67,9 @@ type node struct {
 	id string
 }
 
-func startNode(t *testing.T, db, raceDir string) *node {
+func startNode(t *testing.T, db, config, raceDir string) *node {
 	t.Helper()
-	c := startChildWith(t, db, h.config, "SHLYUZ_CLUSTER_MODE=sql", "SHLYUZ_CLUSTER_LISTEN=127.0.0.1:0",
+	c := startChildWith(t, db, config, "SHLYUZ_CLUSTER_MODE=sql", "SHLYUZ_CLUSTER_LISTEN=127.0.0.1:0",
 		"GORACE=halt_on_error=0 exitcode=0 log_path="+filepath.Join(raceDir, "race"))
 	var st struct{ Self string }
 	if code := call(t, c.base, "GET", "/api/admin/cluster", adminToken, nil, &st); code != 200 || st.Self == "" {
@@ -85,7 +85,8 @@ type outcome struct {
 	code    string
 	genID   string
 	credits int64
-	at      time.Time
+	start   time.Time // the request was sent
+	at      time.Time // its answer came
 }
 
 var clusterClient = &http.Client{Timeout: 15 * time.Second}
@@ -103,8 +104,9 @@ func chatWith(client *http.Client, base, key string, n int) outcome {
 	req, _ := http.NewRequest("POST", base+"/api/v1/chat/completions", bytes.NewReader(raw))
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
+	start := time.Now()
 	resp, err := client.Do(req)
-	o := outcome{node: n, at: time.Now()}
+	o := outcome{node: n, start: start, at: time.Now()}
 	if err != nil {
 		return o // a gone node or a client time-out: nothing seen
 	}
@@ -127,8 +129,10 @@ func TestThreeNodeCluster(t *testing.T) {
 	db := clusterDB(t)
 	raceDir := t.TempDir()
 	defer checkRaces(t, raceDir)
-	nodes := []*node{startNode(t, db, raceDir)}
-	nodes = append(nodes, startNode(t, db, raceDir), startNode(t, db, raceDir))
+	g := startGate(t)
+	config := gatedConfig(t, g)
+	nodes := []*node{startNode(t, db, config, raceDir)}
+	nodes = append(nodes, startNode(t, db, config, raceDir), startNode(t, db, config, raceDir))
 	store, err := cockroach.Open(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +165,7 @@ func TestThreeNodeCluster(t *testing.T) {
 	restart := func() {
 		for i, n := range nodes {
 			if n.cmd.ProcessState != nil {
-				nodes[i] = startNode(t, db, raceDir)
+				nodes[i] = startNode(t, db, config, raceDir)
 			}
 		}
 	}
@@ -264,7 +268,7 @@ func TestThreeNodeCluster(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			for _, o := range seen {
-				if o.status == 200 && o.node != victim && o.at.After(now) {
+				if o.status == 200 && o.node != victim && o.start.After(now) {
 					takeover = o.at.Sub(now)
 					return true
 				}
@@ -286,6 +290,15 @@ func TestThreeNodeCluster(t *testing.T) {
 		if bad, err := store.Reconcile(ctx); err != nil || len(bad) != 0 {
 			t.Fatalf("reconcile: %v %v", bad, err)
 		}
+	})
+	restart()
+
+	t.Run("calls in flight survive their account owner's kill -9", func(t *testing.T) {
+		inFlightSurvivesOwnerLoss(t, syscall.SIGKILL, nodes, store, g, checkCharges)
+	})
+	restart()
+	t.Run("calls in flight survive their account owner's SIGTERM", func(t *testing.T) {
+		inFlightSurvivesOwnerLoss(t, syscall.SIGTERM, nodes, store, g, checkCharges)
 	})
 	restart()
 

@@ -1,0 +1,113 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	shlyuz "github.com/shlyuz/shlyuz"
+)
+
+// keyLedger is one API key's state inside its account's activation: the
+// ceiling of the current period, the spend in it, the holds of its calls in
+// flight and its rate window. Keeping it there makes the account's claim
+// fence the key too: only the activation that owns the account grants
+// against the key, and a new owner rebuilds the key's holds with the
+// account's (issue 11, research/cluster.md §2.5).
+type keyLedger struct {
+	key         shlyuz.Key
+	periodStart time.Time
+	periodEnd   time.Time
+	spent       shlyuz.Credits // settled in the current period
+	reserved    shlyuz.Credits
+	holds       map[string]shlyuz.Credits
+	rate        shlyuz.RateWindow // requests and tokens of the current minute (Key.RateLimit)
+}
+
+// keyOf is the account's key by id, loaded on first use: its spend read
+// from the store after the account's claim counts every charge committed at
+// an older epoch, and nothing of an older epoch can be committed since.
+func (a *accountActor) keyOf(id string) (*keyLedger, *shlyuz.Error) {
+	if k, ok := a.keys[id]; ok {
+		return k, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	key, err := a.deps.store.Key(ctx, id)
+	if errors.Is(err, shlyuz.ErrNoRows) || (err == nil && key.AccountID != a.balance.AccountID) {
+		return nil, shlyuz.ErrInvalidKey()
+	}
+	if err != nil {
+		return nil, shlyuz.ErrInternal(err)
+	}
+	now := a.deps.now()
+	k := &keyLedger{key: key, holds: make(map[string]shlyuz.Credits),
+		periodStart: shlyuz.PeriodStart(now, key.LimitReset, a.deps.loc),
+		periodEnd:   shlyuz.PeriodEnd(now, key.LimitReset, a.deps.loc)}
+	if k.spent, err = a.deps.store.KeySpend(ctx, key.ID, k.periodStart); err != nil {
+		return nil, shlyuz.ErrInternal(err)
+	}
+	if err := addHolds(k.holds, &k.reserved)(a.deps.store.VideoKeyHolds(ctx, key.ID)); err != nil {
+		return nil, shlyuz.ErrInternal(err)
+	}
+	a.keys[id] = k
+	return k, nil
+}
+
+// roll starts a new period when now has left the current one.
+func (k *keyLedger) roll(a *accountActor, now time.Time) {
+	if k.periodEnd.IsZero() || now.Before(k.periodEnd) {
+		return
+	}
+	k.periodStart = shlyuz.PeriodStart(now, k.key.LimitReset, a.deps.loc)
+	k.periodEnd = shlyuz.PeriodEnd(now, k.key.LimitReset, a.deps.loc)
+	k.spent = 0
+}
+
+// left is what the key's ceiling still allows (ok false: no ceiling).
+func (k *keyLedger) left() (shlyuz.Credits, bool) {
+	if k.key.Limit == nil {
+		return 0, false
+	}
+	return *k.key.Limit - k.spent - k.reserved, true
+}
+
+func (k *keyLedger) hold(genID string, amount shlyuz.Credits) {
+	k.holds[genID] = amount
+	k.reserved += amount
+}
+
+func (k *keyLedger) drop(genID string) {
+	if old, ok := k.holds[genID]; ok {
+		delete(k.holds, genID)
+		k.reserved -= old
+	}
+}
+
+// check answers a keyCheck: the key's state, or why it cannot be used.
+func (a *accountActor) check(m *keyCheck) *keyState {
+	if a.loadErr != nil {
+		return &keyState{Err: a.loadErr}
+	}
+	k, err := a.keyOf(m.KeyID)
+	if err != nil {
+		return &keyState{Err: err}
+	}
+	k.roll(a, m.Now)
+	return &keyState{Key: k.key, Spent: k.spent, Reserved: k.reserved, Err: k.key.Usable(m.Now), ResetsAt: k.periodEnd}
+}
+
+// revoke and limit apply an operator's change to a loaded key (an unloaded
+// one reads it from the store when it loads).
+func (a *accountActor) revoke(m *keyRevoke) {
+	if k, ok := a.keys[m.KeyID]; ok {
+		at := m.At
+		k.key.RevokedAt = &at
+	}
+}
+
+func (a *accountActor) limit(m *keyLimit) { // the spend of the period and the holds stay
+	if k, ok := a.keys[m.KeyID]; ok {
+		k.key.Limit = m.Limit
+	}
+}

@@ -1,0 +1,198 @@
+package actors
+
+import (
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	shlyuz "github.com/shlyuz/shlyuz"
+	directory "github.com/shlyuz/shlyuz/cluster"
+)
+
+// settle releases a call's reservation and debits what it cost, never more
+// than was held, so the balance cannot go below zero. A settlement sent as
+// a request is acknowledged once its charge is committed; one sent again
+// (its acknowledgement was lost, or a new activation adopted the call) is
+// applied once: a repeat here waits for the first one's commit, and a charge
+// committed by an earlier activation is a duplicate whose debit is undone.
+func (a *accountActor) settle(ctx actor.Context, m *acctSettle, reply func(*settleAck)) {
+	if a.loadErr != nil { // the account is, or is being, served elsewhere
+		reply(&settleAck{Moved: true})
+		return
+	}
+	if p := a.settled.get(m.GenID); p != nil {
+		p.wait(reply)
+		return
+	}
+	h, ok := a.dropHold(m.GenID)
+	if !ok { // never granted here, nor adopted: a void grant or a call of a node that left
+		reply(&settleAck{Refused: true, Epoch: a.balance.Epoch})
+		return
+	}
+	if h.keyID == "" && m.KeyID != "" { // a video job's hold, loaded from the store: its key's part goes too
+		h.keyID = m.KeyID
+		if k, err := a.keyOf(m.KeyID); err == nil {
+			k.drop(m.GenID)
+		}
+	}
+	k := a.keys[h.keyID]
+	if k != nil && k.key.RateLimit != nil && m.Tokens > 0 {
+		k.rate.Spend(m.Tokens, m.Now)
+	}
+	var entry *shlyuz.LedgerEntry
+	if amount := min(m.Amount, h.amount); amount > 0 {
+		pkg, bought := a.balance.Split(amount, m.Now)
+		entry = &shlyuz.LedgerEntry{
+			ID:           "chg-" + m.GenID,
+			AccountID:    a.balance.AccountID,
+			KeyID:        m.KeyID,
+			Kind:         shlyuz.EntryCharge,
+			PackageDelta: pkg,
+			BoughtDelta:  bought,
+			Epoch:        a.balance.Epoch,
+			CreatedAt:    m.Now,
+		}
+		a.balance.Apply(entry)
+		if k != nil {
+			k.roll(a, m.Now)
+			k.spent += amount
+		}
+	}
+	p := a.settled.add(m.GenID, reply)
+	epoch := a.balance.Epoch
+	if entry == nil && m.Generation == nil {
+		p.finish(&settleAck{Epoch: epoch})
+		a.settled.pending--
+		return
+	}
+	self, root := directory.Detached(ctx.Self()), ctx.ActorSystem().Root
+	var undo *shlyuz.LedgerEntry
+	if entry != nil {
+		e := *entry
+		undo = &e
+	}
+	a.deps.journal.AddNotify(entry, m.Generation, func(o Outcome) {
+		if o == Fenced {
+			p.finish(&settleAck{Moved: true})
+		} else {
+			p.finish(&settleAck{Epoch: epoch})
+		}
+		root.Send(self, &settleCommitted{entry: undo, keyID: h.keyID, outcome: o})
+	})
+}
+
+// settleCommitted tells the account actor what became of a settlement's
+// charge (local only: sent by the journal's commit).
+type settleCommitted struct {
+	entry   *shlyuz.LedgerEntry
+	keyID   string
+	outcome Outcome
+}
+
+// committed undoes the in-memory debit of a charge an earlier activation had
+// committed already (the balance and the key's spend read at the claim hold
+// it), and stops granting once the store refused a charge of this epoch.
+func (a *accountActor) committed(m *settleCommitted) {
+	a.settled.pending--
+	switch {
+	case m.outcome == Fenced:
+		a.checkFence()
+	case m.outcome == Duplicate && m.entry != nil:
+		back := *m.entry
+		back.PackageDelta, back.BoughtDelta = -back.PackageDelta, -back.BoughtDelta
+		a.balance.Apply(&back)
+		if k, ok := a.keys[m.keyID]; ok {
+			k.spent += m.entry.PackageDelta + m.entry.BoughtDelta // the deltas are negative
+		}
+	}
+}
+
+// settleBook remembers this activation's settlements: a repeat is answered
+// with the first one's outcome instead of being applied again.
+type settleBook struct {
+	byID    map[string]*pendingSettle
+	order   []string
+	pending int // settlements whose commit is not known yet
+}
+
+// A settlement is remembered for settledFor after its commit, longer than a
+// requester goes on repeating it; maxSettled bounds the book all the same.
+const (
+	settledFor = time.Minute
+	maxSettled = 65536
+)
+
+func (b *settleBook) get(genID string) *pendingSettle { return b.byID[genID] }
+
+func (b *settleBook) add(genID string, reply func(*settleAck)) *pendingSettle {
+	if b.byID == nil {
+		b.byID = make(map[string]*pendingSettle)
+	}
+	now := time.Now()
+	for len(b.order) > 0 {
+		p := b.byID[b.order[0]]
+		old := p != nil && p.doneBefore(now.Add(-settledFor))
+		if !old && len(b.order) < maxSettled {
+			break
+		}
+		if p != nil && p.doneBefore(now) {
+			delete(b.byID, b.order[0])
+		}
+		b.order = b.order[1:]
+	}
+	p := &pendingSettle{}
+	p.wait(reply)
+	b.byID[genID] = p
+	b.order = append(b.order, genID)
+	b.pending++
+	return p
+}
+
+// pendingSettle is one settlement's outcome and whoever waits for it.
+type pendingSettle struct {
+	mu      sync.Mutex
+	ack     *settleAck
+	at      time.Time // of the outcome
+	waiters []func(*settleAck)
+}
+
+func (p *pendingSettle) wait(reply func(*settleAck)) {
+	p.mu.Lock()
+	if p.ack == nil {
+		p.waiters = append(p.waiters, reply)
+		p.mu.Unlock()
+		return
+	}
+	ack := p.ack
+	p.mu.Unlock()
+	reply(ack)
+}
+
+func (p *pendingSettle) finish(ack *settleAck) {
+	p.mu.Lock()
+	p.ack, p.at = ack, time.Now()
+	ws := p.waiters
+	p.waiters = nil
+	p.mu.Unlock()
+	for _, w := range ws {
+		w(ack)
+	}
+}
+
+// doneBefore says whether the outcome is known since before t.
+func (p *pendingSettle) doneBefore(t time.Time) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ack != nil && !p.at.After(t)
+}
+
+// settleReply answers a settlement that was sent as a request (from this
+// node or another); a one-way settlement gets no answer.
+func settleReply(ctx actor.Context) func(*settleAck) {
+	sender := ctx.Sender()
+	if sender == nil {
+		return func(*settleAck) {}
+	}
+	root := ctx.ActorSystem().Root
+	return func(ack *settleAck) { root.Send(sender, ack) }
+}

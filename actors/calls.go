@@ -1,0 +1,132 @@
+package actors
+
+import (
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// callsActorName is the name of every node's call registry actor, which
+// answers the holdsQuery of an account activation on any node.
+const callsActorName = "shlyuz-calls"
+
+// callRegistry is this node's record of its calls in flight that an account
+// activation granted, kept from the grant until their settlement is
+// acknowledged (issue 11, research/cluster.md §2.4). A new activation of the
+// account asks every live node's registry for them and adopts them as holds
+// before it grants anything; from that query on, a grant of an older
+// activation that reaches this node is void.
+type callRegistry struct {
+	self string // this node's member id ("" without a lease)
+
+	mu       sync.Mutex
+	calls    map[string]map[string]*registered // account → generation id → call
+	minEpoch map[string]epochMark              // account → the newest activation that asked
+}
+
+type registered struct {
+	heldCall
+	reportedTo int64 // the newest activation epoch that adopted it
+}
+
+type epochMark struct {
+	epoch int64
+	at    time.Time
+}
+
+func newCallRegistry(self string) *callRegistry {
+	return &callRegistry{self: self, calls: make(map[string]map[string]*registered), minEpoch: make(map[string]epochMark)}
+}
+
+// grant records a granted call; false when the grant is void: an activation
+// at a newer epoch has collected the account's holds since, without it.
+func (r *callRegistry) grant(account string, c heldCall) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c.Epoch < r.minEpoch[account].epoch {
+		return false
+	}
+	c.Requester = r.self
+	m := r.calls[account]
+	if m == nil {
+		m = make(map[string]*registered)
+		r.calls[account] = m
+	}
+	m[c.GenID] = &registered{heldCall: c, reportedTo: c.Epoch}
+	return true
+}
+
+// acked ends a call whose settlement the activation at epoch committed; false
+// when a newer activation adopted the call meanwhile: it must be settled
+// there too (where it is a duplicate that releases the adopted hold).
+func (r *callRegistry) acked(account, genID string, epoch int64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, ok := r.calls[account][genID]
+	if ok && c.reportedTo > epoch {
+		return false
+	}
+	r.deleteLocked(account, genID)
+	return true
+}
+
+// done ends a call without an acknowledgement (refused, given up, or sent one-way).
+func (r *callRegistry) done(account, genID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.deleteLocked(account, genID)
+}
+
+func (r *callRegistry) deleteLocked(account, genID string) {
+	if m := r.calls[account]; m != nil {
+		delete(m, genID)
+		if len(m) == 0 {
+			delete(r.calls, account)
+		}
+	}
+}
+
+// report answers an activation at epoch: the account's calls in flight, and
+// every older grant arriving later is void.
+func (r *callRegistry) report(account string, epoch int64) []heldCall {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := time.Now()
+	if len(r.minEpoch) > 4096 { // a late grant waits at most a request's time-out
+		for a, m := range r.minEpoch {
+			if now.Sub(m.at) > time.Minute {
+				delete(r.minEpoch, a)
+			}
+		}
+	}
+	if epoch > r.minEpoch[account].epoch {
+		r.minEpoch[account] = epochMark{epoch: epoch, at: now}
+	}
+	out := make([]heldCall, 0, len(r.calls[account]))
+	for _, c := range r.calls[account] {
+		c.reportedTo = max(c.reportedTo, epoch)
+		out = append(out, c.heldCall)
+	}
+	return out
+}
+
+// size is the number of calls in flight this node holds a grant for.
+func (r *callRegistry) size() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, m := range r.calls {
+		n += len(m)
+	}
+	return n
+}
+
+// callsActor answers other nodes' holdsQuery from this node's registry.
+type callsActor struct{ reg *callRegistry }
+
+func (a *callsActor) Receive(ctx actor.Context) {
+	if m, ok := ctx.Message().(*holdsQuery); ok {
+		ctx.Respond(&holdsReport{Calls: a.reg.report(m.Account, m.Epoch)})
+	}
+}
