@@ -1,4 +1,4 @@
-// Package cluster wires the gateway's account and key actors into a
+// Package cluster wires the gateway's account actors (and video jobs) into a
 // protoactor cluster. A single node is a cluster of one (the in-memory
 // provider); several nodes use the automanaged provider, so adding nodes
 // changes configuration, not code. Directory is how the rest reaches the
@@ -96,8 +96,8 @@ func Start(sys *actor.ActorSystem, cfg Config, kinds map[string]actor.Producer) 
 	}
 	strategy := actor.NewOneForOneStrategy(10, time.Second, actor.DefaultDecider) // as actors' root supervisor
 	// A synchronized dispatcher runs an idle mailbox in the sender's goroutine
-	// instead of waking a goroutine of its own: a reservation (key actor →
-	// account actor → reply) then costs no goroutine hand-off at all. Measured
+	// instead of waking a goroutine of its own: a reservation (account
+	// actor → reply) then costs no goroutine hand-off at all. Measured
 	// with cmd/bench on 2 cores: about −90 µs p50 at concurrency 1. A busy
 	// mailbox is still drained by the goroutine that runs it, in order.
 	// Messages from other nodes arrive on the gRPC reader's goroutine, which
