@@ -267,12 +267,18 @@ func (sp *speech) write(conn net.Conn, head, first []byte) {
 		chunk = buf[:n]
 		switch {
 		case errors.Is(err, io.EOF):
-			if n > 0 {
-				_ = send(chunk)
+			if n > 0 && send(chunk) != nil {
+				continue // the client left with the last bytes: billed as one that left
 			}
-			_, _ = bw.WriteString("0\r\n\r\n")
-			_ = bw.Flush()
-			settle(sp.cost(), shlyuz.GenerationCompleted, "stop")
+			// Settled before the last chunk: a client that has the whole
+			// speech finds its charge in GET /generation, and under durable
+			// settlement a charge that could not be committed withholds it.
+			receipt := sp.media.Settle(sp.cost(), shlyuz.Usage{}, shlyuz.GenerationCompleted, "stop")
+			settled = true
+			if receipt == nil || receipt.Err == nil {
+				_, _ = bw.WriteString("0\r\n\r\n")
+				_ = bw.Flush()
+			}
 			return
 		case err != nil: // the upstream failed mid-speech: no last chunk, nothing charged
 			sp.media.Fail(err)
