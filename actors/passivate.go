@@ -8,7 +8,7 @@ import (
 	directory "github.com/shlyuz/shlyuz/cluster"
 )
 
-// Activations is how many key and account actors are live on this node.
+// Activations is how many account activations (each with its keys) are live on this node.
 func (g *Gateway) Activations() int64 { return g.actives.Load() }
 
 // idleState is what an actor that may be passivated keeps: when it last

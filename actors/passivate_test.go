@@ -39,7 +39,7 @@ func TestIdleActorsArePassivated(t *testing.T) {
 	assertSpent(t, tg, hashes[1], "acc-idle-1", 0, 1000)
 }
 
-// waitActivations waits until the gateway has n live key and account actors.
+// waitActivations waits until the gateway has n live account activations.
 func waitActivations(t *testing.T, tg *testGateway, n int64) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
@@ -52,21 +52,32 @@ func waitActivations(t *testing.T, tg *testGateway, n int64) {
 }
 
 // BenchmarkIdleKeysMemory activates 100,000 distinct keys, then lets them go
-// idle: it reports the heap a live key actor costs and what is left per key
-// once all were passivated. Run it once: -bench IdleKeysMemory -benchtime 1x.
+// idle: it reports the heap a key costs while active and what is left per
+// key once all were passivated. A key lives inside its account's activation,
+// so by default every key has an account of its own (a key is then one
+// activation, the worst case); SHLYUZ_BENCH_KEYS_PER_ACCOUNT groups them.
+// Run it once: -bench IdleKeysMemory -benchtime 1x.
 func BenchmarkIdleKeysMemory(b *testing.B) {
-	keys := benchKeys()
-	tg := startIdleGateway(b, 20*time.Second, 10_000, testUpstream{name: "instant", provider: instant{}})
+	keys, perAccount := benchKeys(), benchKeysPerAccount()
+	accounts := (keys + perAccount - 1) / perAccount
+	// Every activation claims its account in the store (about a millisecond
+	// each here): the idle time outlasts a whole wave, so that all of it is
+	// live when measured, and one sweep passivates it all.
+	idle := 20*time.Second + time.Duration(accounts)*1500*time.Microsecond
+	tg := startIdleGateway(b, idle, int64(accounts), testUpstream{name: "instant", provider: instant{}})
 	ctx := context.Background()
-	if err := tg.store.CreateAccount(ctx, shlyuz.Account{ID: "acc-mem", Email: "mem@example.com", CreatedAt: time.Now()}); err != nil {
-		b.Fatal(err)
-	}
-	// two waves of different keys: the second shows whether what the first
-	// left behind grows or is reused
+	// two waves of different keys (and accounts): the second shows whether
+	// what the first left behind grows or is reused
 	hashes := make([]string, 2*keys)
 	for i := range hashes {
+		acc := fmt.Sprintf("acc-mem-%d", i/perAccount)
+		if i%perAccount == 0 {
+			if err := tg.store.CreateAccount(ctx, shlyuz.Account{ID: acc, Email: acc + "@example.com", CreatedAt: time.Now()}); err != nil {
+				b.Fatal(err)
+			}
+		}
 		plain, hash := shlyuz.NewKeySecret()
-		if err := tg.store.CreateKey(ctx, shlyuz.Key{ID: fmt.Sprintf("key-mem-%d", i), AccountID: "acc-mem", Hash: hash,
+		if err := tg.store.CreateKey(ctx, shlyuz.Key{ID: fmt.Sprintf("key-mem-%d", i), AccountID: acc, Hash: hash,
 			Label: shlyuz.MaskKey(plain), LimitReset: shlyuz.ResetMonth, CreatedAt: time.Now()}); err != nil {
 			b.Fatal(err)
 		}
@@ -107,7 +118,10 @@ func BenchmarkIdleKeysMemory(b *testing.B) {
 		before := heapInUse()
 		active, idle, live := wave(hashes[:keys])
 		_, idle2, _ := wave(hashes[keys:])
-		b.ReportMetric(float64(active-before)/float64(live), "B/active-key")
+		if live != int64(accounts) {
+			b.Errorf("%d activations live at the end of the wave, want %d: a wave outlasted the idle time", live, accounts)
+		}
+		b.ReportMetric(float64(active-before)/float64(keys), "B/active-key")
 		b.ReportMetric(float64(idle-before)/float64(keys), "B/key-after-idle")
 		b.ReportMetric(float64(idle2-idle)/float64(keys), "B/key-second-wave")
 		b.ReportMetric(float64(live), "activations")
@@ -141,6 +155,15 @@ func heapInUse() int64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return int64(ms.HeapAlloc)
+}
+
+// benchKeysPerAccount is how many of BenchmarkIdleKeysMemory's keys share an
+// account: 1, or SHLYUZ_BENCH_KEYS_PER_ACCOUNT.
+func benchKeysPerAccount() int {
+	if n, err := strconv.Atoi(os.Getenv("SHLYUZ_BENCH_KEYS_PER_ACCOUNT")); err == nil && n > 0 {
+		return n
+	}
+	return 1
 }
 
 // benchKeys is BenchmarkIdleKeysMemory's number of keys: 100,000, or
