@@ -60,10 +60,11 @@ func waitActivations(t *testing.T, tg *testGateway, n int64) {
 func BenchmarkIdleKeysMemory(b *testing.B) {
 	keys, perAccount := benchKeys(), benchKeysPerAccount()
 	accounts := (keys + perAccount - 1) / perAccount
-	// Every activation claims its account in the store (about a millisecond
-	// each here): the idle time outlasts a whole wave, so that all of it is
-	// live when measured, and one sweep passivates it all.
-	idle := 20*time.Second + time.Duration(accounts)*1500*time.Microsecond
+	// Every key's first use reads the store and every activation claims its
+	// account there (about a millisecond a key here): the idle time outlasts
+	// a whole wave, so that all of it is live when measured, and one sweep
+	// passivates it all.
+	idle := 20*time.Second + time.Duration(keys)*1500*time.Microsecond
 	tg := startIdleGateway(b, idle, int64(accounts), testUpstream{name: "instant", provider: instant{}})
 	ctx := context.Background()
 	// two waves of different keys (and accounts): the second shows whether
