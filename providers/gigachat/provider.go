@@ -14,7 +14,6 @@ package gigachat
 
 import (
 	"context"
-	"crypto/x509"
 	"fmt"
 	"net/http"
 	"strings"
@@ -92,20 +91,9 @@ func NewWithOptions(cfg shlyuz.UpstreamConfig, opts Options) (*Provider, error) 
 	if opts.RefreshMargin <= 0 {
 		opts.RefreshMargin = DefaultRefreshMargin
 	}
-	var roots *x509.CertPool
-	if cfg.CAFile != "" {
-		pool, err := sberauth.Roots(cfg.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("gigachat %s: ca_file: %w", cfg.Name, err)
-		}
-		roots = pool
-	}
-	client := upstream.NewClientWithRoots(roots)
-
-	h := http.Header{}
-	h.Set("User-Agent", "shlyuz")
-	for k, v := range cfg.Headers {
-		h.Set(k, v)
+	client, h, err := service.Client(cfg)
+	if err != nil {
+		return nil, err
 	}
 	base := strings.TrimRight(cfg.BaseURL, "/")
 	p := &Provider{
