@@ -14,17 +14,7 @@ import (
 
 // errs are the adapter's reasons for giving up a call; a certificate the
 // gateway does not trust is a failure of its own.
-var errs = func() *upstream.Errors {
-	e := upstream.NewErrors("gigachat")
-	e.Label = "gigachat"
-	e.Classify = func(err error) *shlyuz.Error {
-		if isCertError(err) {
-			return shlyuz.ErrUpstream("GigaChat's TLS certificate is not trusted by the gateway; %s.", certHint)
-		}
-		return nil
-	}
-	return e
-}()
+var errs = service.Errors()
 
 // ErrStreamClosed is what a Next blocked on the upstream returns when Close
 // ends the stream. It wraps context.Canceled: closing is the caller's choice,

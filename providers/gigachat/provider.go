@@ -14,7 +14,6 @@ package gigachat
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -75,18 +74,9 @@ func New(cfg shlyuz.UpstreamConfig) (*Provider, error) {
 
 // NewWithOptions is New with options.
 func NewWithOptions(cfg shlyuz.UpstreamConfig, opts Options) (*Provider, error) {
-	cfg = cfg.WithDefaults()
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = DefaultBaseURL
-	}
-	if cfg.AuthURL == "" {
-		cfg.AuthURL = DefaultAuthURL
-	}
-	if cfg.Scope == "" {
-		cfg.Scope = DefaultScope
-	}
-	if strings.TrimSpace(cfg.APIKey) == "" {
-		return nil, fmt.Errorf("gigachat %s: no authorization key (set api_key_env to a variable holding it)", cfg.Name)
+	cfg, err := service.Config(cfg, DefaultBaseURL, DefaultScope)
+	if err != nil {
+		return nil, err
 	}
 	if opts.RefreshMargin <= 0 {
 		opts.RefreshMargin = DefaultRefreshMargin

@@ -14,17 +14,7 @@ import (
 
 // errs are the adapter's reasons for giving up a call; a certificate the
 // gateway does not trust is a failure of its own.
-var errs = func() *upstream.Errors {
-	e := upstream.NewErrors("salute")
-	e.Label = "salute"
-	e.Classify = func(err error) *shlyuz.Error {
-		if sberauth.IsCertError(err) {
-			return shlyuz.ErrUpstream("SaluteSpeech's TLS certificate is not trusted by the gateway; %s.", sberauth.CertHint)
-		}
-		return nil
-	}
-	return e
-}()
+var errs = service.Errors()
 
 // ErrClosed is what a Read blocked on the upstream returns once Close ended
 // the speech. It wraps context.Canceled.

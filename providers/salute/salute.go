@@ -13,7 +13,6 @@ package salute
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -59,18 +58,9 @@ var (
 // authorization key (base64 of client_id:client_secret), cfg.CAFile a PEM or
 // DER certificate trusted besides the system roots.
 func New(cfg shlyuz.UpstreamConfig) (*Provider, error) {
-	cfg = cfg.WithDefaults()
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = DefaultBaseURL
-	}
-	if cfg.AuthURL == "" {
-		cfg.AuthURL = DefaultAuthURL
-	}
-	if cfg.Scope == "" {
-		cfg.Scope = DefaultScope
-	}
-	if strings.TrimSpace(cfg.APIKey) == "" {
-		return nil, fmt.Errorf("salute %s: no authorization key (set api_key_env to a variable holding it)", cfg.Name)
+	cfg, err := service.Config(cfg, DefaultBaseURL, DefaultScope)
+	if err != nil {
+		return nil, err
 	}
 	client, h, err := service.Client(cfg)
 	if err != nil {

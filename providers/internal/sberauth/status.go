@@ -4,6 +4,7 @@ import (
 	"crypto/x509"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/shlyuz/shlyuz"
@@ -73,4 +74,37 @@ func (s Service) Client(cfg shlyuz.UpstreamConfig) (*http.Client, http.Header, e
 		h.Set(k, v)
 	}
 	return upstream.NewClientWithRoots(roots), h, nil
+}
+
+// Errors are an adapter's reasons for giving up a call; a certificate the
+// gateway does not trust is a failure of its own.
+func (s Service) Errors() *upstream.Errors {
+	e := upstream.NewErrors(s.Label)
+	e.Label = s.Label
+	e.Classify = func(err error) *shlyuz.Error {
+		if IsCertError(err) {
+			return shlyuz.ErrUpstream("%s's TLS certificate is not trusted by the gateway; %s.", s.Name, CertHint)
+		}
+		return nil
+	}
+	return e
+}
+
+// Config is cfg with its defaults filled (baseURL, Sber's OAuth endpoint,
+// scope), or an error when no authorization key is set.
+func (s Service) Config(cfg shlyuz.UpstreamConfig, baseURL, scope string) (shlyuz.UpstreamConfig, error) {
+	cfg = cfg.WithDefaults()
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = baseURL
+	}
+	if cfg.AuthURL == "" {
+		cfg.AuthURL = DefaultAuthURL
+	}
+	if cfg.Scope == "" {
+		cfg.Scope = scope
+	}
+	if strings.TrimSpace(cfg.APIKey) == "" {
+		return cfg, fmt.Errorf("%s %s: no authorization key (set api_key_env to a variable holding it)", s.Label, cfg.Name)
+	}
+	return cfg, nil
 }
