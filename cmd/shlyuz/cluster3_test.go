@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -100,29 +98,7 @@ var impatient = &http.Client{Timeout: 2 * time.Second}
 func chatOn(base, key string, n int) outcome { return chatWith(clusterClient, base, key, n) }
 
 func chatWith(client *http.Client, base, key string, n int) outcome {
-	raw, _ := json.Marshal(chatBody("test/model", false, 16))
-	req, _ := http.NewRequest("POST", base+"/api/v1/chat/completions", bytes.NewReader(raw))
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
-	start := time.Now()
-	resp, err := client.Do(req)
-	o := outcome{node: n, start: start, at: time.Now()}
-	if err != nil {
-		return o // a gone node or a client time-out: nothing seen
-	}
-	defer resp.Body.Close()
-	o.status, o.genID = resp.StatusCode, resp.Header.Get("X-Generation-Id")
-	if resp.StatusCode == 200 {
-		var r chatReply
-		if jsonDecode(resp.Body, &r) == nil {
-			o.credits = r.Usage.Credits
-		}
-	} else {
-		var e apiError
-		_ = jsonDecode(resp.Body, &e)
-		o.code = e.Error.Code
-	}
-	return o
+	return chatModel(client, base, key, "test/model", n)
 }
 
 func TestThreeNodeCluster(t *testing.T) {

@@ -14,8 +14,6 @@ package gigachat
 
 import (
 	"context"
-	"crypto/x509"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -76,36 +74,16 @@ func New(cfg shlyuz.UpstreamConfig) (*Provider, error) {
 
 // NewWithOptions is New with options.
 func NewWithOptions(cfg shlyuz.UpstreamConfig, opts Options) (*Provider, error) {
-	cfg = cfg.WithDefaults()
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = DefaultBaseURL
-	}
-	if cfg.AuthURL == "" {
-		cfg.AuthURL = DefaultAuthURL
-	}
-	if cfg.Scope == "" {
-		cfg.Scope = DefaultScope
-	}
-	if strings.TrimSpace(cfg.APIKey) == "" {
-		return nil, fmt.Errorf("gigachat %s: no authorization key (set api_key_env to a variable holding it)", cfg.Name)
+	cfg, err := service.Config(cfg, DefaultBaseURL, DefaultScope)
+	if err != nil {
+		return nil, err
 	}
 	if opts.RefreshMargin <= 0 {
 		opts.RefreshMargin = DefaultRefreshMargin
 	}
-	var roots *x509.CertPool
-	if cfg.CAFile != "" {
-		pool, err := sberauth.Roots(cfg.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("gigachat %s: ca_file: %w", cfg.Name, err)
-		}
-		roots = pool
-	}
-	client := upstream.NewClientWithRoots(roots)
-
-	h := http.Header{}
-	h.Set("User-Agent", "shlyuz")
-	for k, v := range cfg.Headers {
-		h.Set(k, v)
+	client, h, err := service.Client(cfg)
+	if err != nil {
+		return nil, err
 	}
 	base := strings.TrimRight(cfg.BaseURL, "/")
 	p := &Provider{

@@ -14,17 +14,7 @@ import (
 
 // errs are the adapter's reasons for giving up a call; a certificate the
 // gateway does not trust is a failure of its own.
-var errs = func() *upstream.Errors {
-	e := upstream.NewErrors("salute")
-	e.Label = "salute"
-	e.Classify = func(err error) *shlyuz.Error {
-		if sberauth.IsCertError(err) {
-			return shlyuz.ErrUpstream("SaluteSpeech's TLS certificate is not trusted by the gateway; %s.", sberauth.CertHint)
-		}
-		return nil
-	}
-	return e
-}()
+var errs = service.Errors()
 
 // ErrClosed is what a Read blocked on the upstream returns once Close ended
 // the speech. It wraps context.Canceled.
@@ -74,39 +64,8 @@ func bodyError(body []byte) *shlyuz.Error {
 // statusError maps a non-2xx reply of the REST API, as GigaChat's are mapped.
 func statusError(name string, status int, h http.Header, body []byte, now time.Time) *shlyuz.Error {
 	_, msg, parsed := parseError(body)
-	msg = upstream.Clip(msg)
-	if msg == "" {
-		msg = http.StatusText(status)
-	}
-	var e *shlyuz.Error
-	switch {
-	case status == http.StatusUnauthorized:
-		// Reached only when a fresh token was refused too. Never echo the body.
-		e = shlyuz.ErrUpstream("SaluteSpeech refused the gateway's credentials (HTTP 401) even with a fresh access token.")
-	case status == http.StatusForbidden:
-		e = shlyuz.ErrUpstream("SaluteSpeech denied the gateway access (HTTP 403); the operator must check the account's scope.")
-	case status == http.StatusPaymentRequired:
-		e = shlyuz.ErrUpstream("SaluteSpeech's package is exhausted (HTTP 402 Payment Required); retrying this upstream will not help until its operator tops it up.")
-	case status == http.StatusTooManyRequests:
-		e = shlyuz.ErrRateLimited(upstream.RetryAfter(h, now), "SaluteSpeech is rate limiting requests: %s", msg)
-		e.UpstreamFault = true
-	case status == http.StatusRequestTimeout:
-		e = shlyuz.ErrUpstreamTimeout("SaluteSpeech timed out (HTTP 408): %s", msg)
-	case status == http.StatusNotFound:
-		e = shlyuz.ErrUpstream("SaluteSpeech does not know the endpoint (HTTP 404): %s", msg).ForModel()
-	case status == http.StatusBadRequest || status == http.StatusRequestEntityTooLarge ||
-		status == http.StatusUnsupportedMediaType || status == http.StatusUnprocessableEntity:
-		e = shlyuz.ErrInvalidValue("", "SaluteSpeech rejected the request (HTTP %d): %s", status, msg)
-		e.Param = nil
-	case status >= 500:
-		e = shlyuz.ErrUpstream("SaluteSpeech failed (HTTP %d): %s", status, msg)
-		e.ModelFault = status != http.StatusServiceUnavailable
-	default:
-		e = shlyuz.ErrUpstream("SaluteSpeech answered HTTP %d: %s", status, msg)
-	}
-	e.Cause = fmt.Errorf("salute %s: HTTP %d: %s", name, status, msg)
-	if !parsed || status == http.StatusUnauthorized {
-		e.Cause = fmt.Errorf("salute %s: HTTP %d (body withheld or not an error object)", name, status)
-	}
-	return e
+	return service.StatusError(name, status, h, msg, parsed, now)
 }
+
+// service names the API in messages and causes.
+var service = sberauth.Service{Name: "SaluteSpeech", Label: "salute"}

@@ -13,8 +13,6 @@ package salute
 
 import (
 	"context"
-	"crypto/x509"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -60,32 +58,13 @@ var (
 // authorization key (base64 of client_id:client_secret), cfg.CAFile a PEM or
 // DER certificate trusted besides the system roots.
 func New(cfg shlyuz.UpstreamConfig) (*Provider, error) {
-	cfg = cfg.WithDefaults()
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = DefaultBaseURL
+	cfg, err := service.Config(cfg, DefaultBaseURL, DefaultScope)
+	if err != nil {
+		return nil, err
 	}
-	if cfg.AuthURL == "" {
-		cfg.AuthURL = DefaultAuthURL
-	}
-	if cfg.Scope == "" {
-		cfg.Scope = DefaultScope
-	}
-	if strings.TrimSpace(cfg.APIKey) == "" {
-		return nil, fmt.Errorf("salute %s: no authorization key (set api_key_env to a variable holding it)", cfg.Name)
-	}
-	var roots *x509.CertPool
-	if cfg.CAFile != "" {
-		pool, err := sberauth.Roots(cfg.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("salute %s: ca_file: %w", cfg.Name, err)
-		}
-		roots = pool
-	}
-	client := upstream.NewClientWithRoots(roots)
-	h := http.Header{}
-	h.Set("User-Agent", "shlyuz")
-	for k, v := range cfg.Headers {
-		h.Set(k, v)
+	client, h, err := service.Client(cfg)
+	if err != nil {
+		return nil, err
 	}
 	return &Provider{
 		NoChat: videojob.NoChat{Name: cfg.Name},
