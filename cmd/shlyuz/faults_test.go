@@ -308,8 +308,15 @@ var _ = http.StatusOK
 // the route's next upstream (here paused for it too), never to the first.
 func TestFailingModelPausesOnlyItself(t *testing.T) {
 	_, key := account(t, h.base, 1_000_000, nil)
+	// A model of its own each run: the breakers it trips stay open for an hour.
+	failing := fmt.Sprintf("permodel/run%d-fault-500", time.Now().UnixNano())
+	if st := call(t, h.base, "POST", "/api/admin/models", adminToken, map[string]any{"id": failing, "name": failing, "context_length": 100000,
+		"max_output_tokens": 4096, "input_modalities": []string{"text"}, "output_modalities": []string{"text"},
+		"usd": map[string]any{"prompt_usd_per_mtok": "1", "completion_usd_per_mtok": "2"}}, nil); st != 200 && st != 201 {
+		t.Fatalf("add %s: %d", failing, st)
+	}
 	for range 2 { // two 500s at pm-a (and at pm-b, its fallback) trip both breakers for the model
-		resp := postChat(t, h.base, key, chatBody("permodel/fault-500", false, 0))
+		resp := postChat(t, h.base, key, chatBody(failing, false, 0))
 		resp.Body.Close()
 		if resp.StatusCode != 502 {
 			t.Fatalf("the failing model: %d, want 502", resp.StatusCode)
@@ -328,7 +335,7 @@ func TestFailingModelPausesOnlyItself(t *testing.T) {
 	}
 
 	before := h.fake.Requests()
-	resp := postChat(t, h.base, key, chatBody("permodel/fault-500", false, 0))
+	resp := postChat(t, h.base, key, chatBody(failing, false, 0))
 	id := resp.Header.Get("X-Generation-Id")
 	resp.Body.Close()
 	if resp.StatusCode != 503 || h.fake.Requests() != before {
