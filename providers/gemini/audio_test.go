@@ -44,7 +44,7 @@ func TestTranscribeAudio(t *testing.T) {
 			}
 			d, _ := shlyuz.AudioSeconds(c.format, c.audio)
 			secs := seconds(t, d)
-			if tr.Text != fake.Transcript(secs) || tr.Language != "ru" || tr.Duration != secs {
+			if tr.Text != fake.Transcript(secs) || tr.Language != "ru" || tr.Duration != 0 {
 				t.Errorf("transcription %+v, want %q", tr, fake.Transcript(secs))
 			}
 			var sent struct {
