@@ -15,10 +15,11 @@ import (
 // the causes it logs ("gigachat").
 type Service struct{ Name, Label string }
 
-// StatusError maps a non-2xx reply of a Sber API: msg is what its error body
-// said (parsed: the body was an error object). A 401 is reached only when a
-// fresh token was refused too, and its body is never echoed.
-func (s Service) StatusError(upstreamName string, status int, h http.Header, msg string, parsed bool, now time.Time) *shlyuz.Error {
+// StatusError maps a non-2xx reply of a Sber API, its body read by
+// ParseError. A 401 is reached only when a fresh token was refused too, and
+// its body is never echoed.
+func (s Service) StatusError(upstreamName string, status int, h http.Header, body []byte, now time.Time) *shlyuz.Error {
+	_, msg, parsed := ParseError(body)
 	msg = upstream.Clip(msg)
 	if msg == "" {
 		msg = http.StatusText(status)
