@@ -32,12 +32,8 @@ const (
 	DefaultRefreshMargin = 5 * time.Minute
 )
 
-// Limits on what is read from the upstream and how long it is waited for.
-const (
-	maxReplyBytes = 64 << 20
-	// authTimeout bounds one call to the OAuth endpoint.
-	authTimeout = 30 * time.Second
-)
+// maxReplyBytes bounds what is read of a reply.
+const maxReplyBytes = 64 << 20
 
 // Options tune the adapter beyond what shlyuz.UpstreamConfig says.
 type Options struct {
@@ -86,26 +82,15 @@ func NewWithOptions(cfg shlyuz.UpstreamConfig, opts Options) (*Provider, error) 
 		return nil, err
 	}
 	base := strings.TrimRight(cfg.BaseURL, "/")
-	p := &Provider{
+	return &Provider{
 		cfg:      cfg,
 		chatURL:  base + "/chat/completions",
 		filesURL: base + "/files",
 		header:   h,
 		client:   client,
+		auth:     service.Tokens(cfg, client, opts.RefreshMargin),
 		now:      time.Now,
-	}
-	p.auth = &sberauth.TokenSource{
-		Upstream: cfg.Name,
-		Label:    "GigaChat",
-		Client:   client,
-		URL:      cfg.AuthURL,
-		Scope:    cfg.Scope,
-		Key:      strings.TrimSpace(cfg.APIKey),
-		Margin:   opts.RefreshMargin,
-		Timeout:  min(authTimeout, cfg.FirstByteTimeout),
-		Now:      time.Now,
-	}
-	return p, nil
+	}, nil
 }
 
 // Name is the upstream's configured name.

@@ -77,6 +77,27 @@ func (s Service) Client(cfg shlyuz.UpstreamConfig) (*http.Client, http.Header, e
 	return upstream.NewClientWithRoots(roots), h, nil
 }
 
+// AuthTimeout bounds one call to the OAuth endpoint (less when the
+// upstream's FirstByteTimeout is shorter).
+const AuthTimeout = 30 * time.Second
+
+// Tokens is the token source of an upstream of the service: cfg's OAuth
+// endpoint, scope and authorization key, called through client; a token
+// with less than margin left is replaced.
+func (s Service) Tokens(cfg shlyuz.UpstreamConfig, client *http.Client, margin time.Duration) *TokenSource {
+	return &TokenSource{
+		Upstream: cfg.Name,
+		Label:    s.Name,
+		Client:   client,
+		URL:      cfg.AuthURL,
+		Scope:    cfg.Scope,
+		Key:      strings.TrimSpace(cfg.APIKey),
+		Margin:   margin,
+		Timeout:  min(AuthTimeout, cfg.FirstByteTimeout),
+		Now:      time.Now,
+	}
+}
+
 // Errors are an adapter's reasons for giving up a call; a certificate the
 // gateway does not trust is a failure of its own.
 func (s Service) Errors() *upstream.Errors {
