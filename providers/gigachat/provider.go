@@ -1,15 +1,15 @@
 // Package gigachat is the adapter for Sber's GigaChat chat API v1
-// (https://gigachat.devices.sberbank.ru/api/v1). It owns the OAuth
-// client-credentials flow (an authorization key traded at the ngw endpoint
-// for a 30-minute Bearer token, cached, shared by concurrent requests,
-// refreshed ahead of its expiry and once more on a 401), the TLS trust of
-// the Russian Trusted Root CA (an operator-supplied PEM added to the system
-// roots, never verification turned off), the translation of OpenAI
-// chat-completions requests into GigaChat's (tools → functions, tool results
-// → role "function", images uploaded to the files API and passed as
-// attachments), and the translation back: replies and SSE streams in OpenAI's
-// shapes with invented, stable tool-call ids, usage for billing, and upstream
-// failures mapped to shlyuz errors.
+// (https://gigachat.devices.sberbank.ru/api/v1). It authorizes through
+// sberauth, shared with SaluteSpeech (an authorization key traded at the ngw
+// endpoint for a 30-minute Bearer token, cached, shared by concurrent
+// requests, refreshed ahead of its expiry and once more on a 401; the TLS
+// trust of the Russian Trusted Root CA, an operator-supplied PEM added to
+// the system roots, never verification turned off). It owns the
+// translation of OpenAI chat-completions requests into GigaChat's (tools →
+// functions, tool results → role "function", images uploaded to the files
+// API and passed as attachments), and the translation back: replies and SSE
+// streams in OpenAI's shapes with invented, stable tool-call ids, usage for
+// billing, and upstream failures mapped to shlyuz errors.
 package gigachat
 
 import (
