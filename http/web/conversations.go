@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
@@ -164,7 +165,8 @@ func (w *Web) conversationBody(c *fiber.Ctx) (conversationBody, *shlyuz.Error) {
 	return b, nil
 }
 
-// title names a conversation by its first user message's first line.
+// title names a conversation by its first user message's first line, its
+// control characters made spaces (PostgreSQL keeps no NUL in text).
 func title(msgs []shlyuz.ConversationMessage) string {
 	for _, m := range msgs {
 		if m.Role != "user" {
@@ -172,8 +174,14 @@ func title(msgs []shlyuz.ConversationMessage) string {
 		}
 		t := strings.TrimSpace(m.Content)
 		if i := strings.IndexByte(t, '\n'); i >= 0 {
-			t = strings.TrimSpace(t[:i])
+			t = t[:i]
 		}
+		t = strings.TrimSpace(strings.Map(func(r rune) rune {
+			if unicode.IsControl(r) {
+				return ' '
+			}
+			return r
+		}, t))
 		if utf8.RuneCountInString(t) > maxTitleRunes {
 			t = string([]rune(t)[:maxTitleRunes-1]) + "…"
 		}
