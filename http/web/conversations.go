@@ -20,7 +20,7 @@ const (
 	maxTitleRunes        = 80
 )
 
-// conversationBody is what the chat saves after each exchange.
+// conversationBody is what the chat sends to be answered, and saves after each exchange.
 type conversationBody struct {
 	Model    string                       `json:"model"`
 	Messages []shlyuz.ConversationMessage `json:"messages"`
