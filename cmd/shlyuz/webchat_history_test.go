@@ -73,19 +73,9 @@ func (u *browserless) chatToken() string {
 func TestWebAreaChatHistory(t *testing.T) {
 	g := startWebGateway(t)
 	u, email := g.signUp(t)
-	var accts struct {
-		Data []struct{ ID, Email string } `json:"data"`
-	}
-	if st := call(t, g.base, "GET", "/api/admin/accounts?limit=500", adminToken, nil, &accts); st != 200 {
-		t.Fatalf("admin accounts: %d", st)
-	}
-	for _, a := range accts.Data {
-		if a.Email == email {
-			if st := call(t, g.base, "POST", "/api/admin/accounts/"+a.ID+"/topups", adminToken,
-				map[string]any{"credits": 10_000_000, "idempotency_key": "history-" + a.ID}, nil); st != 200 {
-				t.Fatalf("top up: %d", st)
-			}
-		}
+	if id := g.accountIDOf(t, email); call(t, g.base, "POST", "/api/admin/accounts/"+id+"/topups", adminToken,
+		map[string]any{"credits": 10_000_000, "idempotency_key": "history-" + id}, nil) != 200 {
+		t.Fatal("top up")
 	}
 
 	token := u.chatToken()
@@ -268,9 +258,8 @@ func wantConversation(t *testing.T, u *browserless, id string, msgs []convMessag
 func sseText(t *testing.T, sse string) string {
 	t.Helper()
 	var b strings.Builder
-	for _, ev := range strings.Split(sse, "\n\n") {
-		data, ok := strings.CutPrefix(strings.TrimSpace(ev), "data: ")
-		if !ok || data == "[DONE]" {
+	for _, data := range sseEvents(t, strings.NewReader(sse)) {
+		if data == "[DONE]" {
 			continue
 		}
 		var chunk struct {
