@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -63,7 +64,7 @@ func (w *Web) createKey(c *fiber.Ctx) error {
 	s := sessionOf(c)
 	form := fiber.Map{"Name": c.FormValue("name"), "Limit": c.FormValue("limit"), "Reset": c.FormValue("reset"), "Expires": c.FormValue("expires")}
 	name := strings.TrimSpace(c.FormValue("name"))
-	if n := len([]rune(name)); n == 0 || n > 100 {
+	if n := len([]rune(name)); n == 0 || n > 100 || strings.IndexFunc(name, unicode.IsControl) >= 0 { // PostgreSQL keeps no NUL in text
 		return w.renderKeys(c, fiber.StatusBadRequest, "", form, w.t(c, "bad_name"))
 	}
 	limit, ok := ceiling(c.FormValue("limit"))
