@@ -82,9 +82,12 @@ func (a *chunkedAudio) next() ([]byte, error) {
 			}
 			return nil, io.EOF
 		case err != nil:
-			e := a.b.ReadError(err)
+			var e *shlyuz.Error
+			if !errors.As(err, &e) { // not readLine's refusal of an overlong line: the read failed
+				err = a.b.ReadError(err)
+			}
 			a.b.Release()
-			return nil, e
+			return nil, err
 		}
 	}
 }
