@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"bytes"
 	"mime"
 	"net/http"
 	"slices"
@@ -209,7 +210,7 @@ func (s *Server) saluteSynthesize(w http.ResponseWriter, r *http.Request) {
 	switch q.Get("format") {
 	case "opus":
 		pages := oggPages(Speech(text, "opus"))
-		chunks = append([][]byte{concat(pages[:min(3, len(pages))])}, pages[min(3, len(pages)):]...)
+		chunks = append([][]byte{bytes.Join(pages[:min(3, len(pages))], nil)}, pages[min(3, len(pages)):]...)
 		ct = "audio/ogg;codecs=opus"
 	case "wav16":
 		chunks = split(Speech(text, "wav"), 44+half, half) // the header and half a second, then half a second a chunk
@@ -272,12 +273,4 @@ func split(b []byte, first, n int) [][]byte {
 		b = b[cut:]
 	}
 	return out
-}
-
-func concat(parts [][]byte) []byte {
-	var b []byte
-	for _, p := range parts {
-		b = append(b, p...)
-	}
-	return b
 }
