@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -64,7 +63,7 @@ func (w *Web) createKey(c *fiber.Ctx) error {
 	s := sessionOf(c)
 	form := fiber.Map{"Name": c.FormValue("name"), "Limit": c.FormValue("limit"), "Reset": c.FormValue("reset"), "Expires": c.FormValue("expires")}
 	name := strings.TrimSpace(c.FormValue("name"))
-	if n := len([]rune(name)); n == 0 || n > 100 || strings.IndexFunc(name, unicode.IsControl) >= 0 { // PostgreSQL keeps no NUL in text
+	if name == "" || !shlyuz.KeyNameFits(name) {
 		return w.renderKeys(c, fiber.StatusBadRequest, "", form, w.t(c, "bad_name"))
 	}
 	limit, ok := ceiling(c.FormValue("limit"))
