@@ -170,7 +170,7 @@ func (a *accountActor) addHold(genID string, h hold) {
 	a.holds[genID] = h
 	a.reserved += h.amount
 	if k, ok := a.keys[h.keyID]; ok {
-		k.hold(genID, h.amount)
+		k.reserved += h.amount
 	}
 }
 
@@ -183,7 +183,7 @@ func (a *accountActor) dropHold(genID string) (hold, bool) {
 	delete(a.holds, genID)
 	a.reserved -= h.amount
 	if k, ok := a.keys[h.keyID]; ok {
-		k.drop(genID)
+		k.reserved -= h.amount
 	}
 	return h, true
 }

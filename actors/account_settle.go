@@ -29,11 +29,9 @@ func (a *accountActor) settle(ctx actor.Context, m *acctSettle, reply func(*sett
 		reply(&settleAck{Refused: true, Epoch: a.balance.Epoch})
 		return
 	}
-	if h.keyID == "" && m.KeyID != "" { // a video job's hold, loaded from the store: its key's part goes too
+	if h.keyID == "" && m.KeyID != "" { // a video job's hold, loaded from the store before its key
 		h.keyID = m.KeyID
-		if k, err := a.keyOf(m.KeyID); err == nil {
-			k.drop(m.GenID)
-		}
+		_, _ = a.keyOf(m.KeyID) // loaded before the charge is committed: its spend counts the charge once
 	}
 	k := a.keys[h.keyID]
 	if k != nil && k.key.RateLimit != nil && m.Tokens > 0 {
