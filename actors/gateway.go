@@ -59,8 +59,8 @@ type Options struct {
 	// charge is committed.
 	Lease         Lease
 	DurableSettle bool
-	// ActorIdle passivates a key or account actor that received nothing for
-	// that long and holds no reservation (0: never).
+	// ActorIdle passivates an account actor (with its keys) that received
+	// nothing for that long and holds no reservation (0: never).
 	ActorIdle time.Duration
 	// PassivateBatch bounds the passivations of one idle sweep (0: 2,000):
 	// protoactor's placement actor forgets a stopped activation in time
@@ -79,9 +79,9 @@ type deps struct {
 	dir     Directory
 	lease   Lease
 	durable bool
-	idle    time.Duration // passivate idle key and account actors after it; 0: never
+	idle    time.Duration // passivate idle account actors after it; 0: never
 	budget  atomic.Int64  // passivations the current sweep still allows
-	actives atomic.Int64  // live key and account activations of this node
+	actives atomic.Int64  // live account activations of this node
 	active  sync.Map      // account id → activation: this node's live account activations
 	calls   *callRegistry // this node's calls in flight, for new account activations
 	keyIdx  keyIndex      // key hash → key and account ids
