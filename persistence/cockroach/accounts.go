@@ -132,16 +132,7 @@ func (s *Store) RevokeKey(ctx context.Context, id string, at time.Time) error {
 // SetKeyLimit changes the key's ceiling (nil: none), keeping its period. An
 // unknown id is shlyuz.ErrNoRows.
 func (s *Store) SetKeyLimit(ctx context.Context, id string, limit *shlyuz.Credits) error {
-	return s.inTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE api_keys SET spend_limit = $1 WHERE id = $2`, limit, id)
-		if err != nil {
-			return fmt.Errorf("cockroach: set the limit of key %s: %w", id, err)
-		}
-		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("cockroach: set the limit of key %s: %w", id, shlyuz.ErrNoRows)
-		}
-		return nil
-	})
+	return s.touchOne(ctx, "set the limit of key "+id, `UPDATE api_keys SET spend_limit = ? WHERE id = ?`, limit, id)
 }
 
 // KeySpend is what the key's charges add up to since the instant, inclusive.
