@@ -11,6 +11,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	shlyuz "github.com/shlyuz/shlyuz"
+	directory "github.com/shlyuz/shlyuz/cluster"
 	"github.com/sony/gobreaker/v2"
 )
 
@@ -228,8 +229,13 @@ func (g *Gateway) Catalog() *shlyuz.Catalog { return g.catalog.Load() }
 // Store is the gateway's store.
 func (g *Gateway) Store() shlyuz.Store { return g.store }
 
+// request asks an account's actor: a node that left the cluster while
+// serving it is a moving account (503, retry), any other failure a 500.
 func (g *Gateway) request(identity, kind string, msg any) (any, error) {
 	res, err := g.dir.Request(identity, kind, msg, g.timeout)
+	if errors.Is(err, directory.ErrMemberLeft) {
+		return nil, shlyuz.ErrAccountMoving()
+	}
 	if err != nil {
 		return nil, shlyuz.ErrInternal(err)
 	}
