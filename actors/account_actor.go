@@ -36,7 +36,7 @@ type hold struct {
 }
 
 func (a *accountActor) Receive(ctx actor.Context) {
-	if a.deps.passivation(ctx, &a.idle, a.balance.AccountID, KindAccount, a.reserved != 0 || len(a.holds) > 0 || a.settled.pending > 0) {
+	if a.deps.passivation(ctx, &a.idle, a.balance.AccountID, KindAccount, a.reserved != 0 || len(a.holds) > 0 || a.settled.pending.Load() > 0) {
 		return
 	}
 	switch m := ctx.Message().(type) {
