@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -192,10 +193,8 @@ func (a *accountActor) dropHold(genID string) (hold, bool) {
 // that node fenced itself or is gone, and its calls can no longer be settled.
 func (a *accountActor) dropRequesters(ids []string) {
 	for genID, h := range a.holds {
-		for _, id := range ids {
-			if h.requester != "" && h.requester == id {
-				a.dropHold(genID)
-			}
+		if h.requester != "" && slices.Contains(ids, h.requester) {
+			a.dropHold(genID)
 		}
 	}
 }

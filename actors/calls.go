@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	pcluster "github.com/asynkron/protoactor-go/cluster"
 )
 
 // callsActorName is the name of every node's call registry actor, which
@@ -119,4 +120,30 @@ func (a *callsActor) Receive(ctx actor.Context) {
 	if m, ok := ctx.Message().(*holdsQuery); ok {
 		ctx.Respond(&holdsReport{Calls: a.reg.report(m.Account, m.Epoch)})
 	}
+}
+
+// memberID is the lease's member id ("" without a lease).
+func memberID(l Lease) string {
+	if l == nil {
+		return ""
+	}
+	return l.ID()
+}
+
+// onTopology tells this node's account activations which members left the
+// cluster, so that they release the holds of those members' calls.
+func (g *Gateway) onTopology(ev any) {
+	t, ok := ev.(*pcluster.ClusterTopology)
+	if !ok || len(t.Left) == 0 {
+		return
+	}
+	ids := make([]string, 0, len(t.Left))
+	for _, m := range t.Left {
+		ids = append(ids, m.Id)
+	}
+	msg := &requestersLeft{IDs: ids}
+	g.active.Range(func(_, v any) bool {
+		g.sys.Root.Send(v.(activation).pid, msg)
+		return true
+	})
 }
