@@ -37,12 +37,17 @@ type SpeechSpec struct {
 	// of 250 characters).
 	USDPerMChars Decimal `json:"usd_per_mchars,omitzero" yaml:"usd_per_mchars"`
 	BlockChars   int64   `json:"block_chars,omitempty" yaml:"block_chars"`
-	// USDPerMAudioTokens is a million audio output tokens' price, and
-	// AudioTokensPerSecond how many a second of speech is, the bound of the
-	// reservation with MaxSeconds (AudioUnitToken).
+	// AudioTokenPrice prices the speech's audio output tokens; MaxSeconds
+	// bounds the reservation with it (AudioUnitToken).
+	AudioTokenPrice `yaml:",inline"`
+	MaxSeconds      int64 `json:"max_seconds,omitempty" yaml:"max_seconds"`
+}
+
+// AudioTokenPrice is the price of a token-priced audio model's audio tokens
+// (out for speech, in for transcription) and how many a second of audio is.
+type AudioTokenPrice struct {
 	USDPerMAudioTokens   Decimal `json:"usd_per_m_audio_tokens,omitzero" yaml:"usd_per_m_audio_tokens"`
 	AudioTokensPerSecond int64   `json:"audio_tokens_per_second,omitempty" yaml:"audio_tokens_per_second"`
-	MaxSeconds           int64   `json:"max_seconds,omitempty" yaml:"max_seconds"`
 }
 
 // TranscriptionSpec is what a speech-to-text model takes and costs (a
@@ -59,10 +64,9 @@ type TranscriptionSpec struct {
 	USDPerMinute Decimal `json:"usd_per_minute,omitzero" yaml:"usd_per_minute"`
 	BlockSeconds int64   `json:"block_seconds,omitempty" yaml:"block_seconds"`
 	MinSeconds   int64   `json:"min_seconds,omitempty" yaml:"min_seconds"`
-	// USDPerMAudioTokens and AudioTokensPerSecond as for SpeechSpec; the
-	// transcript's text is reserved for at most MaxOutputTokens (AudioUnitToken).
-	USDPerMAudioTokens   Decimal `json:"usd_per_m_audio_tokens,omitzero" yaml:"usd_per_m_audio_tokens"`
-	AudioTokensPerSecond int64   `json:"audio_tokens_per_second,omitempty" yaml:"audio_tokens_per_second"`
+	// AudioTokenPrice prices the audio's input tokens; the transcript's text
+	// is reserved for at most the model's MaxOutputTokens (AudioUnitToken).
+	AudioTokenPrice `yaml:",inline"`
 }
 
 // AudioUsage is what an upstream reported an audio call used.
@@ -84,7 +88,8 @@ type SpeechRequest struct {
 }
 
 // SpeechAudio is an upstream's speech as it arrives, in the requested format.
-// Read returns io.EOF at the end, an *Error on a failure; Usage is what the
+// Read returns io.EOF at the end, an *Error on a failure, and the same again
+// on every later call (so bytes read with the outcome are never lost with it); Usage is what the
 // upstream reported (nil if nothing), final once Read returned io.EOF; Close
 // stops the upstream call and may be called at any time.
 type SpeechAudio interface {
@@ -155,7 +160,7 @@ func (s *SpeechSpec) Check(model, input, voice, format string) *Error {
 func (m *PricedModel) SpeechWorst(input string, p Pricing) Credits {
 	s := m.Speech
 	if s.Unit == AudioUnitToken {
-		in, _ := textTokens(mustJSON(input))
+		in, _ := textTokens(jsonString(input))
 		return m.audioTokensCost(&AudioUsage{TextTokens: in + 16, AudioTokens: s.MaxSeconds * s.AudioTokensPerSecond}, s.USDPerMAudioTokens, p)
 	}
 	return usdCredits(s.USDPerMChars.MulInt(s.BilledChars(input)).Quo(1_000_000), p)
@@ -186,7 +191,7 @@ func (m *PricedModel) SpeechCost(input string, u *AudioUsage, p Pricing) Credits
 func (m *PricedModel) TranscriptionWorst(seconds Decimal, prompt string, p Pricing) Credits {
 	s := m.Transcription
 	if s.Unit == AudioUnitToken {
-		in, _ := textTokens(mustJSON(prompt))
+		in, _ := textTokens(jsonString(prompt))
 		return m.audioTokensCost(&AudioUsage{TextTokens: in + 16, AudioTokens: seconds.MulInt(s.AudioTokensPerSecond).Ceil() + 1,
 			OutputTokens: m.MaxOutput()}, s.USDPerMAudioTokens, p)
 	}
@@ -232,7 +237,8 @@ func (m *PricedModel) audioTokensCost(u *AudioUsage, perMAudio Decimal, p Pricin
 	return usdCredits(usd, p)
 }
 
-func mustJSON(s string) []byte {
+// jsonString is s as a JSON string literal, what the token estimate reads.
+func jsonString(s string) []byte {
 	b, _ := json.Marshal(s)
 	return b
 }

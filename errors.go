@@ -97,6 +97,11 @@ func ErrInvalidBase64(field string) *Error {
 	return newErr(400, TypeInvalidRequest, "invalid_base64", "The field %q is not valid base64.", field).WithParam(field)
 }
 
+// ErrMediaTooLarge is media (a field's decoded bytes) over a model's size limit.
+func ErrMediaTooLarge(field string, size, limit int64) *Error {
+	return newErr(413, TypeInvalidRequest, "request_too_large", "The %s is %d bytes; the model takes at most %d.", field, size, limit).WithParam(field)
+}
+
 // ErrTooLong is media over a model's duration limit.
 func ErrTooLong(field string, seconds, limit int64) *Error {
 	return newErr(400, TypeInvalidRequest, "invalid_value", "The audio lasts %d s; the model takes at most %d s.", seconds, limit).WithParam(field)

@@ -131,8 +131,7 @@ func (m *PricedModel) ImageWorst(o ImageOption, n int, prompt string, p Pricing)
 	s := m.Image
 	if s.Unit == ImageUnitToken {
 		out, _ := lookup(s.OutputTokens, o)
-		lit, _ := json.Marshal(prompt)
-		in, _ := textTokens(lit)
+		in, _ := textTokens(jsonString(prompt))
 		return m.Price.Charge(in+16, int64(n)*out)
 	}
 	return Credits(n) * s.CreditsPerImage(o, p)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"strconv"
 	"strings"
@@ -39,15 +40,10 @@ func (s *Server) createTranscription(c *fiber.Ctx) error {
 	if e != nil {
 		return e
 	}
-	spec := m.Transcription
-	secs, exact := shlyuz.AudioSeconds(in.format, in.audio)
-	reserveSecs := secs
-	if limit := spec.MaxSeconds; !exact && limit > 0 && secs.Ceil() > limit { // an estimate from the size: the model's limit bounds it
-		reserveSecs = shlyuz.NewDecimalFrac(limit, 1)
-	}
+	spec, secs := m.Transcription, in.seconds
 	call := &actors.MediaCall{
 		GenerationID: newID("gen-"), KeyHash: c.Locals(localKeyHash).(string), Model: m.ID, AllowFallbacks: true,
-		Started: time.Now(), Worst: m.TranscriptionWorst(reserveSecs, in.Prompt, cat.Pricing),
+		Started: time.Now(), Worst: m.TranscriptionWorst(secs, in.Prompt, cat.Pricing),
 		Supports: func(u *actors.Upstream) bool { _, ok := u.Provider.(shlyuz.TranscriptionProvider); return ok },
 	}
 	applyPrefs(call, in.Provider)
@@ -169,7 +165,7 @@ func (s *Server) createSpeech(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		n, err := readSome(a, first)
+		n, err := io.ReadAtLeast(a, first, 1) // a failure after bytes is given again by the next Read
 		if n == 0 {
 			a.Close()
 			if err == nil || errors.Is(err, io.EOF) {
@@ -211,7 +207,7 @@ type speech struct {
 	media *actors.Media
 	audio shlyuz.SpeechAudio
 	cost  func() shlyuz.Credits
-	log   interface{ Error(string, ...any) }
+	log   *slog.Logger
 	id    string
 }
 
@@ -234,8 +230,7 @@ func (sp *speech) write(conn net.Conn, head, first []byte) {
 		sp.media.Settle(cost, shlyuz.Usage{}, status, finish)
 		settled = true
 	}
-	if clientLeft(conn) { // before any byte: nothing is owed
-		sp.audio.Close()
+	if clientLeft(conn) { // before any byte: nothing is owed (the deferred Close stops the upstream)
 		settle(0, shlyuz.GenerationCancelled, "cancelled")
 		return
 	}
@@ -248,28 +243,22 @@ func (sp *speech) write(conn net.Conn, head, first []byte) {
 		_, _ = bw.WriteString("\r\n")
 		return bw.Flush()
 	}
-	delivered := false
-	chunk, buf := first, make([]byte, cap(first))
-	for {
+	delivered, buf := false, make([]byte, cap(first))
+	var readErr error // the upstream's outcome, acted on once the bytes read with it are sent
+	for chunk := first; ; {
 		if len(chunk) > 0 {
-			if err := send(chunk); err != nil { // the client left: stop the upstream
-				sp.audio.Close()
+			if err := send(chunk); err != nil { // the client left (the deferred Close stops the upstream)
+				cost := shlyuz.Credits(0)
 				if delivered {
-					settle(sp.cost(), shlyuz.GenerationCancelled, "cancelled")
-				} else {
-					settle(0, shlyuz.GenerationCancelled, "cancelled")
+					cost = sp.cost()
 				}
+				settle(cost, shlyuz.GenerationCancelled, "cancelled")
 				return
 			}
 			delivered = true
 		}
-		n, err := sp.audio.Read(buf)
-		chunk = buf[:n]
 		switch {
-		case errors.Is(err, io.EOF):
-			if n > 0 && send(chunk) != nil {
-				continue // the client left with the last bytes: billed as one that left
-			}
+		case errors.Is(readErr, io.EOF):
 			// Settled before the last chunk: a client that has the whole
 			// speech finds its charge in GET /generation, and under durable
 			// settlement a charge that could not be committed withholds it.
@@ -280,21 +269,14 @@ func (sp *speech) write(conn net.Conn, head, first []byte) {
 				_ = bw.Flush()
 			}
 			return
-		case err != nil: // the upstream failed mid-speech: no last chunk, nothing charged
-			sp.media.Fail(err)
+		case readErr != nil: // the upstream failed mid-speech: no last chunk, nothing charged
+			sp.media.Fail(readErr)
 			settled = true
 			return
 		}
-	}
-}
-
-// readSome reads until it has some bytes or an error.
-func readSome(r io.Reader, buf []byte) (int, error) {
-	for {
-		n, err := r.Read(buf)
-		if n > 0 || err != nil {
-			return n, err
-		}
+		var n int
+		n, readErr = sp.audio.Read(buf)
+		chunk = buf[:n]
 	}
 }
 

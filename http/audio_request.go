@@ -37,6 +37,10 @@ type transcriptionInput struct {
 	audio  []byte
 	format string
 	param  string // where the audio came from: "file" or "audio"
+	// seconds is the audio's duration, read from its container, or an upper
+	// bound from its size capped at the model's limit (what is reserved and,
+	// when the upstream reports nothing, billed).
+	seconds shlyuz.Decimal
 }
 
 // audioFormats are the containers a transcription may name.
@@ -85,9 +89,7 @@ func checkAudio(in *transcriptionInput, m *shlyuz.PricedModel) *shlyuz.Error {
 	case len(in.audio) == 0:
 		return shlyuz.ErrInvalidValue(in.param, "The audio is empty.")
 	case int64(len(in.audio)) > spec.MaxBytes:
-		e := shlyuz.ErrTooLarge(int(spec.MaxBytes))
-		e.Message = "The audio is " + strconv.Itoa(len(in.audio)) + " bytes; the model " + strconv.Quote(m.ID) + " takes at most " + strconv.FormatInt(spec.MaxBytes, 10) + " bytes."
-		return e.WithParam(in.param)
+		return shlyuz.ErrMediaTooLarge(in.param, int64(len(in.audio)), spec.MaxBytes)
 	case in.format == "":
 		in.format = sniffed
 		if in.format == "" {
@@ -102,9 +104,14 @@ func checkAudio(in *transcriptionInput, m *shlyuz.PricedModel) *shlyuz.Error {
 	if !slices.ContainsFunc(spec.Formats, func(f string) bool { return shlyuz.AudioFormatMatches(f, sniffed) }) {
 		return shlyuz.ErrUnsupportedFormat(in.param, "The model %q reads %s, not %s.", m.ID, joinList(spec.Formats), in.format)
 	}
-	if secs, exact := shlyuz.AudioSeconds(in.format, in.audio); exact && spec.MaxSeconds > 0 && secs.Ceil() > spec.MaxSeconds {
-		return shlyuz.ErrTooLong(in.param, secs.Ceil(), spec.MaxSeconds)
+	secs, exact := shlyuz.AudioSeconds(in.format, in.audio)
+	if limit := spec.MaxSeconds; limit > 0 && secs.Ceil() > limit {
+		if exact {
+			return shlyuz.ErrTooLong(in.param, secs.Ceil(), limit)
+		}
+		secs = shlyuz.NewDecimalFrac(limit, 1) // an estimate from the size: the limit bounds it
 	}
+	in.seconds = secs
 	return nil
 }
 
@@ -125,16 +132,9 @@ func readTranscription(c *fiber.Ctx) (*transcriptionInput, *shlyuz.Error) {
 		return nil, shlyuz.ErrMissingField("audio")
 	}
 	in.param = param + ".data"
-	data := a.Data
-	if rest, ok := strings.CutPrefix(data, "data:"); ok { // a data URL: its payload
-		_, b64, found := strings.Cut(rest, ";base64,")
-		if !found {
-			return nil, shlyuz.ErrInvalidBase64(in.param)
-		}
-		data = b64
-	}
+	data, _, ok := base64Payload(a.Data) // raw base64 or a data: URL
 	audio, err := base64.StdEncoding.DecodeString(data)
-	if err != nil {
+	if !ok || err != nil {
 		return nil, shlyuz.ErrInvalidBase64(in.param)
 	}
 	in.audio, in.format = audio, strings.ToLower(a.Format)

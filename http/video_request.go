@@ -218,23 +218,18 @@ func videoReference(in *videoInput) ([]byte, string, *shlyuz.Error) {
 		if u == "" {
 			return nil, "", nil
 		}
-		b64, ok := strings.CutPrefix(u, "data:")
-		_, b64, found := strings.Cut(b64, ";base64,")
-		if !ok || !found {
+		b64, dataURL, ok := base64Payload(u)
+		if !dataURL || !ok {
 			return nil, "", shlyuz.ErrInvalidValue(param, "The image must be given as a base64 data: URL or a multipart file.")
 		}
 		var err error
 		if data, err = base64.StdEncoding.DecodeString(b64); err != nil {
-			e := shlyuz.ErrInvalidValue(param, "The image's base64 does not decode: %v.", err)
-			e.Code = "invalid_base64"
-			return nil, "", e
+			return nil, "", shlyuz.ErrInvalidBase64(param)
 		}
 	}
 	mt := http.DetectContentType(data)
 	if !strings.HasPrefix(mt, "image/") {
-		e := shlyuz.ErrInvalidValue(param, "The %s must be an image (PNG, JPEG, WebP or GIF), not %s.", param, mt)
-		e.Code = "unsupported_format"
-		return nil, "", e
+		return nil, "", shlyuz.ErrUnsupportedFormat(param, "The %s must be an image (PNG, JPEG, WebP or GIF), not %s.", param, mt)
 	}
 	return bytes.Clone(data), mt, nil
 }
@@ -259,4 +254,15 @@ func checkCallbackURL(raw string) *shlyuz.Error {
 		return bad(fmt.Sprintf("must be a public address, not %s", ip))
 	}
 	return nil
+}
+
+// base64Payload is the base64 of a data: URL, or s itself when it is not
+// one (dataURL false); ok is false for a data: URL that is not base64.
+func base64Payload(s string) (b64 string, dataURL, ok bool) {
+	rest, dataURL := strings.CutPrefix(s, "data:")
+	if !dataURL {
+		return s, false, true
+	}
+	_, b64, ok = strings.Cut(rest, ";base64,")
+	return b64, true, ok
 }

@@ -41,7 +41,8 @@ type AudioTarget struct {
 //   - speech the fake fails before any audio: an *shlyuz.Error that is the
 //     upstream's fault, and no stream;
 //   - speech cut after the first chunk: bytes, then an *shlyuz.Error (never
-//     a clean io.EOF that would pass a broken file as whole);
+//     a clean io.EOF that would pass a broken file as whole), and the same
+//     error from every later Read;
 //   - Close in the middle of speech: the next Read fails at once;
 //   - transcription of each format: a text, and usage when the upstream
 //     reports seconds;
@@ -112,6 +113,9 @@ func runSpeech(t *testing.T, p shlyuz.SpeechProvider, tg AudioTarget) {
 			var e *shlyuz.Error
 			if n == 0 || !errors.As(err, &e) {
 				t.Fatalf("a cut speech: %d bytes, then %v; want bytes then an *shlyuz.Error", n, err)
+			}
+			if _, again := a.Read(make([]byte, 16)); again == nil || errors.Is(again, io.EOF) {
+				t.Fatalf("a Read after the failure gives %v, want the failure again", again)
 			}
 		})
 	}

@@ -51,10 +51,7 @@ func speechBody(req *shlyuz.SpeechRequest) []byte {
 func (p *Provider) Speak(ctx context.Context, req *shlyuz.SpeechRequest) (shlyuz.SpeechAudio, error) {
 	h := p.header.Clone()
 	h.Set("Content-Type", "application/json")
-	c := p.call(nil, true)
-	c.Send = upstream.Post(p.client, strings.TrimRight(p.cfg.BaseURL, "/")+"/audio/speech", h, speechBody(req), "")
-	c.JSONError = jsonError
-	b, err := c.Open(ctx)
+	b, err := p.callTo(strings.TrimRight(p.cfg.BaseURL, "/")+"/audio/speech", h, speechBody(req), "").Open(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -116,9 +113,7 @@ func (p *Provider) Transcribe(ctx context.Context, req *shlyuz.TranscriptionRequ
 	body, ct := transcriptionBody(req)
 	h := p.header.Clone()
 	h.Set("Content-Type", ct)
-	c := p.call(nil, false)
-	c.Send = upstream.Post(p.client, strings.TrimRight(p.cfg.BaseURL, "/")+"/audio/transcriptions", h, body, "application/json")
-	data, err := c.Reply(ctx, maxTranscript)
+	data, err := p.callTo(strings.TrimRight(p.cfg.BaseURL, "/")+"/audio/transcriptions", h, body, "application/json").Reply(ctx, maxTranscript)
 	if err != nil {
 		return nil, err
 	}

@@ -106,10 +106,16 @@ func (p *Provider) CloseIdleConnections() {
 
 // call is a call of the chat completions endpoint with body.
 func (p *Provider) call(body []byte, stream bool) *upstream.Call {
+	return p.callTo(p.url, p.header, body, upstream.Accept(stream))
+}
+
+// callTo is a POST of body to url with header (and that Accept unless empty),
+// its errors mapped as the chat endpoint's are.
+func (p *Provider) callTo(url string, header http.Header, body []byte, accept string) *upstream.Call {
 	return &upstream.Call{
 		Config: &p.cfg,
 		Errors: errs,
-		Send:   upstream.Post(p.client, p.url, p.header, body, upstream.Accept(stream)),
+		Send:   upstream.Post(p.client, url, header, body, accept),
 		Status: func(status int, h http.Header, body []byte) *shlyuz.Error {
 			return statusError(p.cfg.Name, status, h, body, p.now())
 		},

@@ -11,8 +11,8 @@ import (
 // waits at most the upstream's IdleTimeout; a failure after the first bytes
 // is the adapter's transport error; it reports no usage.
 type RawAudio struct {
-	b    *Body
-	done bool
+	b   *Body
+	err error // the outcome once the body ended: io.EOF or the failure, given again by every later Read
 }
 
 var _ shlyuz.SpeechAudio = (*RawAudio)(nil)
@@ -22,24 +22,22 @@ func NewRawAudio(b *Body) *RawAudio { return &RawAudio{b: b} }
 
 // Read reads the next audio bytes as they arrive.
 func (a *RawAudio) Read(p []byte) (int, error) {
-	if a.done {
-		return 0, io.EOF
+	if a.err != nil {
+		return 0, a.err
 	}
 	a.b.Watch()
 	n, err := a.b.R.Read(p)
 	a.b.Unwatch()
 	switch {
 	case err == io.EOF && !a.b.Cancelled():
-		a.done = true
-		a.b.Release()
-		return n, io.EOF
+		a.err = io.EOF
 	case err != nil:
-		e := a.b.ReadError(err)
-		a.done = true
-		a.b.Release()
-		return n, e
+		a.err = a.b.ReadError(err)
+	default:
+		return n, nil
 	}
-	return n, nil
+	a.b.Release()
+	return n, a.err
 }
 
 // Usage is nil: a raw audio stream carries none.
