@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // KeyPrefix starts every Shlyuz API key.
@@ -47,6 +49,15 @@ func HashKey(plain string) string {
 // LooksLikeKey reports whether s has the shape of a Shlyuz key.
 func LooksLikeKey(s string) bool {
 	return strings.HasPrefix(s, KeyPrefix) && len(s) == len(KeyPrefix)+64
+}
+
+// MaxKeyName is the longest name a key may have, in characters.
+const MaxKeyName = 100
+
+// KeyNameFits reports whether name may name a key: at most MaxKeyName
+// characters and no control characters (PostgreSQL keeps no NUL in text).
+func KeyNameFits(name string) bool {
+	return utf8.RuneCountInString(name) <= MaxKeyName && strings.IndexFunc(name, unicode.IsControl) < 0
 }
 
 // MaskKey is the label of a key: its prefix, first and last four characters of the secret.

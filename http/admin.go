@@ -268,6 +268,9 @@ func (s *Server) adminCreateKey(c *fiber.Ctx) error {
 	if err := decodeStrict(c, &req); err != nil {
 		return err
 	}
+	if !shlyuz.KeyNameFits(req.Name) {
+		return shlyuz.ErrInvalidValue("name", "A key's name has at most %d characters and no control characters.", shlyuz.MaxKeyName)
+	}
 	a, err := s.account(c)
 	if err != nil {
 		return err

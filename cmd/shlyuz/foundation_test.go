@@ -257,6 +257,7 @@ func TestAdminRejectsBadInput(t *testing.T) {
 		{"topup unknown account", "POST", "/api/admin/accounts/acc-nope/topups", adminToken, `{"rubles":"1","idempotency_key":"x"}`, 404, "not_found"},
 		{"key bad reset", "POST", "/api/admin/accounts/" + accID + "/keys", adminToken, `{"limit_reset":"hourly"}`, 400, "invalid_value"},
 		{"key negative limit", "POST", "/api/admin/accounts/" + accID + "/keys", adminToken, `{"limit":-5}`, 400, "invalid_value"},
+		{"key name with a NUL", "POST", "/api/admin/accounts/" + accID + "/keys", adminToken, `{"name":"a\u0000b"}`, 400, "invalid_value"},
 		{"key past expiry", "POST", "/api/admin/accounts/" + accID + "/keys", adminToken, `{"expires_at":"2001-01-01T00:00:00Z"}`, 400, "invalid_value"},
 		{"key bad expiry", "POST", "/api/admin/accounts/" + accID + "/keys", adminToken, `{"expires_at":"tomorrow"}`, 400, "invalid_value"},
 		{"pricing zero K", "PUT", "/api/admin/pricing", adminToken, `{"K":"0"}`, 400, "invalid_value"},

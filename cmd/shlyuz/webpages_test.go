@@ -205,6 +205,7 @@ func TestWebAreaPages(t *testing.T) {
 			want string
 		}{
 			{url.Values{"name": {""}}, "1 to 100 characters"},
+			{url.Values{"name": {"a\x00b"}}, "1 to 100 characters"},
 			{url.Values{"name": {"x"}, "expires": {"2001-01-01"}}, "in the future"},
 			{url.Values{"name": {"x"}, "reset": {"day"}}, "The ceiling"},
 			{url.Values{"name": {"x"}, "reset": {"fortnight"}, "limit": {"1"}}, "The ceiling"},

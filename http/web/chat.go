@@ -50,22 +50,12 @@ func (w *Web) chatPage(c *fiber.Ctx) error {
 	return w.render(c, fiber.StatusOK, "chat", "chat", fiber.Map{"Models": models, "Conversations": list, "Open": open}, "", "")
 }
 
-type chatMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
-type chatRequest struct {
-	Model    string        `json:"model"`
-	Messages []chatMessage `json:"messages"`
-}
-
 // chatSend streams a reply to the conversation through the API's chat path,
 // as the account's web-chat key: the same reservation, settlement and ledger.
 // The script then keeps the exchange through the conversation routes.
 func (w *Web) chatSend(c *fiber.Ctx) error {
 	s := sessionOf(c)
-	var req chatRequest
+	var req conversationBody
 	if err := json.Unmarshal(c.Body(), &req); err != nil {
 		return shlyuz.ErrInvalidJSON(err.Error())
 	}

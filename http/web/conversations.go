@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
@@ -15,11 +16,11 @@ import (
 // The web chat's history is kept per account on the server, within bounds.
 const (
 	maxConversations     = 100       // per account
-	maxConversationBytes = 256 << 10 // a conversation's messages, as JSON
+	maxConversationBytes = 256 << 10 // a conversation as saved: the request's body
 	maxTitleRunes        = 80
 )
 
-// conversationBody is what the chat saves after each exchange.
+// conversationBody is what the chat sends to be answered, and saves after each exchange.
 type conversationBody struct {
 	Model    string                       `json:"model"`
 	Messages []shlyuz.ConversationMessage `json:"messages"`
@@ -139,13 +140,23 @@ func (w *Web) ownConversation(c *fiber.Ctx) (shlyuz.Conversation, error) {
 	return conv, nil
 }
 
-// conversationBody reads and checks a saved conversation: a known model,
-// user and assistant turns (an assistant's may be empty: an image-only
-// reply), within the bounds of a conversation's size.
+// conversationBody reads and checks a saved conversation: within the bounds
+// of a conversation's size (the body's, judged before it is parsed), a known
+// model, user and assistant turns (an assistant's may be empty: an image-only reply).
 func (w *Web) conversationBody(c *fiber.Ctx) (conversationBody, *shlyuz.Error) {
 	var b conversationBody
+	tooLong := func() *shlyuz.Error {
+		return (&shlyuz.Error{Status: fiber.StatusRequestEntityTooLarge, Type: shlyuz.TypeInvalidRequest, Code: "conversation_too_long",
+			Message: fmt.Sprintf(w.t(c, "conv_too_long"), maxConversationBytes>>10, maxChatMessages)}).WithParam("messages")
+	}
+	if len(c.Body()) > maxConversationBytes {
+		return b, tooLong()
+	}
 	if err := json.Unmarshal(c.Body(), &b); err != nil {
 		return b, shlyuz.ErrInvalidJSON(err.Error())
+	}
+	if len(b.Messages) > maxChatMessages {
+		return b, tooLong()
 	}
 	if _, ok := w.gw.Catalog().Get(b.Model); !ok {
 		return b, shlyuz.ErrModelNotFound(b.Model)
@@ -155,16 +166,11 @@ func (w *Web) conversationBody(c *fiber.Ctx) (conversationBody, *shlyuz.Error) {
 			return b, shlyuz.ErrInvalidValue("messages", "Each message is a user's, with text, or the assistant's.")
 		}
 	}
-	enc, _ := json.Marshal(b.Messages)
-	if len(b.Messages) > maxChatMessages || len(enc) > maxConversationBytes {
-		param := "messages"
-		return b, &shlyuz.Error{Status: fiber.StatusRequestEntityTooLarge, Type: shlyuz.TypeInvalidRequest, Code: "conversation_too_long",
-			Param: &param, Message: fmt.Sprintf(w.t(c, "conv_too_long"), maxConversationBytes>>10, maxChatMessages)}
-	}
 	return b, nil
 }
 
-// title names a conversation by its first user message's first line.
+// title names a conversation by its first user message's first line, its
+// control characters made spaces (PostgreSQL keeps no NUL in text).
 func title(msgs []shlyuz.ConversationMessage) string {
 	for _, m := range msgs {
 		if m.Role != "user" {
@@ -172,8 +178,14 @@ func title(msgs []shlyuz.ConversationMessage) string {
 		}
 		t := strings.TrimSpace(m.Content)
 		if i := strings.IndexByte(t, '\n'); i >= 0 {
-			t = strings.TrimSpace(t[:i])
+			t = t[:i]
 		}
+		t = strings.TrimSpace(strings.Map(func(r rune) rune {
+			if unicode.IsControl(r) {
+				return ' '
+			}
+			return r
+		}, t))
 		if utf8.RuneCountInString(t) > maxTitleRunes {
 			t = string([]rune(t)[:maxTitleRunes-1]) + "…"
 		}

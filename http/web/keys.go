@@ -63,7 +63,7 @@ func (w *Web) createKey(c *fiber.Ctx) error {
 	s := sessionOf(c)
 	form := fiber.Map{"Name": c.FormValue("name"), "Limit": c.FormValue("limit"), "Reset": c.FormValue("reset"), "Expires": c.FormValue("expires")}
 	name := strings.TrimSpace(c.FormValue("name"))
-	if n := len([]rune(name)); n == 0 || n > 100 {
+	if name == "" || !shlyuz.KeyNameFits(name) {
 		return w.renderKeys(c, fiber.StatusBadRequest, "", form, w.t(c, "bad_name"))
 	}
 	limit, ok := ceiling(c.FormValue("limit"))

@@ -61,17 +61,3 @@ func (s *Store) ConversationsOf(ctx context.Context, accountID string, limit int
 func (s *Store) DeleteConversation(ctx context.Context, accountID, id string) error {
 	return s.touchOne(ctx, "delete conversation "+id, websql.DeleteConversation, id, accountID)
 }
-
-// touchOne runs a write that must touch a row; shlyuz.ErrNoRows when it touched none.
-func (s *Store) touchOne(ctx context.Context, what, q string, args ...any) error {
-	return s.inTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, rebind(q), args...)
-		if err != nil {
-			return fmt.Errorf("cockroach: %s: %w", what, err)
-		}
-		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("cockroach: %s: %w", what, shlyuz.ErrNoRows)
-		}
-		return nil
-	})
-}

@@ -147,6 +147,20 @@ func (s *Store) read(ctx context.Context, fn func(ctx context.Context) error) er
 	})
 }
 
+// touchOne runs a write that must touch a row; shlyuz.ErrNoRows when it touched none.
+func (s *Store) touchOne(ctx context.Context, what, q string, args ...any) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, rebind(q), args...)
+		if err != nil {
+			return fmt.Errorf("cockroach: %s: %w", what, err)
+		}
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("cockroach: %s: %w", what, shlyuz.ErrNoRows)
+		}
+		return nil
+	})
+}
+
 // backoff waits a jittered, growing pause before try number attempt+1, so
 // that transactions that collided do not collide again at once.
 func backoff(ctx context.Context, attempt int) error {

@@ -47,19 +47,21 @@ type AudioTarget struct {
 //   - transcription of each format: a text, and usage when the upstream
 //     reports seconds;
 //   - a failed transcription: an upstream fault; an unreadable format:
-//     a 400 unsupported_format with a param, not the upstream's fault;
+//     a 400 unsupported_format with a param, not the upstream's fault,
+//     refused before any call;
 //   - a context cancelled before the call: an error, at once.
 func RunAudio(t *testing.T, tg AudioTarget) {
 	t.Helper()
 	t.Run(tg.Name+"/audio", func(t *testing.T) {
-		srv := httptest.NewServer(fake.New(fake.Options{ReplyTokens: ReplyTokens}))
+		f := fake.New(fake.Options{ReplyTokens: ReplyTokens})
+		srv := httptest.NewServer(f)
 		t.Cleanup(srv.Close)
 		p := tg.New(t, srv.URL)
 		if sp, ok := p.(shlyuz.SpeechProvider); ok {
 			runSpeech(t, sp, tg)
 		}
 		if tp, ok := p.(shlyuz.TranscriptionProvider); ok {
-			runTranscription(t, tp, tg)
+			runTranscription(t, tp, tg, f)
 		}
 	})
 }
@@ -168,7 +170,7 @@ func sampleAudio(format string) []byte {
 	return fake.WAV(2, 16000)
 }
 
-func runTranscription(t *testing.T, p shlyuz.TranscriptionProvider, tg AudioTarget) {
+func runTranscription(t *testing.T, p shlyuz.TranscriptionProvider, tg AudioTarget, f *fake.Server) {
 	for _, format := range tg.TranscriptionFormats {
 		t.Run("transcribe_"+format, func(t *testing.T) {
 			req := tg.Transcription
@@ -200,10 +202,14 @@ func runTranscription(t *testing.T, p shlyuz.TranscriptionProvider, tg AudioTarg
 		t.Run("transcribe_unreadable", func(t *testing.T) {
 			req := tg.Transcription
 			req.Audio, req.Format = []byte("\x1a\x45\xdf\xa3 some webm or other audio"), tg.Unreadable
+			before := f.Requests()
 			_, err := p.Transcribe(opContext(t), &req)
 			var e *shlyuz.Error
 			if !errors.As(err, &e) || e.Status != 400 || e.Code != "unsupported_format" || e.Param == nil || e.UpstreamFault {
 				t.Fatalf("an unreadable format: %v (%+v), want a 400 unsupported_format", err, e)
+			}
+			if n := f.Requests() - before; n != 0 {
+				t.Fatalf("an unreadable format reached the upstream (%d requests), want it refused before any call", n)
 			}
 		})
 	}

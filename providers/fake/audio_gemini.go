@@ -109,8 +109,7 @@ func (s *Server) geminiAudio(w http.ResponseWriter, r *http.Request, model, meth
 				return true
 			}
 		}
-		f, _ := strconv.ParseFloat(d.String(), 64)
-		secs += f
+		secs += d.Float64()
 	}
 	transcript := Transcript(secs)
 	at := audioTokens(secs, GeminiAudioTokensPerSecond)

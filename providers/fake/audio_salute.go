@@ -130,8 +130,7 @@ func saluteSeconds(contentType string, body []byte) (float64, string) {
 	if !exact {
 		return 0, mismatch
 	}
-	f, _ := strconv.ParseFloat(d.String(), 64)
-	return f, ""
+	return d.Float64(), ""
 }
 
 // saluteRecognize answers speech:recognize.

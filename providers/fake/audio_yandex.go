@@ -166,20 +166,24 @@ type sttOp struct {
 
 func (op *sttOp) done() bool { return op.polls.Load() >= 2 }
 
+// speechKitAudioSpec is v3's audio format, of recognition and synthesis
+// alike: a container, or raw PCM at a rate.
+type speechKitAudioSpec struct {
+	ContainerAudio *struct {
+		ContainerAudioType string `json:"containerAudioType"`
+	} `json:"containerAudio"`
+	RawAudio *struct {
+		AudioEncoding   string `json:"audioEncoding"`
+		SampleRateHertz string `json:"sampleRateHertz"`
+	} `json:"rawAudio"`
+}
+
 func (s *Server) sttV3(w http.ResponseWriter, r *http.Request, body []byte) {
 	var req struct {
 		Content          string `json:"content"`
 		RecognitionModel struct {
-			Model       string `json:"model"`
-			AudioFormat struct {
-				ContainerAudio *struct {
-					ContainerAudioType string `json:"containerAudioType"`
-				} `json:"containerAudio"`
-				RawAudio *struct {
-					AudioEncoding   string `json:"audioEncoding"`
-					SampleRateHertz string `json:"sampleRateHertz"`
-				} `json:"rawAudio"`
-			} `json:"audioFormat"`
+			Model               string             `json:"model"`
+			AudioFormat         speechKitAudioSpec `json:"audioFormat"`
 			LanguageRestriction struct {
 				LanguageCode []string `json:"languageCode"`
 			} `json:"languageRestriction"`
@@ -338,16 +342,8 @@ func (s *Server) ttsV3(w http.ResponseWriter, r *http.Request, body []byte) {
 	var req struct {
 		Text            string                       `json:"text"`
 		Hints           []map[string]json.RawMessage `json:"hints"`
-		OutputAudioSpec struct {
-			ContainerAudio *struct {
-				ContainerAudioType string `json:"containerAudioType"`
-			} `json:"containerAudio"`
-			RawAudio *struct {
-				AudioEncoding   string `json:"audioEncoding"`
-				SampleRateHertz string `json:"sampleRateHertz"`
-			} `json:"rawAudio"`
-		} `json:"outputAudioSpec"`
-		UnsafeMode bool `json:"unsafeMode"`
+		OutputAudioSpec speechKitAudioSpec           `json:"outputAudioSpec"`
+		UnsafeMode      bool                         `json:"unsafeMode"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil || req.Text == "" {
 		writeYandexError(w, 400, "text is required")

@@ -137,10 +137,8 @@ func decodeTranscription(data []byte, req *shlyuz.TranscriptionRequest) (*shlyuz
 	for _, pt := range parts {
 		text.WriteString(pt.Text)
 	}
+	// No duration: Gemini reports none, and the gateway shows the one it measured.
 	t := &shlyuz.Transcription{Text: strings.TrimSpace(text.String()), Language: strings.TrimSpace(req.Language)}
-	if secs, exact := shlyuz.AudioSeconds(req.Format, req.Audio); exact {
-		t.Duration, _ = strconv.ParseFloat(secs.String(), 64)
-	}
 	if u != nil {
 		audio := modality(u.PromptTokensDetails, "AUDIO")
 		t.Usage = &shlyuz.AudioUsage{

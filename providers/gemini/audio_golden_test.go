@@ -47,7 +47,7 @@ func TestAudioRequestGolden(t *testing.T) {
 			model = ac.Speech.Model
 		}
 		if serr != nil {
-			return []byte(describeError(t, serr))
+			return []byte(golden.Describe(t, serr))
 		}
 		return fmt.Appendf(nil, "POST %s\n%s\n", strings.TrimPrefix(p.endpoint(model, false), DefaultBaseURL), golden.Indent(t, body))
 	})
@@ -68,7 +68,7 @@ func TestAudioReplyGolden(t *testing.T) {
 		if strings.HasPrefix(c.Name, "transcription_") {
 			tr, err := p.Transcribe(ctx, &shlyuz.TranscriptionRequest{Model: "gemini-2.5-flash", Audio: []byte("fLaC"), Format: "flac", Language: "ru"})
 			if err != nil {
-				return []byte(describeError(t, err))
+				return []byte(golden.Describe(t, err))
 			}
 			fmt.Fprintf(&out, "text=%q language=%q duration=%v\n", tr.Text, tr.Language, tr.Duration)
 			if tr.Usage != nil {
@@ -80,7 +80,7 @@ func TestAudioReplyGolden(t *testing.T) {
 		}
 		a, err := p.Speak(ctx, &shlyuz.SpeechRequest{Model: "gemini-2.5-flash-preview-tts", Input: "hi", Format: "wav"})
 		if err != nil {
-			return []byte(describeError(t, err))
+			return []byte(golden.Describe(t, err))
 		}
 		defer a.Close()
 		b, err := io.ReadAll(a)

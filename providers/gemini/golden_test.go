@@ -19,14 +19,6 @@ import (
 	"github.com/shlyuz/shlyuz/providers/internal/golden"
 )
 
-// describeError renders an adapter error for a golden file.
-func describeError(t *testing.T, err error) string {
-	t.Helper()
-	e := golden.AsError(t, err)
-	return fmt.Sprintf("error: status=%d type=%s code=%s upstream_fault=%v retry_after=%v param=%s\n  message: %s\n",
-		e.Status, e.Type, e.Code, e.UpstreamFault, e.RetryAfter, golden.Param(e, "-"), e.Message)
-}
-
 // TestRequestGolden checks the translation of a client body into the native
 // request: the URL path and the generateContent body, or the client error.
 func TestRequestGolden(t *testing.T) {
@@ -39,7 +31,7 @@ func TestRequestGolden(t *testing.T) {
 		var out bytes.Buffer
 		body, berr := buildBody(req)
 		if berr != nil {
-			out.WriteString(describeError(t, berr))
+			out.WriteString(golden.Describe(t, berr))
 		} else {
 			if !json.Valid(body) {
 				t.Fatalf("built body is not valid JSON: %s", body)
@@ -66,7 +58,7 @@ func TestReplyGolden(t *testing.T) {
 		resp, err := p.Chat(context.Background(), goldenRequest(false))
 		var out bytes.Buffer
 		if err != nil {
-			out.WriteString(describeError(t, err))
+			out.WriteString(golden.Describe(t, err))
 		} else {
 			u, _ := json.Marshal(resp.Usage)
 			fmt.Fprintf(&out, "created=%d finish=%q usage=%s\n%s\n", resp.Created, resp.FinishReason, u, golden.Indent(t, resp.Choices))
@@ -94,7 +86,7 @@ func TestStreamGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return golden.Events(t, "", st, func(err error) string { return describeError(t, err) })
+		return golden.Events(t, "", st, func(err error) string { return golden.Describe(t, err) })
 	})
 }
 
@@ -125,9 +117,9 @@ func TestErrorGolden(t *testing.T) {
 		defer p.CloseIdleConnections()
 		p.now = func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 		_, err = p.Chat(context.Background(), goldenRequest(false))
-		got := describeError(t, err)
+		got := golden.Describe(t, err)
 		_, serr := p.ChatStream(context.Background(), goldenRequest(true))
-		if s := describeError(t, serr); s != got {
+		if s := golden.Describe(t, serr); s != got {
 			t.Errorf("ChatStream maps it otherwise:\n%s\nthan Chat:\n%s", s, got)
 		}
 		e := golden.AsError(t, err)

@@ -1,15 +1,15 @@
 // Package gigachat is the adapter for Sber's GigaChat chat API v1
-// (https://gigachat.devices.sberbank.ru/api/v1). It owns the OAuth
-// client-credentials flow (an authorization key traded at the ngw endpoint
-// for a 30-minute Bearer token, cached, shared by concurrent requests,
-// refreshed ahead of its expiry and once more on a 401), the TLS trust of
-// the Russian Trusted Root CA (an operator-supplied PEM added to the system
-// roots, never verification turned off), the translation of OpenAI
-// chat-completions requests into GigaChat's (tools → functions, tool results
-// → role "function", images uploaded to the files API and passed as
-// attachments), and the translation back: replies and SSE streams in OpenAI's
-// shapes with invented, stable tool-call ids, usage for billing, and upstream
-// failures mapped to shlyuz errors.
+// (https://gigachat.devices.sberbank.ru/api/v1). It authorizes through
+// sberauth, shared with SaluteSpeech (an authorization key traded at the ngw
+// endpoint for a 30-minute Bearer token, cached, shared by concurrent
+// requests, refreshed ahead of its expiry and once more on a 401; the TLS
+// trust of the Russian Trusted Root CA, an operator-supplied PEM added to
+// the system roots, never verification turned off). It owns the
+// translation of OpenAI chat-completions requests into GigaChat's (tools →
+// functions, tool results → role "function", images uploaded to the files
+// API and passed as attachments), and the translation back: replies and SSE
+// streams in OpenAI's shapes with invented, stable tool-call ids, usage for
+// billing, and upstream failures mapped to shlyuz errors.
 package gigachat
 
 import (
@@ -32,12 +32,8 @@ const (
 	DefaultRefreshMargin = 5 * time.Minute
 )
 
-// Limits on what is read from the upstream and how long it is waited for.
-const (
-	maxReplyBytes = 64 << 20
-	// authTimeout bounds one call to the OAuth endpoint.
-	authTimeout = 30 * time.Second
-)
+// maxReplyBytes bounds what is read of a reply.
+const maxReplyBytes = 64 << 20
 
 // Options tune the adapter beyond what shlyuz.UpstreamConfig says.
 type Options struct {
@@ -86,26 +82,15 @@ func NewWithOptions(cfg shlyuz.UpstreamConfig, opts Options) (*Provider, error) 
 		return nil, err
 	}
 	base := strings.TrimRight(cfg.BaseURL, "/")
-	p := &Provider{
+	return &Provider{
 		cfg:      cfg,
 		chatURL:  base + "/chat/completions",
 		filesURL: base + "/files",
 		header:   h,
 		client:   client,
+		auth:     service.Tokens(cfg, client, opts.RefreshMargin),
 		now:      time.Now,
-	}
-	p.auth = &sberauth.TokenSource{
-		Upstream: cfg.Name,
-		Label:    "GigaChat",
-		Client:   client,
-		URL:      cfg.AuthURL,
-		Scope:    cfg.Scope,
-		Key:      strings.TrimSpace(cfg.APIKey),
-		Margin:   opts.RefreshMargin,
-		Timeout:  min(authTimeout, cfg.FirstByteTimeout),
-		Now:      time.Now,
-	}
-	return p, nil
+	}, nil
 }
 
 // Name is the upstream's configured name.

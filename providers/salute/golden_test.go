@@ -18,14 +18,6 @@ import (
 	"github.com/shlyuz/shlyuz/providers/internal/golden"
 )
 
-// describeError renders an adapter error for a golden file.
-func describeError(t *testing.T, err error) string {
-	t.Helper()
-	e := golden.AsError(t, err)
-	return fmt.Sprintf("error: status=%d type=%s code=%s upstream_fault=%v retry_after=%v param=%s\n  message: %s\n",
-		e.Status, e.Type, e.Code, e.UpstreamFault, e.RetryAfter, golden.Param(e, "-"), e.Message)
-}
-
 // recorder is an upstream that records the request it gets (after the
 // OAuth call) and answers it with status and body.
 type recorder struct {
@@ -93,7 +85,7 @@ func TestRequestGolden(t *testing.T) {
 			}
 		}
 		if err != nil {
-			rec.got.WriteString(describeError(t, err))
+			rec.got.WriteString(golden.Describe(t, err))
 		}
 		return rec.got.Bytes()
 	})
@@ -109,7 +101,7 @@ func TestReplyGolden(t *testing.T) {
 		p := openRecorder(t, &recorder{status: 200, ct: "application/json", body: body})
 		tr, err := p.Transcribe(context.Background(), &shlyuz.TranscriptionRequest{Audio: []byte("ID3\x04\x00\x00\x00\x00\x00\x00"), Format: "mp3", Language: "ru"})
 		if err != nil {
-			return []byte(describeError(t, err))
+			return []byte(golden.Describe(t, err))
 		}
 		return fmt.Appendf(nil, "text=%q language=%q duration=%v usage=%v\n", tr.Text, tr.Language, tr.Duration, tr.Usage)
 	})
@@ -127,7 +119,7 @@ func TestErrorGolden(t *testing.T) {
 		p := openRecorder(t, &recorder{status: status, ct: "application/json", body: body})
 		_, terr := p.Transcribe(context.Background(), &shlyuz.TranscriptionRequest{Audio: []byte("ID3\x04\x00\x00\x00\x00\x00\x00"), Format: "mp3"})
 		_, serr := p.Speak(context.Background(), &shlyuz.SpeechRequest{Input: "hi", Format: "opus"})
-		a, b := describeError(t, terr), describeError(t, serr)
+		a, b := golden.Describe(t, terr), golden.Describe(t, serr)
 		if a != b {
 			t.Errorf("recognition and synthesis map HTTP %d differently:\n%s%s", status, a, b)
 		}

@@ -140,15 +140,6 @@ func decodeRecognition(data []byte, req *shlyuz.TranscriptionRequest) (*shlyuz.T
 			parts = append(parts, s)
 		}
 	}
-	t := &shlyuz.Transcription{Text: strings.Join(parts, " "), Language: strings.ToLower(strings.TrimSpace(req.Language))}
-	if secs, exact := shlyuz.AudioSeconds(req.Format, req.Audio); exact {
-		t.Duration = secondsFloat(secs)
-	}
-	return t, nil
-}
-
-// secondsFloat is a duration for display (Transcription.Duration).
-func secondsFloat(d shlyuz.Decimal) float64 {
-	f, _ := strconv.ParseFloat(d.String(), 64)
-	return f
+	// No duration: SaluteSpeech reports none, and the gateway shows the one it measured.
+	return &shlyuz.Transcription{Text: strings.Join(parts, " "), Language: strings.ToLower(strings.TrimSpace(req.Language))}, nil
 }

@@ -30,8 +30,6 @@ const (
 	DefaultScope   = "SALUTE_SPEECH_PERS"
 	// refreshMargin is how long before its expiry a token is replaced.
 	refreshMargin = 5 * time.Minute
-	// authTimeout bounds one call to the OAuth endpoint.
-	authTimeout = 30 * time.Second
 )
 
 // Provider is one SaluteSpeech upstream. It is safe for concurrent use: its
@@ -73,17 +71,7 @@ func New(cfg shlyuz.UpstreamConfig) (*Provider, error) {
 		header: h,
 		client: client,
 		now:    time.Now,
-		auth: &sberauth.TokenSource{
-			Upstream: cfg.Name,
-			Label:    "SaluteSpeech",
-			Client:   client,
-			URL:      cfg.AuthURL,
-			Scope:    cfg.Scope,
-			Key:      strings.TrimSpace(cfg.APIKey),
-			Margin:   refreshMargin,
-			Timeout:  min(authTimeout, cfg.FirstByteTimeout),
-			Now:      time.Now,
-		},
+		auth:   service.Tokens(cfg, client, refreshMargin),
 	}, nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -105,22 +104,13 @@ func TestTranscribe(t *testing.T) {
 			want := c.wantSecs
 			if want == 0 {
 				f, _ := shlyuz.AudioSeconds("ogg", c.audio)
-				want = mustFloat(t, f)
+				want = f.Float64()
 			}
 			if tr.Text != fake.Transcript(want) || tr.Usage != nil {
 				t.Errorf("transcript %q usage %+v, want %q and none", tr.Text, tr.Usage, fake.Transcript(want))
 			}
 		})
 	}
-}
-
-func mustFloat(t *testing.T, d shlyuz.Decimal) float64 {
-	t.Helper()
-	f, err := strconv.ParseFloat(d.String(), 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f
 }
 
 // TestTokenFetchedOnce: one token serves every call.
@@ -170,7 +160,7 @@ func TestSpeak(t *testing.T) {
 	}{
 		{"opus", func(t *testing.T, b []byte) {
 			d, exact := shlyuz.AudioSeconds("ogg", b)
-			got := mustFloat(t, d)
+			got := d.Float64()
 			if !exact || shlyuz.SniffAudio(b) != "ogg" || !bytes.Contains(b, []byte("OpusHead")) || got < secs || got > secs+0.05 {
 				t.Errorf("Ogg Opus of %v s (exact %v), want %v", got, exact, secs)
 			}

@@ -76,28 +76,23 @@ func (p *Provider) callJSON(ctx context.Context, u string, body []byte, out any)
 // upstream's Timeout; the reply's header goes to *hdr when hdr is not nil.
 func (p *Provider) send(ctx context.Context, u string, header http.Header, body []byte, hdr *http.Header) ([]byte, error) {
 	post := upstream.Post(p.client, u, header, body, "")
-	c := &upstream.Call{Config: &p.cfg, Errors: errs,
-		Send: func(ctx context.Context) (*http.Response, error) {
-			var resp *http.Response
-			var err error
-			if body == nil {
-				var r *http.Request
-				if r, err = http.NewRequestWithContext(ctx, http.MethodGet, u, nil); err != nil {
-					return nil, shlyuz.ErrInternal(err)
-				}
-				r.Header = header.Clone()
-				r.Header.Del("Content-Type")
-				resp, err = p.client.Do(r)
-			} else {
-				resp, err = post(ctx)
+	return p.callWith(func(ctx context.Context) (*http.Response, error) {
+		var resp *http.Response
+		var err error
+		if body == nil {
+			var r *http.Request
+			if r, err = http.NewRequestWithContext(ctx, http.MethodGet, u, nil); err != nil {
+				return nil, shlyuz.ErrInternal(err)
 			}
-			if resp != nil && hdr != nil {
-				*hdr = resp.Header
-			}
-			return resp, err
-		},
-		Status: func(status int, h http.Header, body []byte) *shlyuz.Error {
-			return statusError(p.cfg.Name, status, h, body, p.now())
-		}}
-	return c.Reply(ctx, maxReplyBytes)
+			r.Header = header.Clone()
+			r.Header.Del("Content-Type")
+			resp, err = p.client.Do(r)
+		} else {
+			resp, err = post(ctx)
+		}
+		if resp != nil && hdr != nil {
+			*hdr = resp.Header
+		}
+		return resp, err
+	}).Reply(ctx, maxReplyBytes)
 }

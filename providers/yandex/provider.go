@@ -113,10 +113,16 @@ func (p *Provider) CloseIdleConnections() { p.client.CloseIdleConnections() }
 // call is a call of the completion endpoint with body. Its reply to a
 // streamed call is JSON too.
 func (p *Provider) call(body []byte) *upstream.Call {
+	return p.callWith(upstream.Post(p.client, p.url, p.header, body, ""))
+}
+
+// callWith is a call of any Yandex Cloud API (completion, YandexART,
+// SpeechKit, operations) that send makes, its failures mapped alike.
+func (p *Provider) callWith(send func(context.Context) (*http.Response, error)) *upstream.Call {
 	return &upstream.Call{
 		Config: &p.cfg,
 		Errors: errs,
-		Send:   upstream.Post(p.client, p.url, p.header, body, ""),
+		Send:   send,
 		Status: func(status int, h http.Header, body []byte) *shlyuz.Error {
 			return statusError(p.cfg.Name, status, h, body, p.now())
 		},

@@ -121,11 +121,7 @@ func unsupportedSpeech(format string) *shlyuz.Error {
 
 // open posts body and returns the reply's body once its headers came.
 func (p *Provider) open(ctx context.Context, u string, h http.Header, body []byte) (*upstream.Body, error) {
-	c := &upstream.Call{Config: &p.cfg, Errors: errs, Send: upstream.Post(p.client, u, h, body, ""),
-		Status: func(status int, h http.Header, body []byte) *shlyuz.Error {
-			return statusError(p.cfg.Name, status, h, body, p.now())
-		}}
-	return c.Open(ctx)
+	return p.callWith(upstream.Post(p.client, u, h, body, "")).Open(ctx)
 }
 
 // ttsV3Request is API v3's utteranceSynthesis body. Each hint holds one key.

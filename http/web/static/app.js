@@ -145,7 +145,7 @@ document.addEventListener('DOMContentLoaded', function () {
     var reply = '';
     fetch('/account/chat', {
       method: 'POST', credentials: 'same-origin',
-      headers: {'Content-Type': 'application/json', 'X-CSRF-Token': box.getAttribute('data-csrf')},
+      headers: {'Content-Type': 'application/json', 'X-CSRF-Token': csrf},
       body: JSON.stringify({model: model.value, messages: turns.filter(function (m) { return m.content; })})
     }).then(function (resp) {
       if (!resp.ok) {

@@ -209,6 +209,15 @@ func AsError(t testing.TB, err error) *shlyuz.Error {
 	return e
 }
 
+// Describe renders an adapter error for a golden file: its status, type,
+// code, faults, retry delay, param ("-" when none) and message.
+func Describe(t testing.TB, err error) string {
+	t.Helper()
+	e := AsError(t, err)
+	return fmt.Sprintf("error: status=%d type=%s code=%s upstream_fault=%v retry_after=%v param=%s\n  message: %s\n",
+		e.Status, e.Type, e.Code, e.UpstreamFault, e.RetryAfter, Param(e, "-"), e.Message)
+}
+
 // Param is the error's param, or none when it has none.
 func Param(e *shlyuz.Error, none string) string {
 	if e.Param == nil {

@@ -15,10 +15,11 @@ import (
 // the causes it logs ("gigachat").
 type Service struct{ Name, Label string }
 
-// StatusError maps a non-2xx reply of a Sber API: msg is what its error body
-// said (parsed: the body was an error object). A 401 is reached only when a
-// fresh token was refused too, and its body is never echoed.
-func (s Service) StatusError(upstreamName string, status int, h http.Header, msg string, parsed bool, now time.Time) *shlyuz.Error {
+// StatusError maps a non-2xx reply of a Sber API, its body read by
+// ParseError. A 401 is reached only when a fresh token was refused too, and
+// its body is never echoed.
+func (s Service) StatusError(upstreamName string, status int, h http.Header, body []byte, now time.Time) *shlyuz.Error {
+	_, msg, parsed := ParseError(body)
 	msg = upstream.Clip(msg)
 	if msg == "" {
 		msg = http.StatusText(status)
@@ -74,6 +75,27 @@ func (s Service) Client(cfg shlyuz.UpstreamConfig) (*http.Client, http.Header, e
 		h.Set(k, v)
 	}
 	return upstream.NewClientWithRoots(roots), h, nil
+}
+
+// AuthTimeout bounds one call to the OAuth endpoint (less when the
+// upstream's FirstByteTimeout is shorter).
+const AuthTimeout = 30 * time.Second
+
+// Tokens is the token source of an upstream of the service: cfg's OAuth
+// endpoint, scope and authorization key, called through client; a token
+// with less than margin left is replaced.
+func (s Service) Tokens(cfg shlyuz.UpstreamConfig, client *http.Client, margin time.Duration) *TokenSource {
+	return &TokenSource{
+		Upstream: cfg.Name,
+		Label:    s.Name,
+		Client:   client,
+		URL:      cfg.AuthURL,
+		Scope:    cfg.Scope,
+		Key:      strings.TrimSpace(cfg.APIKey),
+		Margin:   margin,
+		Timeout:  min(AuthTimeout, cfg.FirstByteTimeout),
+		Now:      time.Now,
+	}
 }
 
 // Errors are an adapter's reasons for giving up a call; a certificate the
