@@ -145,7 +145,8 @@ type VideoJob struct {
 }
 
 // VideoStore keeps video jobs. A job whose Settled is false holds Hold credits
-// at its key and account: their actors count it as reserved when they load.
+// at its key and account: the account's actor counts it as reserved when it
+// loads, and against the key's ceiling when it loads the key.
 type VideoStore interface {
 	// CreateVideoJob inserts a job; ErrDuplicate when the account already has
 	// a job with its IdempotencyKey.

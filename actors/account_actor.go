@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -36,7 +37,7 @@ type hold struct {
 }
 
 func (a *accountActor) Receive(ctx actor.Context) {
-	if a.deps.passivation(ctx, &a.idle, a.balance.AccountID, KindAccount, a.reserved != 0 || len(a.holds) > 0 || a.settled.pending > 0) {
+	if a.deps.passivation(ctx, &a.idle, a.balance.AccountID, KindAccount, a.reserved != 0 || len(a.holds) > 0 || a.settled.pending.Load() > 0) {
 		return
 	}
 	switch m := ctx.Message().(type) {
@@ -170,7 +171,7 @@ func (a *accountActor) addHold(genID string, h hold) {
 	a.holds[genID] = h
 	a.reserved += h.amount
 	if k, ok := a.keys[h.keyID]; ok {
-		k.hold(genID, h.amount)
+		k.reserved += h.amount
 	}
 }
 
@@ -183,7 +184,7 @@ func (a *accountActor) dropHold(genID string) (hold, bool) {
 	delete(a.holds, genID)
 	a.reserved -= h.amount
 	if k, ok := a.keys[h.keyID]; ok {
-		k.drop(genID)
+		k.reserved -= h.amount
 	}
 	return h, true
 }
@@ -192,10 +193,8 @@ func (a *accountActor) dropHold(genID string) (hold, bool) {
 // that node fenced itself or is gone, and its calls can no longer be settled.
 func (a *accountActor) dropRequesters(ids []string) {
 	for genID, h := range a.holds {
-		for _, id := range ids {
-			if h.requester != "" && h.requester == id {
-				a.dropHold(genID)
-			}
+		if h.requester != "" && slices.Contains(ids, h.requester) {
+			a.dropHold(genID)
 		}
 	}
 }

@@ -18,9 +18,8 @@ type keyLedger struct {
 	key         shlyuz.Key
 	periodStart time.Time
 	periodEnd   time.Time
-	spent       shlyuz.Credits // settled in the current period
-	reserved    shlyuz.Credits
-	holds       map[string]shlyuz.Credits
+	spent       shlyuz.Credits    // settled in the current period
+	reserved    shlyuz.Credits    // the sum of the account's holds of this key's calls
 	rate        shlyuz.RateWindow // requests and tokens of the current minute (Key.RateLimit)
 }
 
@@ -41,13 +40,13 @@ func (a *accountActor) keyOf(id string) (*keyLedger, *shlyuz.Error) {
 		return nil, shlyuz.ErrInternal(err)
 	}
 	now := a.deps.now()
-	k := &keyLedger{key: key, holds: make(map[string]shlyuz.Credits),
+	k := &keyLedger{key: key,
 		periodStart: shlyuz.PeriodStart(now, key.LimitReset, a.deps.loc),
 		periodEnd:   shlyuz.PeriodEnd(now, key.LimitReset, a.deps.loc)}
 	if k.spent, err = a.deps.store.KeySpend(ctx, key.ID, k.periodStart); err != nil {
 		return nil, shlyuz.ErrInternal(err)
 	}
-	if err := addHolds(k.holds, &k.reserved)(a.deps.store.VideoKeyHolds(ctx, key.ID)); err != nil {
+	if err := a.tagVideoHolds(ctx, k); err != nil {
 		return nil, shlyuz.ErrInternal(err)
 	}
 	a.keys[id] = k
@@ -70,18 +69,6 @@ func (k *keyLedger) left() (shlyuz.Credits, bool) {
 		return 0, false
 	}
 	return *k.key.Limit - k.spent - k.reserved, true
-}
-
-func (k *keyLedger) hold(genID string, amount shlyuz.Credits) {
-	k.holds[genID] = amount
-	k.reserved += amount
-}
-
-func (k *keyLedger) drop(genID string) {
-	if old, ok := k.holds[genID]; ok {
-		delete(k.holds, genID)
-		k.reserved -= old
-	}
 }
 
 // check answers a keyCheck: the key's state, or why it cannot be used.

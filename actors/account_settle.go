@@ -2,6 +2,7 @@ package actors
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -29,11 +30,9 @@ func (a *accountActor) settle(ctx actor.Context, m *acctSettle, reply func(*sett
 		reply(&settleAck{Refused: true, Epoch: a.balance.Epoch})
 		return
 	}
-	if h.keyID == "" && m.KeyID != "" { // a video job's hold, loaded from the store: its key's part goes too
+	if h.keyID == "" && m.KeyID != "" { // a video job's hold, loaded from the store before its key
 		h.keyID = m.KeyID
-		if k, err := a.keyOf(m.KeyID); err == nil {
-			k.drop(m.GenID)
-		}
+		_, _ = a.keyOf(m.KeyID) // loaded before the charge is committed: its spend counts the charge once
 	}
 	k := a.keys[h.keyID]
 	if k != nil && k.key.RateLimit != nil && m.Tokens > 0 {
@@ -62,27 +61,27 @@ func (a *accountActor) settle(ctx actor.Context, m *acctSettle, reply func(*sett
 	epoch := a.balance.Epoch
 	if entry == nil && m.Generation == nil {
 		p.finish(&settleAck{Epoch: epoch})
-		a.settled.pending--
+		a.settled.pending.Add(-1)
 		return
 	}
-	self, root := directory.Detached(ctx.Self()), ctx.ActorSystem().Root
-	var undo *shlyuz.LedgerEntry
-	if entry != nil {
-		e := *entry
-		undo = &e
-	}
+	self, root, pending := ctx.Self(), ctx.ActorSystem().Root, &a.settled.pending
+	// The journal keeps a copy of the entry: this one is not changed again.
 	a.deps.journal.AddNotify(entry, m.Generation, func(o Outcome) {
 		if o == Fenced {
 			p.finish(&settleAck{Moved: true})
 		} else {
 			p.finish(&settleAck{Epoch: epoch})
 		}
-		root.Send(self, &settleCommitted{entry: undo, keyID: h.keyID, outcome: o})
+		if o != Applied { // the usual outcome needs nothing more of the actor
+			root.Send(directory.Detached(self), &settleCommitted{entry: entry, keyID: h.keyID, outcome: o})
+		}
+		pending.Add(-1)
 	})
 }
 
-// settleCommitted tells the account actor what became of a settlement's
-// charge (local only: sent by the journal's commit).
+// settleCommitted tells the account actor that the store refused a
+// settlement's charge, or had it already (local only: sent by the journal's
+// commit).
 type settleCommitted struct {
 	entry   *shlyuz.LedgerEntry
 	keyID   string
@@ -93,7 +92,6 @@ type settleCommitted struct {
 // committed already (the balance and the key's spend read at the claim hold
 // it), and stops granting once the store refused a charge of this epoch.
 func (a *accountActor) committed(m *settleCommitted) {
-	a.settled.pending--
 	switch {
 	case m.outcome == Fenced:
 		a.checkFence()
@@ -112,7 +110,7 @@ func (a *accountActor) committed(m *settleCommitted) {
 type settleBook struct {
 	byID    map[string]*pendingSettle
 	order   []string
-	pending int // settlements whose commit is not known yet
+	pending atomic.Int64 // settlements whose commit is not known yet (counted down by the journal)
 }
 
 // A settlement is remembered for settledFor after its commit, longer than a
@@ -144,7 +142,7 @@ func (b *settleBook) add(genID string, reply func(*settleAck)) *pendingSettle {
 	p.wait(reply)
 	b.byID[genID] = p
 	b.order = append(b.order, genID)
-	b.pending++
+	b.pending.Add(1)
 	return p
 }
 

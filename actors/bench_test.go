@@ -50,7 +50,7 @@ func benchCall(hash string, i int, stream bool) *actors.ChatCall {
 		Prompt: shlyuz.PromptEstimate{Reserve: 20, Likely: 10}, AllowFallbacks: true, Stream: stream, Started: time.Now()}
 }
 
-// BenchmarkCheckKey is one actor round trip: the key actor's check.
+// BenchmarkCheckKey is one actor round trip: the key's check at its account's actor.
 func BenchmarkCheckKey(b *testing.B) {
 	gw, hash := newBenchGateway(b)
 	b.ReportAllocs()

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	pcluster "github.com/asynkron/protoactor-go/cluster"
 )
 
 // callsActorName is the name of every node's call registry actor, which
@@ -21,9 +22,14 @@ type callRegistry struct {
 	self string // this node's member id ("" without a lease)
 
 	mu       sync.Mutex
-	calls    map[string]map[string]*registered // account → generation id → call
-	minEpoch map[string]epochMark              // account → the newest activation that asked
+	calls    map[callKey]registered
+	minEpoch map[string]epochMark // account → the newest activation that asked
 }
+
+// callKey is a call in the registry. One flat map, not a map per account:
+// a call of an otherwise idle account (the usual case) then allocates
+// nothing; a report, once per activation, scans the node's calls in flight.
+type callKey struct{ account, genID string }
 
 type registered struct {
 	heldCall
@@ -36,7 +42,7 @@ type epochMark struct {
 }
 
 func newCallRegistry(self string) *callRegistry {
-	return &callRegistry{self: self, calls: make(map[string]map[string]*registered), minEpoch: make(map[string]epochMark)}
+	return &callRegistry{self: self, calls: make(map[callKey]registered), minEpoch: make(map[string]epochMark)}
 }
 
 // grant records a granted call; false when the grant is void: an activation
@@ -48,12 +54,7 @@ func (r *callRegistry) grant(account string, c heldCall) bool {
 		return false
 	}
 	c.Requester = r.self
-	m := r.calls[account]
-	if m == nil {
-		m = make(map[string]*registered)
-		r.calls[account] = m
-	}
-	m[c.GenID] = &registered{heldCall: c, reportedTo: c.Epoch}
+	r.calls[callKey{account, c.GenID}] = registered{heldCall: c, reportedTo: c.Epoch}
 	return true
 }
 
@@ -63,11 +64,11 @@ func (r *callRegistry) grant(account string, c heldCall) bool {
 func (r *callRegistry) acked(account, genID string, epoch int64) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	c, ok := r.calls[account][genID]
-	if ok && c.reportedTo > epoch {
+	k := callKey{account, genID}
+	if c, ok := r.calls[k]; ok && c.reportedTo > epoch {
 		return false
 	}
-	r.deleteLocked(account, genID)
+	delete(r.calls, k)
 	return true
 }
 
@@ -75,16 +76,7 @@ func (r *callRegistry) acked(account, genID string, epoch int64) bool {
 func (r *callRegistry) done(account, genID string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.deleteLocked(account, genID)
-}
-
-func (r *callRegistry) deleteLocked(account, genID string) {
-	if m := r.calls[account]; m != nil {
-		delete(m, genID)
-		if len(m) == 0 {
-			delete(r.calls, account)
-		}
-	}
+	delete(r.calls, callKey{account, genID})
 }
 
 // report answers an activation at epoch: the account's calls in flight, and
@@ -103,10 +95,13 @@ func (r *callRegistry) report(account string, epoch int64) []heldCall {
 	if epoch > r.minEpoch[account].epoch {
 		r.minEpoch[account] = epochMark{epoch: epoch, at: now}
 	}
-	out := make([]heldCall, 0, len(r.calls[account]))
-	for _, c := range r.calls[account] {
-		c.reportedTo = max(c.reportedTo, epoch)
-		out = append(out, c.heldCall)
+	var out []heldCall
+	for k, c := range r.calls {
+		if k.account == account {
+			c.reportedTo = max(c.reportedTo, epoch)
+			r.calls[k] = c
+			out = append(out, c.heldCall)
+		}
 	}
 	return out
 }
@@ -115,11 +110,7 @@ func (r *callRegistry) report(account string, epoch int64) []heldCall {
 func (r *callRegistry) size() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	n := 0
-	for _, m := range r.calls {
-		n += len(m)
-	}
-	return n
+	return len(r.calls)
 }
 
 // callsActor answers other nodes' holdsQuery from this node's registry.
@@ -129,4 +120,30 @@ func (a *callsActor) Receive(ctx actor.Context) {
 	if m, ok := ctx.Message().(*holdsQuery); ok {
 		ctx.Respond(&holdsReport{Calls: a.reg.report(m.Account, m.Epoch)})
 	}
+}
+
+// memberID is the lease's member id ("" without a lease).
+func memberID(l Lease) string {
+	if l == nil {
+		return ""
+	}
+	return l.ID()
+}
+
+// onTopology tells this node's account activations which members left the
+// cluster, so that they release the holds of those members' calls.
+func (g *Gateway) onTopology(ev any) {
+	t, ok := ev.(*pcluster.ClusterTopology)
+	if !ok || len(t.Left) == 0 {
+		return
+	}
+	ids := make([]string, 0, len(t.Left))
+	for _, m := range t.Left {
+		ids = append(ids, m.Id)
+	}
+	msg := &requestersLeft{IDs: ids}
+	g.active.Range(func(_, v any) bool {
+		g.sys.Root.Send(v.(activation).pid, msg)
+		return true
+	})
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	shlyuz "github.com/shlyuz/shlyuz"
+	directory "github.com/shlyuz/shlyuz/cluster"
 	"github.com/sony/gobreaker/v2"
 )
 
@@ -59,8 +60,8 @@ type Options struct {
 	// charge is committed.
 	Lease         Lease
 	DurableSettle bool
-	// ActorIdle passivates a key or account actor that received nothing for
-	// that long and holds no reservation (0: never).
+	// ActorIdle passivates an account actor (with its keys) that received
+	// nothing for that long and holds no reservation (0: never).
 	ActorIdle time.Duration
 	// PassivateBatch bounds the passivations of one idle sweep (0: 2,000):
 	// protoactor's placement actor forgets a stopped activation in time
@@ -79,9 +80,9 @@ type deps struct {
 	dir     Directory
 	lease   Lease
 	durable bool
-	idle    time.Duration // passivate idle key and account actors after it; 0: never
+	idle    time.Duration // passivate idle account actors after it; 0: never
 	budget  atomic.Int64  // passivations the current sweep still allows
-	actives atomic.Int64  // live key and account activations of this node
+	actives atomic.Int64  // live account activations of this node
 	active  sync.Map      // account id → activation: this node's live account activations
 	calls   *callRegistry // this node's calls in flight, for new account activations
 	keyIdx  keyIndex      // key hash → key and account ids
@@ -228,8 +229,13 @@ func (g *Gateway) Catalog() *shlyuz.Catalog { return g.catalog.Load() }
 // Store is the gateway's store.
 func (g *Gateway) Store() shlyuz.Store { return g.store }
 
+// request asks an account's actor: a node that left the cluster while
+// serving it is a moving account (503, retry), any other failure a 500.
 func (g *Gateway) request(identity, kind string, msg any) (any, error) {
 	res, err := g.dir.Request(identity, kind, msg, g.timeout)
+	if errors.Is(err, directory.ErrMemberLeft) {
+		return nil, shlyuz.ErrAccountMoving()
+	}
 	if err != nil {
 		return nil, shlyuz.ErrInternal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	pcluster "github.com/asynkron/protoactor-go/cluster"
 	shlyuz "github.com/shlyuz/shlyuz"
 )
 
@@ -46,30 +45,4 @@ func (g *Gateway) keyRef(hash string) (keyRef, *shlyuz.Error) {
 	}
 	g.keyIdx.m.Store(hash, ref)
 	return ref, nil
-}
-
-// memberID is the lease's member id ("" without a lease).
-func memberID(l Lease) string {
-	if l == nil {
-		return ""
-	}
-	return l.ID()
-}
-
-// onTopology tells this node's account activations which members left the
-// cluster, so that they release the holds of those members' calls.
-func (g *Gateway) onTopology(ev any) {
-	t, ok := ev.(*pcluster.ClusterTopology)
-	if !ok || len(t.Left) == 0 {
-		return
-	}
-	ids := make([]string, 0, len(t.Left))
-	for _, m := range t.Left {
-		ids = append(ids, m.Id)
-	}
-	msg := &requestersLeft{IDs: ids}
-	g.active.Range(func(_, v any) bool {
-		g.sys.Root.Send(v.(activation).pid, msg)
-		return true
-	})
 }

@@ -76,7 +76,7 @@ func (d *deps) passivation(ctx actor.Context, st *idleState, identity, kind stri
 	return false
 }
 
-// sweepIdle tells every key and account activation, every half idle time,
+// sweepIdle tells every account activation, every half idle time,
 // to passivate if it was idle for the idle time, at most PassivateBatch of
 // them a sweep, until stop is closed.
 func (g *Gateway) sweepIdle(stop <-chan struct{}) {

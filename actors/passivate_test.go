@@ -14,9 +14,9 @@ import (
 	shlyuz "github.com/shlyuz/shlyuz"
 )
 
-// Idle key and account actors are passivated and their memory let go; one
-// that holds a reservation stays until it is settled; a passivated key and
-// account come back with their spend and balance exactly as they were.
+// Idle account actors (with their keys) are passivated and their memory let
+// go; one that holds a reservation stays until it is settled; a passivated
+// account comes back with its keys' spend and its balance exactly as they were.
 func TestIdleActorsArePassivated(t *testing.T) {
 	tg := mediaGateway()
 	waitActivations(t, tg, 0)

@@ -8,8 +8,8 @@ import (
 )
 
 // loadVideoHolds counts the unsettled video jobs of the account as reserved:
-// their holds outlive the process that took them. Their keys' parts are
-// loaded with each key (keyOf).
+// their holds outlive the process that took them. Their keys are not known
+// yet: each key claims its jobs' holds when it loads (tagVideoHolds).
 func (a *accountActor) loadVideoHolds(ctx context.Context) error {
 	holds, err := a.deps.store.VideoHolds(ctx, a.balance.AccountID)
 	if err != nil {
@@ -21,18 +21,22 @@ func (a *accountActor) loadVideoHolds(ctx context.Context) error {
 	return nil
 }
 
-// addHolds adds loaded holds to an actor's holds and their sum to its reserved credits.
-func addHolds(into map[string]shlyuz.Credits, reserved *shlyuz.Credits) func(map[string]shlyuz.Credits, error) error {
-	return func(holds map[string]shlyuz.Credits, err error) error {
-		if err != nil {
-			return err
-		}
-		for id, c := range holds {
-			into[id] = c
-			*reserved += c
-		}
-		return nil
+// tagVideoHolds gives the key being loaded its unsettled video jobs' holds,
+// which the account loaded without their key, and counts them against its
+// ceiling; a job settled in this activation since is no longer held.
+func (a *accountActor) tagVideoHolds(ctx context.Context, k *keyLedger) error {
+	jobs, err := a.deps.store.VideoKeyHolds(ctx, k.key.ID)
+	if err != nil {
+		return err
 	}
+	for id := range jobs {
+		if h, ok := a.holds[id]; ok && h.keyID == "" {
+			h.keyID = k.key.ID
+			a.holds[id] = h
+			k.reserved += h.amount
+		}
+	}
+	return nil
 }
 
 // settleVideo commits a video job's charge before it answers, once per job:
@@ -83,7 +87,6 @@ func (a *accountActor) settleVideo(m *acctSettleVideo) *acctVideoSettled {
 		return &acctVideoSettled{Err: shlyuz.ErrConflict("account_moved", "The account is being served elsewhere; retry.")}
 	}
 	a.dropHold(m.GenID)
-	k.drop(m.GenID)
 	if !dup {
 		k.roll(a, m.Now)
 		k.spent += amount

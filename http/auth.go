@@ -29,8 +29,9 @@ func bearer(c *fiber.Ctx) (string, *shlyuz.Error) {
 	return shlyuz.HashKey(key), nil
 }
 
-// keyHashOnly checks the key's shape and leaves the full check to the key
-// actor that reserves (one actor round trip instead of two on the hot path).
+// keyHashOnly checks the key's shape and leaves the full check to the
+// reservation at its account's actor (one actor round trip instead of two on
+// the hot path).
 func keyHashOnly(c *fiber.Ctx) error {
 	hash, err := bearer(c)
 	if err != nil {
@@ -40,7 +41,7 @@ func keyHashOnly(c *fiber.Ctx) error {
 	return c.Next()
 }
 
-// authenticated checks the key with its actor and keeps its status.
+// authenticated checks the key with its account's actor and keeps its status.
 func (s *Server) authenticated(c *fiber.Ctx) error {
 	hash, err := bearer(c)
 	if err != nil {

@@ -33,7 +33,7 @@ func TestAccountReactivatesAfterLosingItsClaim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The key actor forwards this reservation to the account: it must find a fresh activation.
+	// This reservation must find a fresh activation of the account.
 	resp = postChat(t, h.base, key, chatBody("test/model", false, 0))
 	var r chatReply
 	_ = jsonDecode(resp.Body, &r)
