@@ -284,8 +284,8 @@ type speechFault struct{ before, after, slow bool }
 
 func speechFaultOf(r *http.Request, text string) speechFault {
 	h := r.Header.Get(FaultHeader)
-	return speechFault{before: strings.Contains(text, "[fail-before]"), after: strings.Contains(text, "[fail-after]") || h == FaultCut,
-		slow: strings.Contains(text, "[slow]") || h == FaultSlow}
+	return speechFault{before: strings.Contains(text, MarkerFailBefore), after: strings.Contains(text, MarkerFailAfter) || h == FaultCut,
+		slow: strings.Contains(text, MarkerSlow) || h == FaultSlow}
 }
 
 func (s *Server) ttsV1(w http.ResponseWriter, r *http.Request, body []byte) {
