@@ -91,6 +91,16 @@ func AudioSeconds(format string, b []byte) (seconds Decimal, exact bool) {
 	return NewDecimalFrac(int64(len(b)), AudioSizeBytesPerSecond), false
 }
 
+// OpusChannels is the channel count in the OpusHead of an Ogg file's first
+// page; ok is false when the Ogg holds no Opus.
+func OpusChannels(b []byte) (channels int, ok bool) {
+	i := bytes.Index(b[:min(len(b), 512)], []byte("OpusHead"))
+	if i < 0 || i+10 > len(b) {
+		return 0, false
+	}
+	return int(b[i+9]), true
+}
+
 // WAVInfo is a WAV file's format and sample data.
 type WAVInfo struct {
 	Rate, Channels, Bits int

@@ -46,7 +46,8 @@ type transcriptionSpec struct {
 //     prices here ($0.008 a minute of recognition, $12 per million
 //     characters of synthesis) are placeholders of the same order as
 //     SpeechKit's, for the operator to override;
-//   - Gemini: gemini-2.5-flash transcribes audio at $1/M audio tokens
+//   - Gemini: gemini-2.5-flash transcribes audio (at most 14 MB inline: 20 MB
+//     of request once in base64) at $1/M audio tokens
 //     (32 a second), $0.30/M text in, $2.50/M out (its chat prices);
 //     gemini-2.5-flash-preview-tts $0.50/M text in, $10/M audio out
 //     (25 tokens a second of speech).
@@ -105,7 +106,7 @@ func withTranscription(models []catalogModel) {
 	for i := range models {
 		if models[i].ID == "google/gemini-2.5-flash" {
 			models[i].Transcription = &transcriptionSpec{Formats: []string{"wav", "mp3", "aac", "ogg", "flac"},
-				ResponseFormats: []string{"json", "verbose_json", "text", "srt", "vtt"}, MaxBytes: 20 << 20, MaxSeconds: 34200,
+				ResponseFormats: []string{"json", "verbose_json", "text", "srt", "vtt"}, MaxBytes: 14 << 20, MaxSeconds: 34200,
 				Unit: "token", USDPerMAudioTokens: "1", AudioTokensPerSecond: 32}
 		}
 	}

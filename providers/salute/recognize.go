@@ -1,7 +1,6 @@
 package salute
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/url"
@@ -48,7 +47,7 @@ func recognizeBody(req *shlyuz.TranscriptionRequest) (body []byte, contentType s
 		}
 		return w.Data, "audio/x-pcm;bit=16;rate=" + strconv.Itoa(w.Rate), nil
 	case "ogg", "opus":
-		if !bytes.Contains(req.Audio[:min(len(req.Audio), 512)], []byte("OpusHead")) {
+		if _, ok := shlyuz.OpusChannels(req.Audio); !ok {
 			return nil, "", shlyuz.ErrUnsupportedFormat("file", "The Ogg file does not hold Opus; SaluteSpeech reads %s.", accepted)
 		}
 		return req.Audio, "audio/ogg;codecs=opus", nil

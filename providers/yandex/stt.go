@@ -76,7 +76,7 @@ func planSTT(audio []byte, declared string) (sttPlan, error) {
 		}
 		return asyncPlan("WAV", audio)
 	case "ogg":
-		channels, ok := opusChannels(audio)
+		channels, ok := shlyuz.OpusChannels(audio)
 		switch {
 		case !ok:
 			return sttPlan{}, unsupportedAudio("this Ogg file is not Opus")
@@ -106,16 +106,6 @@ func asyncPlan(container string, audio []byte) (sttPlan, error) {
 		return sttPlan{}, shlyuz.ErrInvalidValue("file", "The audio is %d bytes; Yandex SpeechKit takes at most %d.", len(audio), sttV3MaxBytes)
 	}
 	return sttPlan{format: container, audio: audio}, nil
-}
-
-// opusChannels is the channel count in an Ogg Opus file's OpusHead; ok is
-// false when its first page holds none (Ogg Vorbis, say).
-func opusChannels(b []byte) (channels int, ok bool) {
-	i := bytes.Index(b[:min(len(b), 512)], []byte("OpusHead"))
-	if i < 0 || i+10 > len(b) {
-		return 0, false
-	}
-	return int(b[i+9]), true
 }
 
 // Transcribe recognizes req.Audio in req.Language (ru-RU when it names none).
