@@ -21,34 +21,42 @@ const IdleConnTimeout = 30 * time.Second
 // sent on a connection it did not dial itself (a kept-alive one, or one
 // dialled for another request) finds that the upstream had closed it
 // (a reset, or the end of the connection before any byte of a reply), drops
-// every idle connection of the pool and sends the request once more on a
-// newly dialled one. Nothing of the first attempt reached the upstream's
+// every idle connection of the pool and sends the request again (at most
+// staleRetries times) until it gets a connection it dialled or a reply. Nothing of the first attempt reached the upstream's
 // application, so the retry is safe for a POST; and a restarted upstream
 // leaves stale connections behind that must not count as its failures.
 type FreshRetry struct{ *http.Transport }
 
-// RoundTrip sends r, once more on a fresh connection if its kept-alive one was stale.
+// staleRetries bounds the retries of one request: after the pool's idle
+// connections are dropped, a retry may still meet a stale connection that
+// another request was handing back at that moment.
+const staleRetries = 3
+
+// RoundTrip sends r, again on a fresh connection while the one it got was stale.
 func (t FreshRetry) RoundTrip(r *http.Request) (*http.Response, error) {
-	// A connection not dialled for this request is one that may have gone
-	// stale: a kept-alive one, or one dialled for another request (before the
-	// upstream restarted, say) and handed to this one.
-	var reused, dialled atomic.Bool
-	ctx := httptrace.WithClientTrace(r.Context(), &httptrace.ClientTrace{
-		ConnectStart: func(string, string) { dialled.Store(true) },
-		GotConn:      func(i httptrace.GotConnInfo) { reused.Store(i.Reused) },
-	})
-	resp, err := t.Transport.RoundTrip(r.WithContext(ctx))
-	if err == nil || !(reused.Load() || !dialled.Load()) || r.Context().Err() != nil || !Stale(err) || (r.Body != nil && r.Body != http.NoBody && r.GetBody == nil) {
-		return resp, err
-	}
-	t.Transport.CloseIdleConnections()
-	again := r.Clone(r.Context())
-	if r.GetBody != nil {
-		if again.Body, err = r.GetBody(); err != nil {
-			return nil, err
+	for attempt := 1; ; attempt++ {
+		// A connection not dialled for this request is one that may have gone
+		// stale: a kept-alive one, or one dialled for another request (before
+		// the upstream restarted, say) and handed to this one.
+		var reused, dialled atomic.Bool
+		ctx := httptrace.WithClientTrace(r.Context(), &httptrace.ClientTrace{
+			ConnectStart: func(string, string) { dialled.Store(true) },
+			GotConn:      func(i httptrace.GotConnInfo) { reused.Store(i.Reused) },
+		})
+		resp, err := t.Transport.RoundTrip(r.WithContext(ctx))
+		if err == nil || attempt > staleRetries || !(reused.Load() || !dialled.Load()) || r.Context().Err() != nil || !Stale(err) ||
+			(r.Body != nil && r.Body != http.NoBody && r.GetBody == nil) {
+			return resp, err
 		}
+		t.Transport.CloseIdleConnections()
+		again := r.Clone(r.Context())
+		if r.GetBody != nil {
+			if again.Body, err = r.GetBody(); err != nil {
+				return nil, err
+			}
+		}
+		r = again
 	}
-	return t.Transport.RoundTrip(again)
 }
 
 // Stale reports whether err is what a request meets on a connection the
