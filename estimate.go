@@ -1,6 +1,9 @@
 package shlyuz
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+)
 
 // PromptEstimate is what the gateway guesses of a prompt's size before the
 // upstream counts it: Reserve is a safe upper bound used to reserve credits,
@@ -79,26 +82,124 @@ type estimatePart struct {
 
 // EstimatePrompt guesses the prompt tokens of an OpenAI messages array: the
 // text by the kind of its characters (textTokens), a fixed cost per image part
-// and a few tokens per message.
+// and a few tokens per message. It walks the array without decoding it
+// (estimate_scan.go); what the walk cannot judge as encoding/json would,
+// encoding/json decodes, with the same result and the same errors.
 func EstimatePrompt(messages json.RawMessage) (PromptEstimate, error) {
+	var w promptWalk
+	if end, err := walkArray(messages, 0, w.message); err == nil && skipSpace(messages, end) == len(messages) {
+		return w.estimate(), nil
+	}
+	if v := skipSpace(messages, 0); v+4 <= len(messages) && string(messages[v:v+4]) == "null" && skipSpace(messages, v+4) == len(messages) {
+		return promptWalk{}.estimate(), nil // a null array is an empty one, as encoding/json reads it
+	}
+	return estimatePromptJSON(messages)
+}
+
+// promptWalk adds up a messages array as EstimatePrompt walks it.
+type promptWalk struct {
+	text             PromptEstimate
+	images, overhead int64
+}
+
+func (w promptWalk) estimate() PromptEstimate {
+	return PromptEstimate{
+		Reserve: w.text.Reserve + w.images*ImageTokens + w.overhead + 16,
+		Likely:  max(1, w.text.Likely+w.images*85+w.overhead),
+	}
+}
+
+func (w *promptWalk) add(lit []byte) {
+	r, l := textTokens(lit)
+	w.text.Reserve += r
+	w.text.Likely += l
+}
+
+// message reads one message: a null or an object whose content is absent,
+// null, a string or an array of parts.
+func (w *promptWalk) message(v []byte) error {
+	w.overhead += 4
+	if v[0] == 'n' {
+		return nil
+	}
+	if v[0] != '{' {
+		return errWalk
+	}
+	var content []byte
+	err := walkObject(v, func(key, val []byte) error {
+		is, err := keyIs(key, "content")
+		if is {
+			content = val // the last one wins, as in encoding/json
+		}
+		return err
+	})
+	switch {
+	case err != nil:
+		return err
+	case len(content) == 0 || content[0] == 'n':
+		return nil
+	case content[0] == '"':
+		w.add(content)
+		return nil
+	}
+	_, err = walkArray(content, 0, w.part)
+	return err
+}
+
+// part reads one part of a content array: text counts its text, any other
+// type (or none) an image.
+func (w *promptWalk) part(v []byte) error {
+	if v[0] == 'n' {
+		w.images++
+		return nil
+	}
+	if v[0] != '{' {
+		return errWalk
+	}
+	var typ, text []byte
+	err := walkObject(v, func(key, val []byte) error {
+		if is, err := keyIs(key, "type"); err != nil || is {
+			switch {
+			case err != nil:
+				return err
+			case val[0] == '"' && bytes.IndexByte(val, '\\') < 0:
+				typ = val
+			case val[0] != 'n': // null leaves a string as it was; an escape or another type is for encoding/json
+				return errWalk
+			}
+			return nil
+		}
+		is, err := keyIs(key, "text")
+		if is {
+			text = val
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if string(typ) == `"text"` {
+		w.add(text)
+	} else {
+		w.images++
+	}
+	return nil
+}
+
+// estimatePromptJSON is EstimatePrompt by encoding/json.
+func estimatePromptJSON(messages json.RawMessage) (PromptEstimate, error) {
 	var msgs []estimateMessage
 	if err := json.Unmarshal(messages, &msgs); err != nil {
 		return PromptEstimate{}, err
 	}
-	var text PromptEstimate
-	var images, overhead int64
-	add := func(raw json.RawMessage) {
-		r, l := textTokens(raw)
-		text.Reserve += r
-		text.Likely += l
-	}
+	var w promptWalk
 	for _, m := range msgs {
-		overhead += 4
+		w.overhead += 4
 		if len(m.Content) == 0 || m.Content[0] == 'n' { // absent or null
 			continue
 		}
 		if m.Content[0] == '"' {
-			add(m.Content)
+			w.add(m.Content)
 			continue
 		}
 		var parts []estimatePart
@@ -107,14 +208,11 @@ func EstimatePrompt(messages json.RawMessage) (PromptEstimate, error) {
 		}
 		for _, p := range parts {
 			if p.Type == "text" {
-				add(p.Text)
+				w.add(p.Text)
 			} else {
-				images++
+				w.images++
 			}
 		}
 	}
-	return PromptEstimate{
-		Reserve: text.Reserve + images*ImageTokens + overhead + 16,
-		Likely:  max(1, text.Likely+images*85+overhead),
-	}, nil
+	return w.estimate(), nil
 }

@@ -10,13 +10,13 @@ import (
 type charClass uint8
 
 const (
-	classNone   charClass = iota
-	classLatin            // ASCII letters
-	classDigit            // ASCII digits
-	classCyrill           // Cyrillic letters
-	classSpace            // whitespace
-	classLetter           // letters of other scripts (CJK, Greek, Arabic, …)
-	classSymbol           // anything else: symbols, emoji, marks
+	classNone   charClass = iota // ASCII punctuation and control characters: a token each
+	classLatin                   // ASCII letters
+	classDigit                   // ASCII digits
+	classCyrill                  // Cyrillic letters
+	classSpace                   // whitespace
+	classLetter                  // letters of other scripts (CJK, Greek, Arabic, …)
+	classSymbol                  // anything else: symbols, emoji, marks
 )
 
 // textTokens estimates the tokens of a JSON string literal (its escapes read
@@ -29,39 +29,20 @@ const (
 // emoji one per byte. likely is what ordinary text costs: a token per 4 Latin
 // or 3 Cyrillic letters, per 3 digits, per character of other scripts. A
 // string that is not a literal counts nothing.
+//
+// Plain ASCII (no escape, nothing above 0x7F) is counted 64 bytes at a time
+// (tally.ascii); the rest a character at a time. Both give the same count.
 func textTokens(lit []byte) (reserve, likely int64) {
 	if len(lit) < 2 || lit[0] != '"' {
 		return 0, 0
 	}
-	var run charClass
-	var n, bytes int64 // the current run's characters and UTF-8 bytes
-	flush := func() {
-		switch run {
-		case classLatin:
-			reserve += (n + 2) / 3
-			likely += (n + 3) / 4
-		case classDigit:
-			reserve += n
-			likely += (n + 2) / 3
-		case classCyrill:
-			reserve += (n + 1) / 2
-			likely += (n + 2) / 3
-		case classSpace:
-			if n > 1 {
-				reserve += (n + 2) / 4
-				likely += (n + 2) / 4
-			}
-		case classLetter:
-			reserve += max(n, (bytes+1)/2)
-			likely += n
-		case classSymbol: // a byte-level tokenizer may spend a token per byte
-			reserve += bytes
-			likely += n
-		}
-		run, n, bytes = classNone, 0, 0
-	}
+	var t tally
 	body := lit[1 : len(lit)-1]
 	for i := 0; i < len(body); {
+		if n := t.ascii(body[i:]); n > 0 {
+			i += n
+			continue
+		}
 		r, size := utf8.DecodeRune(body[i:])
 		if r == '\\' && i+1 < len(body) {
 			r, size = unescape(body[i:])
@@ -72,22 +53,78 @@ func textTokens(lit []byte) (reserve, likely int64) {
 			}
 		}
 		i += size
-		c := classOf(r)
-		if c == classNone { // ASCII punctuation: a token each
-			flush()
-			reserve++
-			likely++
-			continue
-		}
-		if c != run {
-			flush()
-			run = c
-		}
-		n++
-		bytes += int64(utf8.RuneLen(r))
+		t.add(classOf(r), runeBytes(r))
 	}
-	flush()
-	return reserve, likely
+	t.flush()
+	return t.reserve, t.likely
+}
+
+// runeBytes is r's length in UTF-8; a lone surrogate half counts as the three
+// bytes of the U+FFFD it becomes.
+func runeBytes(r rune) int64 {
+	if n := utf8.RuneLen(r); n > 0 {
+		return int64(n)
+	}
+	return 3
+}
+
+// tally counts the tokens of a text a character at a time (add) or a block
+// of ASCII at a time (ascii). A run of one class costs, for its k-th
+// character (k from 0): a Latin letter a reserved token when k%3 == 0 and a
+// likely one when k%4 == 0 (so a run of n costs ⌈n/3⌉ and ⌈n/4⌉), a digit one
+// reserved and a likely one when k%3 == 0, a space one of each when k%4 == 1
+// (⌊(n+2)/4⌋ for n > 1), punctuation one of each. Runs of other scripts and of
+// symbols are costed by their length and bytes when they end (flush).
+type tally struct {
+	reserve, likely int64
+	run             charClass
+	n, bytes        int64 // the current run's characters and UTF-8 bytes
+}
+
+func (t *tally) add(c charClass, size int64) {
+	if c != t.run {
+		t.flush()
+		t.run = c
+	}
+	k := t.n
+	switch c {
+	case classLatin:
+		t.reserve += b2i(k%3 == 0)
+		t.likely += b2i(k%4 == 0)
+	case classDigit:
+		t.reserve++
+		t.likely += b2i(k%3 == 0)
+	case classSpace:
+		t.reserve += b2i(k%4 == 1)
+		t.likely += b2i(k%4 == 1)
+	case classNone:
+		t.reserve++
+		t.likely++
+	}
+	t.n++
+	t.bytes += size
+}
+
+func (t *tally) flush() {
+	switch t.run {
+	case classCyrill:
+		t.reserve += (t.n + 1) / 2
+		t.likely += (t.n + 2) / 3
+	case classLetter:
+		t.reserve += max(t.n, (t.bytes+1)/2)
+		t.likely += t.n
+	case classSymbol: // a byte-level tokenizer may spend a token per byte
+		t.reserve += t.bytes
+		t.likely += t.n
+	}
+	t.run, t.n, t.bytes = classNone, 0, 0
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func classOf(r rune) charClass {

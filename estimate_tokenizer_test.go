@@ -101,3 +101,37 @@ func BenchmarkEstimatePrompt(b *testing.B) {
 		}
 	}
 }
+
+// bigMessages is a messages array of about size bytes: a system message and a
+// user message of English prose and code (JSON-escaped newlines and quotes),
+// the context a coding agent sends.
+func bigMessages(size int) []byte {
+	prose, _ := json.Marshal(estimateSamples[0].text + "\n\n" + estimateSamples[2].text + "\n")
+	chunk := string(prose[1 : len(prose)-1])
+	var b strings.Builder
+	b.WriteString(`[{"role":"system","content":"You are a careful coding assistant."},{"role":"user","content":"`)
+	for b.Len() < size-3 {
+		b.WriteString(chunk[:min(len(chunk), size-3-b.Len())])
+	}
+	s := strings.TrimRight(b.String(), `\`) + `"}]`
+	return []byte(s)
+}
+
+// BenchmarkEstimatePromptSizes is the estimate of a large context, in MB/s.
+func BenchmarkEstimatePromptSizes(b *testing.B) {
+	for _, size := range []struct {
+		name string
+		n    int
+	}{{"1KB", 1 << 10}, {"150KB", 150_000}, {"1MB", 1 << 20}} {
+		msgs := bigMessages(size.n)
+		b.Run(size.name, func(b *testing.B) {
+			b.SetBytes(int64(len(msgs)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := EstimatePrompt(msgs); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

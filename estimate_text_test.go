@@ -1,0 +1,163 @@
+package shlyuz
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// referenceTextTokens is textTokens as it was before the bulk path: a
+// character at a time, each run costed when it ends. textTokens must count
+// exactly as it does.
+func referenceTextTokens(lit []byte) (reserve, likely int64) {
+	if len(lit) < 2 || lit[0] != '"' {
+		return 0, 0
+	}
+	var run charClass
+	var n, bytes int64
+	flush := func() {
+		switch run {
+		case classLatin:
+			reserve += (n + 2) / 3
+			likely += (n + 3) / 4
+		case classDigit:
+			reserve += n
+			likely += (n + 2) / 3
+		case classCyrill:
+			reserve += (n + 1) / 2
+			likely += (n + 2) / 3
+		case classSpace:
+			if n > 1 {
+				reserve += (n + 2) / 4
+				likely += (n + 2) / 4
+			}
+		case classLetter:
+			reserve += max(n, (bytes+1)/2)
+			likely += n
+		case classSymbol:
+			reserve += bytes
+			likely += n
+		}
+		run, n, bytes = classNone, 0, 0
+	}
+	body := lit[1 : len(lit)-1]
+	for i := 0; i < len(body); {
+		r, size := utf8.DecodeRune(body[i:])
+		if r == '\\' && i+1 < len(body) {
+			r, size = unescape(body[i:])
+			if utf16.IsSurrogate(r) && i+size+1 < len(body) && body[i+size] == '\\' {
+				if lo, n := unescape(body[i+size:]); utf16.IsSurrogate(lo) {
+					r, size = utf16.DecodeRune(r, lo), size+n
+				}
+			}
+		}
+		i += size
+		c := classOf(r)
+		if c == classNone {
+			flush()
+			reserve++
+			likely++
+			continue
+		}
+		if c != run {
+			flush()
+			run = c
+		}
+		n++
+		bytes += runeBytes(r)
+	}
+	flush()
+	return reserve, likely
+}
+
+func TestGatherPacksHighBits(t *testing.T) {
+	for v := range 256 {
+		var x uint64
+		for i := range 8 {
+			if v>>i&1 != 0 {
+				x |= 0x80 << (8 * i)
+			}
+		}
+		if got := gather(x); got != uint64(v) {
+			t.Fatalf("gather(%#x) = %#x, want %#x", x, got, v)
+		}
+	}
+}
+
+// textAlphabets are the pieces random texts are made of: runs of each class
+// at every length around the block size, escapes, non-ASCII letters, symbols.
+var textAlphabets = []string{"a", "Z", "q", "7", "0", " ", "  ", "\t", ".", ",", "!", "\"", "\\", "/", "\x7f", "\x01",
+	"ж", "Ж", "日本", "α", "✅", "🚀", "\xff", `\n`, `\t`, `\"`, `\\`, `\u0436`, `\ud83d\ude80`, `\ud800`, `\b`, `\u12`, `\u00zz`}
+
+func TestTextTokensCountsAsTheReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 150))
+	check := func(body string) {
+		lit := []byte(`"` + body + `"`)
+		r, l := textTokens(lit)
+		wr, wl := referenceTextTokens(lit)
+		if r != wr || l != wl {
+			t.Fatalf("textTokens(%q) = %d, %d; the reference counts %d, %d", lit, r, l, wr, wl)
+		}
+	}
+	for n := range 200 { // every run length across one and two blocks
+		for _, c := range []string{"a", "5", " ", ".", "ж"} {
+			check(strings.Repeat(c, n))
+			check("x" + strings.Repeat(c, n) + "y")
+			check(strings.Repeat("ab ", n/3) + strings.Repeat(c, n))
+		}
+	}
+	for range 20_000 {
+		var b strings.Builder
+		size := rng.IntN(300)
+		for b.Len() < size {
+			piece := textAlphabets[rng.IntN(len(textAlphabets))]
+			if rng.IntN(3) > 0 { // mostly plain ASCII, in long runs
+				piece = textAlphabets[rng.IntN(10)]
+				piece = strings.Repeat(piece, 1+rng.IntN(12))
+			}
+			b.WriteString(piece)
+		}
+		check(b.String())
+	}
+	for _, s := range estimateSamples {
+		lit, _ := json.Marshal(s.text)
+		check(string(lit[1 : len(lit)-1]))
+		lit = escapedJSON(s.text)
+		check(string(lit[1 : len(lit)-1]))
+	}
+}
+
+// FuzzTextTokens: whatever the bytes, the bulk path counts as the reference.
+func FuzzTextTokens(f *testing.F) {
+	for _, s := range []string{`"hello world"`, `"` + strings.Repeat("abc 12, ", 20) + `"`, `"\u0436\n  x"`, `"` + strings.Repeat(" ", 70) + `"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, lit []byte) {
+		r, l := textTokens(lit)
+		wr, wl := referenceTextTokens(lit)
+		if r != wr || l != wl {
+			t.Fatalf("textTokens(%q) = %d, %d; the reference counts %d, %d", lit, r, l, wr, wl)
+		}
+	})
+}
+
+// BenchmarkTextTokens compares the bulk count with the reference's character
+// at a time, on one run, for the 150 KB context of BenchmarkEstimatePromptSizes.
+func BenchmarkTextTokens(b *testing.B) {
+	msgs := bigMessages(150_000)
+	lit := msgs[strings.LastIndex(string(msgs), `"content":`)+len(`"content":`) : len(msgs)-2]
+	for _, impl := range []struct {
+		name  string
+		count func([]byte) (int64, int64)
+	}{{"bulk", textTokens}, {"reference", referenceTextTokens}} {
+		b.Run(impl.name, func(b *testing.B) {
+			b.SetBytes(int64(len(lit)))
+			for b.Loop() {
+				impl.count(lit)
+			}
+		})
+	}
+}
