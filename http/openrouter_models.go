@@ -1,0 +1,198 @@
+package http
+
+import (
+	"net/url"
+	"strings"
+
+	shlyuz "github.com/shlyuz/shlyuz"
+)
+
+// v1Model is a model record of /api/v1/models in OpenRouter's shape (the
+// schema @openrouter/sdk validates), beside our own fields (object, owned_by,
+// credits_per_1k_*, the media prices). Every money figure is in credits:
+// pricing.prompt is credits per prompt token, so tokens × pricing.prompt is
+// in the unit of /credits' total_usage and a generation's total_cost.
+// Figures the gateway does not know are null.
+type v1Model struct {
+	ID                  string             `json:"id"`
+	CanonicalSlug       string             `json:"canonical_slug"`
+	Object              string             `json:"object"`
+	Created             int64              `json:"created"` // 0 when the catalog does not know it
+	OwnedBy             string             `json:"owned_by"`
+	Name                string             `json:"name"`
+	Description         string             `json:"description"`
+	HuggingFaceID       *string            `json:"hugging_face_id"`
+	ContextLength       *int64             `json:"context_length"` // null when unknown
+	Architecture        architecture       `json:"architecture"`
+	Pricing             v1Pricing          `json:"pricing"`
+	TopProvider         topProvider        `json:"top_provider"`
+	PerRequestLimits    *perRequestLimits  `json:"per_request_limits"`
+	SupportedParameters []string           `json:"supported_parameters"`
+	DefaultParameters   *defaultParameters `json:"default_parameters"`
+	SupportedVoices     []string           `json:"supported_voices"` // null but for speech models
+	Links               modelLinks         `json:"links"`
+	ImagePricing        *imagePricing      `json:"image_pricing,omitempty"` // a model of the image API
+	// A model of the audio API: its voices or formats and price.
+	SpeechPricing        *speechPricing        `json:"speech_pricing,omitempty"`
+	TranscriptionPricing *transcriptionPricing `json:"transcription_pricing,omitempty"`
+}
+
+type architecture struct {
+	Modality         string   `json:"modality"` // "text+image->text"
+	InputModalities  []string `json:"input_modalities"`
+	OutputModalities []string `json:"output_modalities"`
+	Tokenizer        string   `json:"tokenizer"`
+	InstructType     *string  `json:"instruct_type"`
+}
+
+// v1Pricing is OpenRouter's pricing object in credits per unit, as decimal
+// strings: per token for the token parts, per request for request. A part
+// the price model does not bill apart is the part it is billed as (a cached
+// read at the prompt price, reasoning at the completion price); a fee the
+// gateway never charges is "0".
+type v1Pricing struct {
+	Prompt                 string         `json:"prompt"`
+	Completion             string         `json:"completion"`
+	InputCacheRead         string         `json:"input_cache_read,omitempty"`
+	InputCacheWrite        string         `json:"input_cache_write,omitempty"`
+	InternalReasoning      string         `json:"internal_reasoning,omitempty"`
+	Image                  string         `json:"image,omitempty"`
+	Audio                  string         `json:"audio,omitempty"`
+	Request                string         `json:"request,omitempty"`
+	WebSearch              string         `json:"web_search,omitempty"`
+	CreditsPer1KPrompt     shlyuz.Decimal `json:"credits_per_1k_prompt"`
+	CreditsPer1KCompletion shlyuz.Decimal `json:"credits_per_1k_completion"`
+}
+
+type topProvider struct {
+	ContextLength       *int64 `json:"context_length"`
+	MaxCompletionTokens *int64 `json:"max_completion_tokens"`
+	IsModerated         bool   `json:"is_moderated"` // the gateway moderates nothing
+}
+
+type perRequestLimits struct {
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+}
+
+// defaultParameters are the sampling defaults a model applies when a request
+// leaves them out; the catalog knows none, so each is null.
+type defaultParameters struct {
+	Temperature      *float64 `json:"temperature"`
+	TopP             *float64 `json:"top_p"`
+	FrequencyPenalty *float64 `json:"frequency_penalty"`
+}
+
+type modelLinks struct {
+	Details string `json:"details"` // the model's endpoints
+}
+
+// toV1Model is the model's record; params are the request parameters its
+// first upstream takes.
+func toV1Model(m *shlyuz.PricedModel, p shlyuz.Pricing, params []string) v1Model {
+	var ctx *int64
+	if m.ContextLength > 0 {
+		ctx = &m.ContextLength
+	}
+	maxOut := m.MaxOutput()
+	if params == nil {
+		params = []string{}
+	}
+	var voices []string
+	if m.Speech != nil {
+		voices = m.Speech.Voices
+	}
+	return v1Model{
+		ID: m.ID, CanonicalSlug: m.ID, Object: "model", Created: m.Created, OwnedBy: m.Provider(), Name: m.Name,
+		ContextLength: ctx, Architecture: architectureOf(m), Pricing: pricingOf(m, m.Price),
+		TopProvider:         topProvider{ContextLength: ctx, MaxCompletionTokens: &maxOut},
+		SupportedParameters: params, DefaultParameters: &defaultParameters{}, SupportedVoices: voices,
+		Links:        modelLinks{Details: "/api/v1/models/" + escapeModelID(m.ID) + "/endpoints"},
+		ImagePricing: imagePricingOf(m, p), SpeechPricing: speechPricingOf(m, p), TranscriptionPricing: transcriptionPricingOf(m, p),
+	}
+}
+
+// escapeModelID escapes each part of "author/slug" for a path.
+func escapeModelID(id string) string {
+	parts := strings.Split(id, "/")
+	for i, s := range parts {
+		parts[i] = url.PathEscape(s)
+	}
+	return strings.Join(parts, "/")
+}
+
+func architectureOf(m *shlyuz.PricedModel) architecture {
+	in, out := m.InputModalities, m.OutputModalities
+	if in == nil {
+		in = []string{}
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return architecture{
+		Modality:        strings.Join(in, "+") + "->" + strings.Join(out, "+"),
+		InputModalities: in, OutputModalities: out, Tokenizer: tokenizerOf(m.Provider()),
+	}
+}
+
+// tokenizers names the tokenizer family of a model author, in OpenRouter's words.
+var tokenizers = map[string]string{
+	"openai": "GPT", "anthropic": "Claude", "google": "Gemini", "x-ai": "Grok", "cohere": "Cohere",
+	"amazon": "Nova", "qwen": "Qwen", "01-ai": "Yi", "deepseek": "DeepSeek", "mistralai": "Mistral",
+	"meta-llama": "Llama3",
+}
+
+func tokenizerOf(author string) string {
+	if t, ok := tokenizers[author]; ok {
+		return t
+	}
+	return "Other"
+}
+
+// pricingOf is the price in OpenRouter's pricing object, in credits.
+func pricingOf(m *shlyuz.PricedModel, pr shlyuz.Price) v1Pricing {
+	prompt, completion := perToken(pr.PromptMicro), perToken(pr.CompletionMicro)
+	out := v1Pricing{
+		Prompt: prompt, Completion: completion,
+		InputCacheRead: prompt, InputCacheWrite: prompt, InternalReasoning: completion,
+		Image: "0", Request: "0", WebSearch: "0",
+		CreditsPer1KPrompt: pr.CreditsPer1KPrompt(), CreditsPer1KCompletion: pr.CreditsPer1KCompletion(),
+	}
+	for _, in := range m.InputModalities {
+		if in == "audio" {
+			out.Audio = prompt // input audio is billed as prompt tokens
+		}
+	}
+	return out
+}
+
+// perToken is micro-credits per token as a decimal string of credits per token.
+func perToken(micro int64) string {
+	return shlyuz.NewDecimalFrac(micro, shlyuz.MicroPerCredit).String()
+}
+
+// chatParameters are the request parameters each upstream protocol's adapter
+// carries to the upstream (OpenRouter's supported_parameters); an OpenAI
+// upstream gets the request as it came.
+var chatParameters = map[string][]string{
+	"openai": {"max_tokens", "max_completion_tokens", "temperature", "top_p", "frequency_penalty", "presence_penalty",
+		"seed", "stop", "logit_bias", "logprobs", "top_logprobs", "response_format", "structured_outputs",
+		"tools", "tool_choice", "parallel_tool_calls"},
+	"anthropic": {"max_tokens", "max_completion_tokens", "temperature", "top_p", "top_k", "stop", "tools", "tool_choice", "parallel_tool_calls"},
+	"gemini": {"max_tokens", "max_completion_tokens", "temperature", "top_p", "top_k", "frequency_penalty", "presence_penalty",
+		"seed", "stop", "response_format", "tools", "tool_choice"},
+	"gigachat": {"max_tokens", "max_completion_tokens", "temperature", "top_p", "repetition_penalty", "tools", "tool_choice"},
+	"yandex":   {"max_tokens", "max_completion_tokens", "temperature", "response_format", "tools", "tool_choice", "parallel_tool_calls"},
+}
+
+// parametersOf is what a chat request of the model may carry through the
+// upstream's protocol; none for a model outside chat (image, audio, video).
+func parametersOf(m *shlyuz.PricedModel, protocol string) []string {
+	if m.Video != nil || m.Image != nil || m.Speech != nil || !m.Outputs("text") {
+		return []string{}
+	}
+	if p, ok := chatParameters[protocol]; ok {
+		return p
+	}
+	return []string{}
+}
