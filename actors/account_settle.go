@@ -65,8 +65,10 @@ func (a *accountActor) settle(ctx actor.Context, m *acctSettle, reply func(*sett
 		return
 	}
 	self, root, pending := ctx.Self(), ctx.ActorSystem().Root, &a.settled.pending
-	// The journal keeps a copy of the entry: this one is not changed again.
-	a.deps.journal.AddNotify(entry, m.Generation, func(o Outcome) {
+	// The journal keeps a copy of the entry: this one is not changed again. A
+	// settlement sent as a request has a reply waiting for the commit, so it
+	// starts one; a one-way settlement rides along with the next.
+	a.deps.journal.AddNotify(entry, m.Generation, ctx.Sender() != nil, func(o Outcome) {
 		if o == Fenced {
 			p.finish(&settleAck{Moved: true})
 		} else {

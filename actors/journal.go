@@ -9,9 +9,14 @@ import (
 	shlyuz "github.com/shlyuz/shlyuz"
 )
 
-// Journal group-commits ledger entries and generation records to the store:
-// whatever was added in one interval goes in one transaction. Entries are
-// idempotent by id, so a batch whose commit failed is simply tried again.
+// Journal group-commits ledger entries and generation records to the store.
+// A commit is started on demand, by a waiter (a reply that may not finish
+// before its charge is durable): it carries everything queued at the moment it
+// begins, and what arrives while it runs goes in the next one, so under load
+// one commit serves many requests. Entries nobody waits for start no commit of
+// their own: they ride along with the next waiter's commit, or the interval's
+// tick commits them. Entries are idempotent by id, so a batch whose commit
+// failed is simply tried again.
 type Journal struct {
 	store    shlyuz.Store
 	interval time.Duration
@@ -28,7 +33,7 @@ type Journal struct {
 	// Issue 11: who waits for which entry, and what the store refused.
 	notices []notice
 	fence   fenceBook
-	kick    chan struct{} // a durable waiter is queued: commit now, not at the tick
+	kick    chan struct{} // a waiter is queued: commit now, not at the tick
 }
 
 // JournalMetrics receives the journal's measurements; nil fields are skipped.
@@ -52,12 +57,14 @@ func NewJournal(store shlyuz.Store, interval time.Duration, log *slog.Logger, m 
 
 // Add queues an entry and/or a generation record for the next commit.
 func (j *Journal) Add(e *shlyuz.LedgerEntry, g *shlyuz.Generation) {
-	j.AddNotify(e, g, nil)
+	j.AddNotify(e, g, false, nil)
 }
 
 // AddNotify is Add, and calls done once the commit that carries them is
-// durable, with what became of the entry.
-func (j *Journal) AddNotify(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done func(Outcome)) {
+// durable, with what became of the entry. A waited entry (someone's reply
+// waits for done) starts a commit at once unless one is already due; an
+// entry nobody waits for waits for the next commit, whoever starts it.
+func (j *Journal) AddNotify(e *shlyuz.LedgerEntry, g *shlyuz.Generation, waited bool, done func(Outcome)) {
 	j.mu.Lock()
 	if done != nil {
 		n := notice{done: done}
@@ -65,6 +72,8 @@ func (j *Journal) AddNotify(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done fu
 			n.entryID = e.ID
 		}
 		j.notices = append(j.notices, n)
+	}
+	if waited {
 		select { // group commit on demand: what arrives during a commit goes in the next
 		case j.kick <- struct{}{}:
 		default:

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -86,20 +85,12 @@ func TestHealthReadinessAndClusterState(t *testing.T) {
 	}
 }
 
-// Durable settlement: when the reply has arrived, its charge and record are
-// already committed, plain and streamed.
+// Durable settlement, the default in single mode too (issue 20): when the
+// reply has arrived, its charge and record are already committed, plain and
+// streamed.
 func TestDurableSettlementCommitsBeforeTheReplyEnds(t *testing.T) {
-	dir := t.TempDir()
-	raw, err := os.ReadFile(h.config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	config := filepath.Join(dir, "durable.yaml")
-	if err := os.WriteFile(config, append(raw, []byte("\ncluster: {durable_settle: true}\n")...), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "durable.db")
-	c := startChildWith(t, "sqlite://"+path, config)
+	path := filepath.Join(t.TempDir(), "durable.db")
+	c := startChild(t, "sqlite://"+path)
 	_, key := account(t, c.base, 10_000_000, nil)
 	store, err := sqlite.Open(context.Background(), path)
 	if err != nil {

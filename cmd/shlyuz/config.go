@@ -44,7 +44,7 @@ type Config struct {
 	Cluster   struct {
 		// Issue 11: single (default) or sql; this node's actor address and the
 		// one the others reach it at; the membership lease; durable settlement
-		// (default on in sql mode). See cluster_config.go.
+		// (default on in every mode). See cluster_config.go.
 		Mode          string        `yaml:"mode"`
 		Listen        string        `yaml:"listen"`
 		Advertise     string        `yaml:"advertise"`

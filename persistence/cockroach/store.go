@@ -26,6 +26,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -51,6 +52,7 @@ type Store struct {
 	pool      *pgxpool.Pool
 	stripes   [stripes]chan struct{}
 	retries   atomic.Int64 // transactions tried again, for tests and curiosity
+	postgres  bool         // PostgreSQL, not CockroachDB: charges may commit asynchronously
 	closeOnce sync.Once
 }
 
@@ -76,6 +78,12 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("cockroach: connect: %w", err)
 	}
+	var version string
+	if err := pool.QueryRow(ctx, `SELECT version()`).Scan(&version); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("cockroach: version: %w", err)
+	}
+	s.postgres = !strings.Contains(version, "CockroachDB")
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("cockroach: %w", err)

@@ -64,7 +64,7 @@ func (s *Store) Commit(ctx context.Context, b shlyuz.Batch) (shlyuz.CommitResult
 	var res shlyuz.CommitResult
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
-		res, err = commit(ctx, tx, b)
+		res, err = s.commit(ctx, tx, b)
 		return err
 	})
 	if err != nil {
@@ -73,25 +73,8 @@ func (s *Store) Commit(ctx context.Context, b shlyuz.Batch) (shlyuz.CommitResult
 	return res, nil
 }
 
-func commit(ctx context.Context, tx *sql.Tx, b shlyuz.Batch) (shlyuz.CommitResult, error) {
-	epochs := map[string]int64{}
-	err := inChunks(sqlutil.AccountsOf(b.Entries), func(ids []string) error {
-		rows, err := tx.QueryContext(ctx,
-			`SELECT account_id, epoch FROM balances WHERE account_id IN (`+placeholders(len(ids))+`)`, anys(ids)...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id string
-			var epoch int64
-			if err := rows.Scan(&id, &epoch); err != nil {
-				return err
-			}
-			epochs[id] = epoch
-		}
-		return rows.Err()
-	})
+func (s *Store) commit(ctx context.Context, tx *sql.Tx, b shlyuz.Batch) (shlyuz.CommitResult, error) {
+	epochs, err := s.readEpochs(ctx, tx, sqlutil.AccountsOf(b.Entries))
 	if err != nil {
 		return shlyuz.CommitResult{}, fmt.Errorf("sqlite: commit: read epochs: %w", err)
 	}
@@ -117,12 +100,7 @@ func commit(ctx context.Context, tx *sql.Tx, b shlyuz.Batch) (shlyuz.CommitResul
 		return shlyuz.CommitResult{}, fmt.Errorf("sqlite: commit: look up fenced entries: %w", err)
 	}
 
-	// Statements prepared once per batch: parsing SQL per row was most of a commit's cost.
-	insert, err := tx.PrepareContext(ctx, insertEntry)
-	if err != nil {
-		return shlyuz.CommitResult{}, fmt.Errorf("sqlite: commit: %w", err)
-	}
-	defer insert.Close()
+	insert := tx.StmtContext(ctx, s.stmt.insertEntry)
 	sqlutil.MarkReplays(b.Entries, outcomes, existing)
 	for i := range b.Entries {
 		e := &b.Entries[i]
@@ -145,18 +123,15 @@ func commit(ctx context.Context, tx *sql.Tx, b shlyuz.Batch) (shlyuz.CommitResul
 	}
 
 	result, deltas := sqlutil.Result(b.Entries, outcomes)
+	apply := tx.StmtContext(ctx, s.stmt.applyDelta)
 	for _, d := range deltas {
-		if _, err := tx.ExecContext(ctx, applyDelta, d.Package, d.Bought, d.ExpiresAt, d.ExpiresAt, d.AccountID); err != nil {
+		if _, err := apply.ExecContext(ctx, d.Package, d.Bought, d.ExpiresAt, d.ExpiresAt, d.AccountID); err != nil {
 			return shlyuz.CommitResult{}, fmt.Errorf("sqlite: commit: balance of %s: %w", d.AccountID, err)
 		}
 	}
 
 	if len(b.Generations) > 0 {
-		upsert, err := tx.PrepareContext(ctx, upsertGenerationSQL)
-		if err != nil {
-			return shlyuz.CommitResult{}, fmt.Errorf("sqlite: commit: %w", err)
-		}
-		defer upsert.Close()
+		upsert := tx.StmtContext(ctx, s.stmt.upsertGen)
 		for i := range b.Generations {
 			if err := upsertGeneration(ctx, upsert, &b.Generations[i]); err != nil {
 				return shlyuz.CommitResult{}, err
@@ -164,6 +139,28 @@ func commit(ctx context.Context, tx *sql.Tx, b shlyuz.Batch) (shlyuz.CommitResul
 		}
 	}
 	return result, nil
+}
+
+// readEpochs reads the epochs of the accounts, in one prepared statement.
+func (s *Store) readEpochs(ctx context.Context, tx *sql.Tx, accounts []string) (map[string]int64, error) {
+	epochs := make(map[string]int64, len(accounts))
+	if len(accounts) == 0 {
+		return epochs, nil
+	}
+	rows, err := tx.StmtContext(ctx, s.stmt.epochs).QueryContext(ctx, jsonIDs(accounts))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var epoch int64
+		if err := rows.Scan(&id, &epoch); err != nil {
+			return nil, err
+		}
+		epochs[id] = epoch
+	}
+	return epochs, rows.Err()
 }
 
 const insertEntry = `INSERT INTO ledger_entries (` + sqlutil.EntryColumns + `)

@@ -31,6 +31,7 @@ import (
 type Store struct {
 	db        *sql.DB
 	writer    chan struct{} // a token: the one writer of this process holds it
+	stmt      prepared
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -67,12 +68,20 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("sqlite: %s: %w", path, err)
 	}
+	if err := s.prepare(ctx); err != nil {
+		s.closeStatements()
+		_ = db.Close()
+		return nil, fmt.Errorf("sqlite: %s: %w", path, err)
+	}
 	return s, nil
 }
 
 // Close closes the database. Closing twice is harmless.
 func (s *Store) Close() error {
-	s.closeOnce.Do(func() { s.closeErr = s.db.Close() })
+	s.closeOnce.Do(func() {
+		s.closeStatements()
+		s.closeErr = s.db.Close()
+	})
 	return s.closeErr
 }
 
