@@ -39,7 +39,7 @@ pricing: {rate: "100", K: "1"}   # 0.1 USD per Mtok is 1 credit a token
 models:
 `)
 	for _, u := range ups {
-		fmt.Fprintf(&b, "  - {id: %q, name: %q, context_length: 100000, max_output_tokens: 4096, input_modalities: [text], output_modalities: [text], usd: {prompt_usd_per_mtok: \"0.1\", completion_usd_per_mtok: \"0.2\"}}\n", u.model, "Benchmark "+u.name)
+		fmt.Fprintf(&b, "  - {id: %q, name: %q, context_length: 2000000, max_output_tokens: 4096, input_modalities: [text], output_modalities: [text], usd: {prompt_usd_per_mtok: \"0.1\", completion_usd_per_mtok: \"0.2\"}}\n", u.model, "Benchmark "+u.name)
 	}
 	b.WriteString("upstreams:\n")
 	for _, u := range ups {

@@ -41,7 +41,13 @@
 //  5. the gateway's VmRSS idle before load, peak under load (sampled every
 //     100ms) and after load once idle;
 //  6. heap allocations per request from go_memstats_mallocs_total at
-//     {gateway}/metrics, or "n/a" when the gateway has no such endpoint.
+//     {gateway}/metrics, or "n/a" when the gateway has no such endpoint;
+//  7. large contexts (-prompt-sizes, default short, 1KB, 150KB and 1MB of
+//     prompt text): direct, through a bare reverse proxy (this binary
+//     started again, the floor of any proxy) and through the gateway, at
+//     concurrency 1 in rotating blocks and in a closed loop at -prompt-conc;
+//     added p50 over direct, its share of direct's own p50, the req/s ratios.
+//     -only-prompts runs this scenario alone.
 //
 // It prints markdown tables to stdout and writes every number, the machine
 // (nproc, CPU model, Go version, load average at start and end) and the
@@ -79,7 +85,12 @@ func main() {
 		<-ctx.Done()
 		stop() // a second Ctrl-C ends the process at once; the children get SIGKILL then
 	}()
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	var err error
+	if len(os.Args) == 4 && os.Args[1] == bareProxyCmd {
+		err = runBareProxy(os.Args[2], os.Args[3])
+	} else {
+		err = run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	}
 	stop()
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -120,12 +131,18 @@ type options struct {
 	levelList                    []int
 	params                       map[string]string
 	startupTimeout, readyTimeout time.Duration
+	promptSizes                  []promptSize
+	promptSizeList               string
+	promptN, promptConc          int
+	promptDuration               time.Duration
+	onlyPrompts                  bool
 }
 
 // quickValues shrink the run to a few seconds under -quick (flags given explicitly win).
 var quickValues = map[string]string{
 	"n": "200", "warmup": "20", "block": "20", "ttft-streams": "30", "gap-streams": "3",
 	"duration": "300ms", "level-warmup": "100ms", "alloc-requests": "100", "idle-wait": "300ms", "pause": "50ms",
+	"prompt-n": "20", "prompt-duration": "300ms",
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -172,6 +189,11 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.allowRemote, "allow-remote", false, "allow -target and -direct URLs that are not loopback")
 	fs.Int64Var(&o.credits, "credits", 10_000_000_000, "credits topped up on the benchmark account")
 	fs.Int64Var(&o.keyCeiling, "key-ceiling", 5_000_000_000, "monthly credit ceiling of the benchmark key")
+	fs.StringVar(&o.promptSizeList, "prompt-sizes", "short,1KB,150KB,1MB", "prompt sizes of scenario 7 (KB, MB: thousands, millions of characters; empty: skip)")
+	fs.IntVar(&o.promptN, "prompt-n", 300, "requests per side and size at concurrency 1 (scenario 7; a third from 500KB up)")
+	fs.IntVar(&o.promptConc, "prompt-conc", 64, "concurrency of scenario 7's closed loop")
+	fs.DurationVar(&o.promptDuration, "prompt-duration", 3*time.Second, "measured time per side and size of scenario 7's closed loop")
+	fs.BoolVar(&o.onlyPrompts, "only-prompts", false, "run scenario 7 alone")
 	fs.DurationVar(&o.maxTime, "max-time", 20*time.Minute, "the whole run is cut after this")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -190,6 +212,11 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 			}
 		}
 	}
+	sizes, err := parsePromptSizes(o.promptSizeList)
+	if err != nil {
+		return nil, err
+	}
+	o.promptSizes = sizes
 	for _, s := range strings.Split(o.levels, ",") {
 		if s = strings.TrimSpace(s); s == "" {
 			continue
@@ -203,6 +230,10 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	switch {
 	case o.n < 1 || o.warmup < 0 || o.ttftStreams < 1 || o.gapStreams < 1:
 		return nil, errors.New("-n, -ttft-streams and -gap-streams must be at least 1, -warmup at least 0")
+	case o.promptN < 1 || o.promptConc < 1 || o.promptConc > 4096 || o.promptDuration <= 0 || o.promptDuration > 10*time.Minute:
+		return nil, errors.New("-prompt-n must be at least 1, -prompt-conc from 1 to 4096, -prompt-duration positive and at most 10m")
+	case o.onlyPrompts && len(o.promptSizes) == 0:
+		return nil, errors.New("-only-prompts needs -prompt-sizes")
 	case o.instantConc < 0 || o.instantConc > 4096:
 		return nil, errors.New("-instant-conc must be from 0 to 4096")
 	case o.duration <= 0 || o.duration > 10*time.Minute:
@@ -262,15 +293,18 @@ func quickHelp() string {
 
 // bench is one run.
 type bench struct {
-	o       *options
-	start   time.Time
-	log     io.Writer
-	client  *http.Client // the load generator
-	ctl     *http.Client // set-up, probes and scrapes
-	tmp     string
-	res     *Results
-	gwPID   int // 0: unknown
-	fakePID map[string]int
+	o                        *options
+	start                    time.Time
+	log                      io.Writer
+	client                   *http.Client // the load generator
+	ctl                      *http.Client // set-up, probes and scrapes
+	tmp                      string
+	res                      *Results
+	gwPID                    int // 0: unknown
+	fakePID                  map[string]int
+	barePID                  int    // the bare proxy of scenario 7
+	bareURL                  string // its …/v1 base
+	instantURL, instantModel string // scenario 7's direct side
 
 	instantD, instantG *target // non-streamed, instant upstream
 	slowD, slowG       *target // non-streamed, slow upstream
@@ -383,6 +417,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	setup := Setup{DirectInstant: instantURL, DirectSlow: slowURL, DirectStream: streamURL,
 		ModelInstant: o.modelInstant, ModelSlow: o.modelSlow, ModelStream: o.modelStream}
 
+	if len(o.promptSizes) > 0 {
+		bp, base, err := b.startBareProxy(ctx, instantURL)
+		if bp != nil {
+			children = append(children, bp)
+		}
+		if err != nil {
+			return err
+		}
+		b.barePID, b.bareURL = bp.pid(), base
+	}
+
 	// The gateway.
 	if needGateway {
 		gw, err := b.startGateway(ctx, &setup, []benchUpstream{
@@ -409,6 +454,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		}
 		return model
 	}
+	b.instantURL, b.instantModel = instantURL, dm(o.modelInstant)
 	b.instantD = newTarget(instantURL, o.directKey, dm(o.modelInstant), false, o.maxTokens)
 	b.instantG = newTarget(b.gwBase, b.gwKey, o.modelInstant, false, o.maxTokens)
 	b.slowD = newTarget(slowURL, o.directKey, dm(o.modelSlow), false, o.maxTokens)

@@ -6,9 +6,15 @@ import (
 	"time"
 )
 
-// measure runs the six scenarios in order; memory is sampled throughout.
+// measure runs the scenarios in order (scenario 7 alone under -only-prompts);
+// memory is sampled throughout.
 func (b *bench) measure(ctx context.Context) error {
 	o := b.o
+	if o.onlyPrompts {
+		b.res.Memory.Note, b.res.Allocs.Note = "not measured (-only-prompts)", "not measured (-only-prompts)"
+		b.res.Prompts = b.prompts(ctx, b.instantURL, b.bareURL, o.modelInstant, b.instantModel)
+		return ctx.Err()
+	}
 	var rss *rssSampler
 	if b.gwPID > 0 && procStatusKB(b.gwPID, "VmRSS") > 0 {
 		rss = newRSSSampler(b.gwPID, o.sampleEvery)
@@ -96,6 +102,14 @@ func (b *bench) measure(ctx context.Context) error {
 		}
 		b.res.Throughput = append(b.res.Throughput, t)
 		b.logf("   %.0f vs %.0f req/s (%.2f), added p50 %s ms, p99 %s ms", t.Direct.RPS, t.Gateway.RPS, t.Ratio, s3(t.AddedP50Ms), s3(t.AddedP99Ms))
+	}
+
+	// 7. Large contexts (before memory's idle reading: its peak counts them).
+	if len(o.promptSizes) > 0 {
+		b.res.Prompts = b.prompts(ctx, b.instantURL, b.bareURL, o.modelInstant, b.instantModel)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 	}
 
 	// 5. Memory after the load, once idle.

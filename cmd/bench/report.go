@@ -25,6 +25,7 @@ type Results struct {
 	Throughput  []ThroughputResult `json:"throughput,omitempty"`
 	Memory      MemoryResult       `json:"memory"`
 	Allocs      AllocResult        `json:"allocs"`
+	Prompts     []PromptResult     `json:"prompt_sizes,omitempty"`
 	Billing     *BillingCheck      `json:"billing,omitempty"`
 	Notes       []string           `json:"notes,omitempty"`
 }
@@ -284,6 +285,7 @@ func writeMarkdown(w io.Writer, r *Results) {
 	} else {
 		p("n/a (%s)\n\n", a.Note)
 	}
+	writePrompts(w, r.Prompts)
 	if b := r.Billing; b != nil {
 		p("Billing check: the key spent %d credits", b.KeyUsage)
 		if b.KeyLimit != nil && b.KeyLimitRemaining != nil {
@@ -303,4 +305,22 @@ func writeMarkdown(w io.Writer, r *Results) {
 func trimFloat(x float64) string {
 	s := strings.TrimRight(fmt.Sprintf("%.3f", x), "0")
 	return strings.TrimSuffix(s, ".")
+}
+
+// writePrompts is scenario 7's table.
+func writePrompts(w io.Writer, rs []PromptResult) {
+	if len(rs) == 0 {
+		return
+	}
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("## 7. Large contexts: direct, bare proxy, gateway (instant upstream; concurrency 1 in rotating blocks, then a closed loop)\n\n")
+	p("| prompt | body bytes | direct p50 | bare proxy added p50 | gateway added p50 | added ÷ direct p50 | gateway added p99 | c | direct req/s | bare ÷ direct | gateway ÷ direct | CPU µs/req gw · bare | errors d / bare / gw |\n")
+	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
+	for _, r := range rs {
+		p("| %s | %d | %s | %s | **%s** | **%.2f** | %s | %d | %.0f | %.2f | **%.2f** | %s · %s | %s / %s / %s |\n",
+			r.Size, r.BodyBytes, f3(r.Direct.P50Ms), s3(r.BareAdded.P50Ms), s3(r.GatewayAdded.P50Ms), r.AddedPerP50, s3(r.GatewayAdded.P99Ms),
+			r.Concurrency, r.DirectLoop.RPS, r.BareRatio, r.GatewayRatio, optUs(r.GatewayLoop.GatewayCPUUs), optUs(r.BareLoop.GatewayCPUUs),
+			errCell(r.Direct), errCell(r.Bare), errCell(r.Gateway))
+	}
+	p("\n")
 }
