@@ -72,6 +72,10 @@ type Store interface {
 	// Operator settings, plans and model overrides.
 	Settings(ctx context.Context) (Settings, bool, error) // false when never saved
 	SaveSettings(ctx context.Context, s Settings) error
+	// ReplaceSettings saves next only while the stored settings are still prev
+	// (none stored when prev is nil) and reports whether it did: a writer that
+	// read, then decided, never overwrites a change made in between.
+	ReplaceSettings(ctx context.Context, prev *Settings, next Settings) (bool, error)
 	Plans(ctx context.Context) ([]Plan, error)
 	SavePlan(ctx context.Context, p Plan) error
 	DeletePlan(ctx context.Context, id string) error

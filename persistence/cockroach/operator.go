@@ -42,6 +42,25 @@ func (s *Store) SaveSettings(ctx context.Context, st shlyuz.Settings) error {
 	})
 }
 
+// ReplaceSettings saves next only while the stored settings are still prev.
+func (s *Store) ReplaceSettings(ctx context.Context, prev *shlyuz.Settings, next shlyuz.Settings) (bool, error) {
+	var done bool
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		q, args := `INSERT INTO settings (id, `+sqlutil.SettingsColumns+`) VALUES (1, $1, $2, $3) ON CONFLICT (id) DO NOTHING`, sqlutil.SettingsArgs(next)
+		if prev != nil {
+			q = `UPDATE settings SET rate = $1, k = $2, updated_at = $3 WHERE id = 1 AND rate = $4 AND k = $5 AND updated_at = $6`
+			args = append(args, sqlutil.SettingsArgs(*prev)...)
+		}
+		tag, err := tx.Exec(ctx, q, args...)
+		if err != nil {
+			return fmt.Errorf("cockroach: replace settings: %w", err)
+		}
+		done = tag.RowsAffected() == 1
+		return nil
+	})
+	return done, err
+}
+
 // Plans lists the plans sorted by id.
 func (s *Store) Plans(ctx context.Context) ([]shlyuz.Plan, error) {
 	var plans []shlyuz.Plan

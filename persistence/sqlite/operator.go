@@ -36,6 +36,26 @@ func (s *Store) SaveSettings(ctx context.Context, st shlyuz.Settings) error {
 	})
 }
 
+// ReplaceSettings saves next only while the stored settings are still prev.
+func (s *Store) ReplaceSettings(ctx context.Context, prev *shlyuz.Settings, next shlyuz.Settings) (bool, error) {
+	var done bool
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		q, args := `INSERT INTO settings (id, `+sqlutil.SettingsColumns+`) VALUES (1, ?, ?, ?) ON CONFLICT (id) DO NOTHING`, sqlutil.SettingsArgs(next)
+		if prev != nil {
+			q = `UPDATE settings SET rate = ?, k = ?, updated_at = ? WHERE id = 1 AND rate = ? AND k = ? AND updated_at = ?`
+			args = append(args, sqlutil.SettingsArgs(*prev)...)
+		}
+		res, err := tx.ExecContext(ctx, q, args...)
+		if err != nil {
+			return fmt.Errorf("sqlite: replace settings: %w", err)
+		}
+		n, err := res.RowsAffected()
+		done = n == 1
+		return err
+	})
+	return done, err
+}
+
 // Plans lists the plans sorted by id.
 func (s *Store) Plans(ctx context.Context) ([]shlyuz.Plan, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+sqlutil.PlanColumns+` FROM plans`)

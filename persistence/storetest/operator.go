@@ -100,6 +100,37 @@ func testSettings(t *testing.T, s shlyuz.Store) {
 	}
 }
 
+// testReplaceSettings: a save conditioned on what was read lands only while nothing changed in between.
+func testReplaceSettings(t *testing.T, s shlyuz.Store) {
+	ctx := t.Context()
+	first := shlyuz.Settings{Pricing: shlyuz.Pricing{Rate: shlyuz.MustDecimal("90"), K: shlyuz.MustDecimal("1")}, UpdatedAt: at(0)}
+	pinned := shlyuz.Settings{Pricing: shlyuz.Pricing{Rate: shlyuz.MustDecimal("100"), K: shlyuz.MustDecimal("1")}, UpdatedAt: at(time.Minute)}
+	feed := shlyuz.Settings{Pricing: shlyuz.Pricing{Rate: shlyuz.MustDecimal("81.5075"), K: shlyuz.MustDecimal("1")}, UpdatedAt: at(time.Hour)}
+	steps := []struct {
+		name string
+		prev *shlyuz.Settings
+		next shlyuz.Settings
+		want bool
+		rate string // the stored rate after the step
+	}{
+		{"the first save, nothing stored", nil, first, true, "90"},
+		{"a second first save loses", nil, feed, false, "90"},
+		{"a save over what was read", &first, pinned, true, "100"},
+		{"a save over a stale read loses", &first, feed, false, "100"},
+		{"a save over the fresh read", &pinned, feed, true, "81.5075"},
+	}
+	for _, st := range steps {
+		got, err := s.ReplaceSettings(ctx, st.prev, st.next)
+		if err != nil || got != st.want {
+			t.Fatalf("%s: ReplaceSettings = %v, %v; want %v", st.name, got, err, st.want)
+		}
+		cur, ok, err := s.Settings(ctx)
+		if err != nil || !ok || cur.Pricing.Rate.String() != st.rate {
+			t.Fatalf("%s: stored rate %v (%v, %v); want %s", st.name, cur.Pricing.Rate, ok, err, st.rate)
+		}
+	}
+}
+
 func testPlans(t *testing.T, s shlyuz.Store) {
 	ctx := t.Context()
 	if plans, err := s.Plans(ctx); err != nil || len(plans) != 0 {

@@ -49,6 +49,7 @@ func Run(t *testing.T, open func(t *testing.T) shlyuz.Store) {
 		{"CommitRefusesMalformed", testCommitRefusesMalformed},
 		{"Generations", testGenerations},
 		{"Settings", testSettings},
+		{"ReplaceSettings", testReplaceSettings},
 		{"Plans", testPlans},
 		{"ModelOverrides", testModelOverrides},
 		{"ReconcileAfterManyCommits", testReconcileAfterManyCommits},

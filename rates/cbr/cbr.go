@@ -111,22 +111,28 @@ func (u *Updater) Once(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	// The settings are read before the pin is checked, and saved only while they are still what was read:
+	// the operator records a pin before saving a rate, so a pin made at any moment of this run wins.
+	st, ok, err := u.Store.Settings(ctx)
+	if err != nil {
+		return false, err
+	}
+	var prev *shlyuz.Settings
+	if ok {
+		read := st
+		prev = &read
+	} else {
+		if u.Current == nil {
+			return false, fmt.Errorf("cbr: no pricing to update")
+		}
+		st.Pricing = u.Current()
+	}
 	latest, err := u.Store.RateChanges(ctx, 1)
 	if err != nil {
 		return false, err
 	}
 	if len(latest) == 1 && shlyuz.Pinned(&latest[0]) {
 		return false, nil
-	}
-	st, ok, err := u.Store.Settings(ctx)
-	if err != nil {
-		return false, err
-	}
-	if !ok {
-		if u.Current == nil {
-			return false, fmt.Errorf("cbr: no pricing to update")
-		}
-		st.Pricing = u.Current()
 	}
 	if st.Pricing.Rate.Cmp(rate) == 0 {
 		return false, nil
@@ -137,8 +143,12 @@ func (u *Updater) Once(ctx context.Context) (bool, error) {
 	}
 	change := shlyuz.RateChange{ID: newID(), At: now().UTC(), By: shlyuz.RateByCBR, Old: st.Pricing.Rate, New: rate}
 	st.Pricing.Rate, st.UpdatedAt = rate, change.At
-	if err := u.Store.SaveSettings(ctx, st); err != nil {
+	saved, err := u.Store.ReplaceSettings(ctx, prev, st)
+	if err != nil {
 		return false, err
+	}
+	if !saved { // the operator changed the settings meanwhile: the next run decides again
+		return false, nil
 	}
 	if err := u.Store.RecordRateChange(ctx, change); err != nil {
 		return false, err

@@ -122,3 +122,56 @@ func TestUpdater(t *testing.T) {
 		t.Fatalf("the catalog was repriced %d times; want 2", reloads.Load())
 	}
 }
+
+// pinAfterCheck is a store on which the operator pins a rate right after the updater has looked for a pin.
+type pinAfterCheck struct {
+	*sqlite.Store
+	pinned bool
+}
+
+func (s *pinAfterCheck) RateChanges(ctx context.Context, limit int) ([]shlyuz.RateChange, error) {
+	cs, err := s.Store.RateChanges(ctx, limit)
+	if err != nil || s.pinned {
+		return cs, err
+	}
+	s.pinned = true
+	st, _, err := s.Settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	old := st.Pricing.Rate
+	st.Pricing.Rate, st.UpdatedAt = shlyuz.MustDecimal("100"), time.Now()
+	// as the operator API does: the pin is recorded first, then the rate saved
+	if err := s.RecordRateChange(ctx, shlyuz.RateChange{ID: "pin", At: st.UpdatedAt, By: shlyuz.RateByOperator, Old: old, New: st.Pricing.Rate}); err != nil {
+		return nil, err
+	}
+	return cs, s.SaveSettings(ctx, st)
+}
+
+// TestUpdaterLosesToAPinMadeMeanwhile: a pin that lands between the updater's check and its save wins.
+func TestUpdaterLosesToAPinMadeMeanwhile(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(feed(t)) }))
+	defer srv.Close()
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "rates.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.SaveSettings(ctx, shlyuz.Settings{Pricing: shlyuz.Pricing{Rate: shlyuz.MustDecimal("90"), K: shlyuz.MustDecimal("1")}, UpdatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	store := &pinAfterCheck{Store: db}
+	u := &cbr.Updater{URL: srv.URL, Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	changed, err := u.Once(ctx)
+	if err != nil || changed {
+		t.Fatalf("Once = %v, %v; want no change", changed, err)
+	}
+	st, _, err := db.Settings(ctx)
+	if err != nil || st.Pricing.Rate.String() != "100" {
+		t.Fatalf("rate %v (%v); want the pinned 100", st.Pricing.Rate, err)
+	}
+	if cs, _ := db.RateChanges(ctx, 10); len(cs) != 1 || cs[0].By != shlyuz.RateByOperator {
+		t.Fatalf("changes %+v; want the pin alone", cs)
+	}
+}
