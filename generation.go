@@ -21,6 +21,13 @@ type Generation struct {
 	// Estimated: the upstream reported no usage, so the tokens (and the
 	// charge) are the gateway's count: the prompt estimate plus the reply's.
 	Estimated bool `json:"usage_estimated"`
+	// The usage's details and how the charge adds up (nil on records made
+	// before they were kept). OverReserved: the upstream reported more than
+	// was reserved, and the reservation was charged instead.
+	PromptDetails     *PromptTokensDetails     `json:"prompt_tokens_details,omitempty"`
+	CompletionDetails *CompletionTokensDetails `json:"completion_tokens_details,omitempty"`
+	CreditsDetails    *CreditsDetails          `json:"credits_details,omitempty"`
+	OverReserved      bool                     `json:"over_reserved,omitempty"`
 }
 
 // Attempt is one upstream tried for a generation.

@@ -1,6 +1,9 @@
 package shlyuz
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 func TestDerivePrice(t *testing.T) {
 	tests := []struct {
@@ -82,10 +85,10 @@ func TestPriceCharge(t *testing.T) {
 }
 
 func TestCompletionTokensFor(t *testing.T) {
-	p := Price{PromptMicro: 1_000_000, CompletionMicro: 2_000_000}
+	p := PriceBound{PromptMicro: 1_000_000, CompletionMicro: 2_000_000}
 	tests := []struct {
 		name   string
-		price  Price
+		price  PriceBound
 		budget Credits
 		prompt int64
 		want   int64
@@ -95,8 +98,11 @@ func TestCompletionTokensFor(t *testing.T) {
 		{"prompt takes the whole budget", p, 10, 10, 0},
 		{"prompt exceeds the budget", p, 10, 11, 0},
 		{"no budget", p, 0, 0, 0},
-		{"free completion", Price{PromptMicro: 1_000_000}, 10, 1, 1 << 40},
-		{"fractional completion price", Price{CompletionMicro: 300_000}, 1, 0, 3},
+		{"free completion", PriceBound{PromptMicro: 1_000_000}, 10, 1, 1 << 40},
+		{"fractional completion price", PriceBound{CompletionMicro: 300_000}, 1, 0, 3},
+		{"request fee first", PriceBound{CompletionMicro: 1_000_000, RequestMicro: 5_000_000}, 10, 0, 5},
+		{"a budget of 10^13 credits does not overflow", p, 10_000_000_000_000, 0, 5_000_000_000_000},
+		{"the largest budget", PriceBound{CompletionMicro: 1}, math.MaxInt64, 0, math.MaxInt64},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,15 +5,6 @@ import (
 	"encoding/json"
 )
 
-// Usage is what a request consumed, as the upstream reported it.
-type Usage struct {
-	PromptTokens     int64 `json:"prompt_tokens"`
-	CompletionTokens int64 `json:"completion_tokens"`
-	TotalTokens      int64 `json:"total_tokens"`
-	CachedTokens     int64 `json:"cached_tokens,omitempty"`
-	ReasoningTokens  int64 `json:"reasoning_tokens,omitempty"`
-}
-
 // UpstreamRequest is a chat request on its way to one upstream. Fields holds the
 // client's body at the top level, untouched, so that adapters pass through what
 // they do not know; the typed fields are what the gateway decided.

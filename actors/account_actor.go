@@ -145,8 +145,9 @@ func (a *accountActor) reserve(m *acctReserve) *reserved {
 	if m.MaxTokens > 0 {
 		tokens = m.MaxTokens
 	}
+	n := max(m.N, 1)
 	if left, ok := k.left(); ok {
-		afford := m.Price.CompletionTokensFor(left, m.Prompt)
+		afford := m.Price.CompletionTokensFor(left, m.Prompt) / n
 		if m.MaxTokens == 0 {
 			tokens = min(tokens, afford)
 		}
@@ -154,14 +155,14 @@ func (a *accountActor) reserve(m *acctReserve) *reserved {
 			return &reserved{Err: shlyuz.ErrKeyLimitExceeded(*k.key.Limit, k.spent+k.reserved, k.periodEnd, afford, max(tokens, 1))}
 		}
 	}
-	afford := m.Price.CompletionTokensFor(free, m.Prompt)
+	afford := m.Price.CompletionTokensFor(free, m.Prompt) / n
 	if m.MaxTokens == 0 {
 		tokens = min(tokens, afford)
 	}
 	if afford < 1 || tokens > afford {
 		return &reserved{Err: shlyuz.ErrInsufficientCredits(max(free, 0), afford, max(tokens, 1), m.MaxTokens > 0)}
 	}
-	amount := m.Price.Charge(m.Prompt, tokens)
+	amount := m.Price.Charge(m.Prompt, shlyuz.MulChecked(tokens, n))
 	a.addHold(m.GenID, hold{amount: amount, keyID: k.key.ID, requester: m.Requester})
 	return &reserved{KeyID: k.key.ID, AccountID: a.balance.AccountID, Tokens: tokens, Amount: amount, Epoch: a.balance.Epoch}
 }

@@ -20,6 +20,7 @@ type ChatCall struct {
 	Fields         map[string]json.RawMessage
 	Stream         bool
 	MaxTokens      int64 // max_tokens or max_completion_tokens; 0: absent
+	N              int64 // choices asked for ("n"); 0: one
 	Prompt         shlyuz.PromptEstimate
 	Order          []string // provider.order: upstream names to try first
 	AllowFallbacks bool
@@ -34,6 +35,7 @@ type Receipt struct {
 	MaxTokens    int64
 	Usage        shlyuz.Usage
 	Credits      shlyuz.Credits
+	Details      shlyuz.CreditsDetails // how Credits adds up; its parts sum to it
 	Model        string
 	Upstream     string
 	FinishReason string
@@ -57,8 +59,10 @@ type call struct {
 	done      func(error) // the breaker's outcome callback of the slot held at slotUp; nil: none
 	slotUp    *Upstream
 	settled   bool
-	estimated bool          // the usage is the gateway's count, not the upstream's
-	upTime    time.Duration // spent in the serving upstream's call (to the first event for streams)
+	details   *shlyuz.CreditsDetails // how the settled charge adds up
+	over      bool                   // the upstream reported more than was reserved
+	estimated bool                   // the usage is the gateway's count, not the upstream's
+	upTime    time.Duration          // spent in the serving upstream's call (to the first event for streams)
 
 	// A media call's worst case in credits at the catalog price (0: a chat
 	// call, reserved by tokens), and which upstreams can serve it.
@@ -389,11 +393,13 @@ func (cl *call) reserve(m *shlyuz.PricedModel, ups []*Upstream) error {
 			msg.Fixed = max(msg.Fixed, scaleCredits(cl.fixed, u.Config.PriceMultiplier))
 		}
 	} else {
-		worst := m.Price
+		prompt := cl.c.Prompt.Reserve
+		worst := m.Price.Bound(prompt)
 		for _, u := range ups {
-			worst = worst.Max(m.Price.Scale(u.Config.PriceMultiplier))
+			scaled := m.Price.Scale(u.Config.PriceMultiplier)
+			worst = worst.Max(scaled.Bound(prompt))
 		}
-		msg.Prompt, msg.MaxTokens, msg.MaxOut, msg.Price = cl.c.Prompt.Reserve, cl.c.MaxTokens, m.MaxOutput(), worst
+		msg.Prompt, msg.MaxTokens, msg.MaxOut, msg.Price, msg.N = prompt, cl.c.MaxTokens, m.MaxOutput(), worst, cl.c.N
 	}
 	ar, err := g.grant(ref.accountID, msg)
 	if err != nil {
@@ -434,23 +440,39 @@ func (cl *call) settle(u shlyuz.Usage, status, finish string) *Receipt {
 		return nil
 	}
 	price := cl.model.Price.Scale(cl.upstream.Config.PriceMultiplier) // the serving upstream's price
-	return cl.settleCredits(price.Charge(u.PromptTokens, u.CompletionTokens), u, status, finish)
+	u = u.Normalized()
+	return cl.settleBill(price.Bill(u), u, status, finish)
 }
 
-// settleCredits charges credits (never more than was held) and writes the record.
+// settleCredits charges credits (never more than was held) and writes the
+// record; the whole charge is the input part of its details (a media call).
 func (cl *call) settleCredits(credits shlyuz.Credits, u shlyuz.Usage, status, finish string) *Receipt {
+	return cl.settleBill(shlyuz.Bill{Credits: credits, Details: shlyuz.CreditsDetails{Input: credits}}, u, status, finish)
+}
+
+// settleBill charges the bill, capped at what was held: an upstream that
+// reported more than the reservation allowed is charged the reservation,
+// and the generation says so (it is counted and logged, never silent).
+func (cl *call) settleBill(b shlyuz.Bill, u shlyuz.Usage, status, finish string) *Receipt {
 	if cl.settled {
 		return nil
 	}
 	cl.settled = true
-	credits = min(credits, cl.held)
+	billed := b.Credits
+	over := b.Cap(cl.held)
 	if u.TotalTokens == 0 {
 		u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	}
 	now := cl.g.now()
-	gen := cl.record(now, status, finish, u, credits)
-	err := cl.settleAccount(&acctSettle{GenID: cl.c.GenerationID, KeyID: cl.keyID, Amount: credits, Tokens: u.TotalTokens, Generation: gen, Now: now})
-	return &Receipt{Usage: u, Credits: credits, Model: cl.model.ID, Upstream: gen.Upstream, FinishReason: finish, Status: status, Err: err,
+	cl.details, cl.over = &b.Details, over
+	gen := cl.record(now, status, finish, u, b.Credits)
+	if over {
+		cl.g.log.Warn("the upstream reported more than was reserved: charged the reservation",
+			"generation", gen.ID, "model", gen.Model, "upstream", gen.Upstream, "billed", billed, "reserved", cl.held,
+			"prompt_tokens", u.PromptTokens, "completion_tokens", u.CompletionTokens)
+	}
+	err := cl.settleAccount(&acctSettle{GenID: cl.c.GenerationID, KeyID: cl.keyID, Amount: b.Credits, Tokens: u.TotalTokens, Generation: gen, Now: now})
+	return &Receipt{Usage: u, Credits: b.Credits, Details: b.Details, Model: cl.model.ID, Upstream: gen.Upstream, FinishReason: finish, Status: status, Err: err,
 		MaxTokens: cl.decidedMaxTokens()}
 }
 
@@ -492,6 +514,7 @@ func (cl *call) record(now time.Time, status, finish string, u shlyuz.Usage, cre
 		ID: cl.c.GenerationID, AccountID: cl.accountID, KeyID: cl.keyID, Model: cl.model.ID,
 		Upstream: upstream, Attempts: cl.attempts, Streamed: cl.c.Stream,
 		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Credits: credits,
+		PromptDetails: u.PromptDetails(), CompletionDetails: u.CompletionDetails(), CreditsDetails: cl.details, OverReserved: cl.over,
 		LatencyMS: now.Sub(cl.c.Started).Milliseconds(), Status: status, FinishReason: finish, CreatedAt: now,
 		Estimated: cl.estimated,
 	}

@@ -34,7 +34,8 @@ type acctReserve struct {
 	Prompt    int64  // reserve estimate of prompt tokens
 	MaxTokens int64  // what the client asked for; 0: absent
 	MaxOut    int64  // the model's output ceiling
-	Price     shlyuz.Price
+	N         int64  // choices asked for (0 or 1: one); each may produce the ceiling
+	Price     shlyuz.PriceBound
 	// Fixed, when above zero, is the whole worst case in credits (a media call
 	// priced in images, seconds or characters); Prompt, MaxTokens and Price are unused.
 	Fixed shlyuz.Credits
@@ -46,7 +47,7 @@ type acctReserve struct {
 type reserved struct {
 	KeyID     string
 	AccountID string
-	Tokens    int64 // completion tokens reserved for
+	Tokens    int64 // completion tokens reserved for, per choice
 	Amount    shlyuz.Credits
 	Epoch     int64
 	Err       *shlyuz.Error

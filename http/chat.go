@@ -14,33 +14,22 @@ import (
 	"github.com/shlyuz/shlyuz/actors"
 )
 
+// usageOut is a reply's usage: OpenAI's, with what was debited (credits)
+// and how it adds up (credits_details, whose parts sum to credits).
 type usageOut struct {
-	PromptTokens            int64          `json:"prompt_tokens"`
-	CompletionTokens        int64          `json:"completion_tokens"`
-	TotalTokens             int64          `json:"total_tokens"`
-	PromptTokensDetails     *cachedDetails `json:"prompt_tokens_details,omitempty"`
-	CompletionTokensDetails *reasonDetails `json:"completion_tokens_details,omitempty"`
-	Credits                 shlyuz.Credits `json:"credits"`
-}
-
-type cachedDetails struct {
-	CachedTokens int64 `json:"cached_tokens"`
-}
-
-type reasonDetails struct {
-	ReasoningTokens int64 `json:"reasoning_tokens"`
+	PromptTokens            int64                           `json:"prompt_tokens"`
+	CompletionTokens        int64                           `json:"completion_tokens"`
+	TotalTokens             int64                           `json:"total_tokens"`
+	PromptTokensDetails     *shlyuz.PromptTokensDetails     `json:"prompt_tokens_details"`
+	CompletionTokensDetails *shlyuz.CompletionTokensDetails `json:"completion_tokens_details"`
+	Credits                 shlyuz.Credits                  `json:"credits"`
+	CreditsDetails          shlyuz.CreditsDetails           `json:"credits_details"`
 }
 
 func newUsage(r *actors.Receipt) *usageOut {
-	u := &usageOut{PromptTokens: r.Usage.PromptTokens, CompletionTokens: r.Usage.CompletionTokens,
-		TotalTokens: r.Usage.TotalTokens, Credits: r.Credits}
-	if r.Usage.CachedTokens > 0 {
-		u.PromptTokensDetails = &cachedDetails{CachedTokens: r.Usage.CachedTokens}
-	}
-	if r.Usage.ReasoningTokens > 0 {
-		u.CompletionTokensDetails = &reasonDetails{ReasoningTokens: r.Usage.ReasoningTokens}
-	}
-	return u
+	return &usageOut{PromptTokens: r.Usage.PromptTokens, CompletionTokens: r.Usage.CompletionTokens,
+		TotalTokens: r.Usage.TotalTokens, Credits: r.Credits, CreditsDetails: r.Details,
+		PromptTokensDetails: r.Usage.PromptDetails(), CompletionTokensDetails: r.Usage.CompletionDetails()}
 }
 
 type completion struct {

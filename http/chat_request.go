@@ -76,6 +76,16 @@ func parseChat(body []byte) (*actors.ChatCall, *shlyuz.Error) {
 		call.MaxTokens = *n
 		break
 	}
+	var n *int64
+	if err := field(fields, "n", &n); err != nil {
+		return nil, err
+	}
+	if n != nil {
+		if *n < 1 || *n > maxChoices {
+			return nil, shlyuz.ErrInvalidValue("n", "n must be between 1 and %d.", maxChoices)
+		}
+		call.N = *n // every choice is reserved for and billed
+	}
 	if err := checkImageOptions(fields); err != nil {
 		return nil, err
 	}
@@ -91,6 +101,9 @@ func parseChat(body []byte) (*actors.ChatCall, *shlyuz.Error) {
 	}
 	return call, nil
 }
+
+// maxChoices bounds n as OpenAI does.
+const maxChoices = 128
 
 // imageSizes are the image_config.image_size values OpenRouter documents.
 var imageSizes = []string{"512", "1K", "2K", "4K"}

@@ -2,7 +2,8 @@
 // HTTP requests by route and status, generations by model, upstream and
 // status, latency histograms (total, upstream, added by the gateway), tokens
 // and credits, breaker states, requests in flight and credits reserved, and
-// the journal's lag and batch sizes. Handler exposes them for /metrics.
+// the journal's lag and batch sizes, and calls whose upstream reported more
+// than was reserved. Handler exposes them for /metrics.
 package metrics
 
 import (
@@ -32,6 +33,7 @@ type Metrics struct {
 	journalBatch prometheus.Histogram
 	journalLag   prometheus.Histogram
 	journalFail  prometheus.Counter
+	overReserved *prometheus.CounterVec
 }
 
 // latencyBuckets run from 50µs (the gateway's own cost) to two minutes (a long generation).
@@ -67,9 +69,11 @@ func New() *Metrics {
 			Help: "From a generation's settlement to its commit.", Buckets: latencyBuckets}),
 		journalFail: prometheus.NewCounter(prometheus.CounterOpts{Name: "shlyuz_journal_commit_failures_total",
 			Help: "Group commits that failed and were retried."}),
+		overReserved: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "shlyuz_over_reserved_total",
+			Help: "Model calls whose upstream reported more than was reserved (charged the reservation), by model and upstream."}, []string{"model", "upstream"}),
 	}
 	reg.MustRegister(m.httpRequests, m.httpDuration, m.generations, m.total, m.upstream, m.added, m.tokens,
-		m.credits, m.breaker, m.journalBatch, m.journalLag, m.journalFail)
+		m.credits, m.breaker, m.journalBatch, m.journalLag, m.journalFail, m.overReserved)
 	return m
 }
 
@@ -110,6 +114,9 @@ func (m *Metrics) Generation(g *shlyuz.Generation, total, upstream time.Duration
 	}
 	if g.Credits > 0 {
 		m.credits.WithLabelValues(g.Model).Add(float64(g.Credits))
+	}
+	if g.OverReserved {
+		m.overReserved.WithLabelValues(g.Model, g.Upstream).Inc()
 	}
 }
 

@@ -250,14 +250,14 @@ func (s *Store) Reconcile(ctx context.Context) ([]string, error) {
 }
 
 const upsertGeneration = `INSERT INTO generations (` + sqlutil.GenerationColumns + `)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
 	ON CONFLICT (id) DO UPDATE SET
 		account_id = excluded.account_id, key_id = excluded.key_id, model = excluded.model,
 		upstream = excluded.upstream, attempts = excluded.attempts, streamed = excluded.streamed,
 		prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens,
 		credits = excluded.credits, latency_ms = excluded.latency_ms, status = excluded.status,
 		finish_reason = excluded.finish_reason, created_at = excluded.created_at,
-		usage_estimated = excluded.usage_estimated`
+		usage_estimated = excluded.usage_estimated, billing = excluded.billing`
 
 // Generation returns the generation record with the id, or shlyuz.ErrNoRows.
 func (s *Store) Generation(ctx context.Context, id string) (shlyuz.Generation, error) {

@@ -196,14 +196,14 @@ func (s *Store) Reconcile(ctx context.Context) ([]string, error) {
 }
 
 const upsertGenerationSQL = `INSERT INTO generations (` + sqlutil.GenerationColumns + `)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (id) DO UPDATE SET
 		account_id = excluded.account_id, key_id = excluded.key_id, model = excluded.model,
 		upstream = excluded.upstream, attempts = excluded.attempts, streamed = excluded.streamed,
 		prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens,
 		credits = excluded.credits, latency_ms = excluded.latency_ms, status = excluded.status,
 		finish_reason = excluded.finish_reason, created_at = excluded.created_at,
-		usage_estimated = excluded.usage_estimated`
+		usage_estimated = excluded.usage_estimated, billing = excluded.billing`
 
 func upsertGeneration(ctx context.Context, upsert *sql.Stmt, g *shlyuz.Generation) error {
 	args, err := sqlutil.GenerationArgs(g)

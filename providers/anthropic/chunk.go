@@ -131,6 +131,9 @@ func (u *streamUsage) delta(w *deltaUsage) {
 	if w.CacheReadInputTokens != nil {
 		u.w.CacheReadInputTokens = max(u.w.CacheReadInputTokens, *w.CacheReadInputTokens)
 	}
+	if w.CacheCreation != nil {
+		u.w.CacheCreation = w.CacheCreation
+	}
 }
 
 // current is the running total, or nil when the upstream reported none.
@@ -150,8 +153,9 @@ func (u *streamUsage) current() *shlyuz.Usage {
 
 // deltaUsage is message_delta's usage; absent counts stay nil.
 type deltaUsage struct {
-	OutputTokens             *int64 `json:"output_tokens"`
-	InputTokens              *int64 `json:"input_tokens"`
-	CacheCreationInputTokens *int64 `json:"cache_creation_input_tokens"`
-	CacheReadInputTokens     *int64 `json:"cache_read_input_tokens"`
+	OutputTokens             *int64         `json:"output_tokens"`
+	InputTokens              *int64         `json:"input_tokens"`
+	CacheCreationInputTokens *int64         `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     *int64         `json:"cache_read_input_tokens"`
+	CacheCreation            *cacheCreation `json:"cache_creation"`
 }

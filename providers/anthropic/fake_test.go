@@ -106,7 +106,8 @@ func TestFakeMessage(t *testing.T) {
 		"content":       `[{"type":"text","text":"tok0 tok1 tok2"}]`,
 		"stop_reason":   `"end_turn"`,
 		"stop_sequence": "null",
-		"usage":         `{"input_tokens":90,"output_tokens":3}`, // (9+11)/4 + 85
+		// (9+11)/4 + 85; the cache counts are always there, as Anthropic sends them
+		"usage": `{"input_tokens":90,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"cache_creation":{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":0},"output_tokens":3}`,
 	} {
 		if string(m[k]) != want {
 			t.Errorf("%s = %s, want %s", k, m[k], want)

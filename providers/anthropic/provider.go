@@ -182,10 +182,17 @@ type wireBlock struct {
 // wireUsage is Anthropic's usage object. input_tokens excludes the cached
 // prompt: cache writes and reads are counted apart.
 type wireUsage struct {
-	InputTokens              int64 `json:"input_tokens"`
-	OutputTokens             int64 `json:"output_tokens"`
-	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
-	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+	InputTokens              int64          `json:"input_tokens"`
+	OutputTokens             int64          `json:"output_tokens"`
+	CacheCreationInputTokens int64          `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int64          `json:"cache_read_input_tokens"`
+	CacheCreation            *cacheCreation `json:"cache_creation"`
+}
+
+// cacheCreation splits cache_creation_input_tokens by the cache's lifetime.
+type cacheCreation struct {
+	Ephemeral5m int64 `json:"ephemeral_5m_input_tokens"`
+	Ephemeral1h int64 `json:"ephemeral_1h_input_tokens"`
 }
 
 // prompt is the whole prompt in OpenAI's sense: fresh, cache-written and cache-read tokens.
@@ -195,12 +202,17 @@ func (w *wireUsage) prompt() int64 {
 
 func (w *wireUsage) usage() shlyuz.Usage {
 	p := w.prompt()
-	return shlyuz.Usage{
+	u := shlyuz.Usage{
 		PromptTokens:     p,
 		CompletionTokens: w.OutputTokens,
 		TotalTokens:      p + w.OutputTokens,
 		CachedTokens:     w.CacheReadInputTokens,
+		CacheWriteTokens: w.CacheCreationInputTokens,
 	}
+	if c := w.CacheCreation; c != nil {
+		u.CacheWrite1hTokens = c.Ephemeral1h
+	}
+	return u.Normalized()
 }
 
 // decodeReply turns an Anthropic Message into a ChatResponse (Created unset).

@@ -38,6 +38,7 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	ask.Usage = usageOf(body)
 	sc := s.Script(r, ask)
 	if !s.Begin(r.Context(), sc.Fault) {
 		return
@@ -371,10 +372,8 @@ func anthropicReply(w http.ResponseWriter, model string, sc *Script) {
 	b = append(b, anthropicStopReason(sc.Finish)...)
 	b = append(b, `","stop_sequence":null`...)
 	if sc.Fault != FaultNoUsage {
-		b = append(b, `,"usage":{"input_tokens":`...)
-		b = strconv.AppendInt(b, int64(sc.PromptTokens), 10)
-		b = append(b, `,"output_tokens":`...)
-		b = strconv.AppendInt(b, int64(sc.Tokens), 10)
+		b = append(b, `,"usage":{`...)
+		b = appendAnthropicUsage(b, sc, sc.Completion(sc.Tokens))
 		b = append(b, '}')
 	}
 	b = append(b, "}\n"...)
@@ -436,9 +435,9 @@ func (s *Server) anthropicStream(w http.ResponseWriter, r *http.Request, model s
 	b = appendJSONString(b, model)
 	b = append(b, `,"content":[],"stop_reason":null,"stop_sequence":null`...)
 	if sc.Fault != FaultNoUsage {
-		b = append(b, `,"usage":{"input_tokens":`...)
-		b = strconv.AppendInt(b, int64(sc.PromptTokens), 10)
-		b = append(b, `,"output_tokens":1}`...)
+		b = append(b, `,"usage":{`...)
+		b = appendAnthropicUsage(b, sc, 1)
+		b = append(b, '}')
 	}
 	b = append(b, "}}"...)
 	if !ev.send("message_start", b) {
@@ -517,7 +516,7 @@ func (s *Server) anthropicStream(w http.ResponseWriter, r *http.Request, model s
 	b = append(b, `","stop_sequence":null}`...)
 	if sc.Fault != FaultNoUsage {
 		b = append(b, `,"usage":{"output_tokens":`...)
-		b = strconv.AppendInt(b, int64(sc.Tokens), 10)
+		b = strconv.AppendInt(b, int64(sc.Completion(sc.Tokens)), 10)
 		b = append(b, '}')
 	}
 	b = append(b, '}')

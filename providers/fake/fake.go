@@ -219,6 +219,7 @@ type chatRequest struct {
 	} `json:"stream_options"`
 	MaxTokens           *int64   `json:"max_tokens"`
 	MaxCompletionTokens *int64   `json:"max_completion_tokens"`
+	N                   int      `json:"n"`
 	Modalities          []string `json:"modalities"` // "image": the reply carries an image (chatImage)
 }
 
@@ -226,7 +227,7 @@ const maxBody = 64 << 20
 
 // ask is the request in the neutral terms Script decides on.
 func (req *chatRequest) ask() Ask {
-	a := Ask{Model: req.Model, Prompt: promptOf(req), MaxTokens: req.MaxCompletionTokens}
+	a := Ask{Model: req.Model, Prompt: promptOf(req), MaxTokens: req.MaxCompletionTokens, N: req.N}
 	if a.MaxTokens == nil {
 		a.MaxTokens = req.MaxTokens
 	}
@@ -269,7 +270,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	sc := s.Script(r, req.ask())
+	ask := req.ask()
+	ask.Usage = usageOf(body)
+	sc := s.Script(r, ask)
 	if !s.Begin(r.Context(), sc.Fault) {
 		return
 	}
@@ -351,8 +354,9 @@ type replyPlan struct {
 	promptTokens int
 	includeUsage bool
 	toolCall     *ToolCall // set: the reply calls this tool instead of saying text
-	image        []byte    // set: the reply's message.images[0], a JSON object (chatImage)
-	imageTokens  int       // its tokens, counted in completion_tokens as OpenRouter does
+	sc           *Script
+	image        []byte // set: the reply's message.images[0], a JSON object (chatImage)
+	imageTokens  int    // its tokens, counted in completion_tokens as OpenRouter does
 }
 
 // newPlan renders the script's answer in OpenAI's terms.
@@ -368,6 +372,7 @@ func newPlan(req *chatRequest, sc *Script) *replyPlan {
 		promptTokens: sc.PromptTokens,
 		includeUsage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage && sc.Fault != FaultNoUsage,
 		toolCall:     sc.ToolCall,
+		sc:           sc,
 	}
 	if slices.Contains(req.Modalities, "image") && sc.ToolCall == nil {
 		p.image, p.imageTokens = chatImage()
@@ -428,16 +433,6 @@ func appendToken(b []byte, i int) []byte {
 	return strconv.AppendInt(b, int64(i), 10)
 }
 
-func appendUsage(b []byte, prompt, completion int) []byte {
-	b = append(b, `{"prompt_tokens":`...)
-	b = strconv.AppendInt(b, int64(prompt), 10)
-	b = append(b, `,"completion_tokens":`...)
-	b = strconv.AppendInt(b, int64(completion), 10)
-	b = append(b, `,"total_tokens":`...)
-	b = strconv.AppendInt(b, int64(prompt+completion), 10)
-	return append(b, `,"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}`...)
-}
-
 // reply writes a non-streamed chat.completion.
 func (s *Server) reply(w http.ResponseWriter, p *replyPlan) {
 	b := make([]byte, 0, 512+p.tokens*8)
@@ -447,8 +442,35 @@ func (s *Server) reply(w http.ResponseWriter, p *replyPlan) {
 	b = strconv.AppendInt(b, p.created, 10)
 	b = append(b, `,"model":`...)
 	b = append(b, p.model...)
+	b = append(b, `,"choices":[`...)
+	for k := range p.sc.choices() { // n choices, alike
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = p.appendChoice(b, k)
+	}
+	b = append(b, ']')
+	if p.fault != FaultNoUsage {
+		b = append(b, `,"usage":`...)
+		b = appendOpenAIUsage(b, p.sc, p.tokens+p.imageTokens)
+	}
+	b = append(b, `,"service_tier":"default","system_fingerprint":"fp_fake"}`...)
+
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Request-Id", "req_"+p.id)
+	writeWhole(w, p.fault, b, func() {
+		writeError(w, http.StatusInternalServerError, "server_error", "", "",
+			"The server had an error while processing your request. Sorry about that!")
+	})
+}
+
+// appendChoice appends choice k of a non-streamed reply.
+func (p *replyPlan) appendChoice(b []byte, k int) []byte {
+	b = append(b, `{"index":`...)
+	b = strconv.AppendInt(b, int64(k), 10)
 	if tc := p.toolCall; tc != nil {
-		b = append(b, `,"choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":`...)
+		b = append(b, `,"message":{"role":"assistant","content":null,"tool_calls":[{"id":`...)
 		b = appendJSONString(b, tc.ID)
 		b = append(b, `,"type":"function","function":{"name":`...)
 		b = appendJSONString(b, tc.Name)
@@ -456,7 +478,7 @@ func (s *Server) reply(w http.ResponseWriter, p *replyPlan) {
 		b = appendJSONString(b, tc.Arguments)
 		b = append(b, `}}],"refusal":null,"annotations":[]},"logprobs":null,"finish_reason":"`...)
 	} else {
-		b = append(b, `,"choices":[{"index":0,"message":{"role":"assistant","content":"`...)
+		b = append(b, `,"message":{"role":"assistant","content":"`...)
 		for i := 0; i < p.tokens; i++ {
 			b = appendToken(b, i)
 		}
@@ -469,20 +491,7 @@ func (s *Server) reply(w http.ResponseWriter, p *replyPlan) {
 		b = append(b, `,"refusal":null,"annotations":[]},"logprobs":null,"finish_reason":"`...)
 	}
 	b = append(b, p.finish...)
-	b = append(b, `"}]`...)
-	if p.fault != FaultNoUsage {
-		b = append(b, `,"usage":`...)
-		b = appendUsage(b, p.promptTokens, p.tokens+p.imageTokens)
-	}
-	b = append(b, `,"service_tier":"default","system_fingerprint":"fp_fake"}`...)
-
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("X-Request-Id", "req_"+p.id)
-	writeWhole(w, p.fault, b, func() {
-		writeError(w, http.StatusInternalServerError, "server_error", "", "",
-			"The server had an error while processing your request. Sorry about that!")
-	})
+	return append(b, `"}`...)
 }
 
 // sse writes one stream's events.
@@ -497,11 +506,13 @@ func (c *sse) send(b []byte) bool {
 	return writeFlush(c.w, c.flusher, b)
 }
 
-// start begins a chunk, up to its first choice's delta.
-func (c *sse) start() []byte {
+// start begins a chunk of choice k, up to its delta.
+func (c *sse) start(k int) []byte {
 	b := append(c.buf[:0], "data: "...)
 	b = append(b, c.p.prefix...)
-	return append(b, `[{"index":0,"delta":`...)
+	b = append(b, `[{"index":`...)
+	b = strconv.AppendInt(b, int64(k), 10)
+	return append(b, `,"delta":`...)
 }
 
 // end closes a chunk begun by start with the finish_reason (a JSON value).
@@ -528,19 +539,22 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, p *replyPlan) {
 	c.flusher, _ = w.(http.Flusher)
 	ctx := r.Context()
 
-	b := c.start()
-	if tc := p.toolCall; tc != nil {
-		// The call's id, type and name come once, first, with empty arguments.
-		b = append(b, `{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":`...)
-		b = appendJSONString(b, tc.ID)
-		b = append(b, `,"type":"function","function":{"name":`...)
-		b = appendJSONString(b, tc.Name)
-		b = append(b, `,"arguments":""}}],"refusal":null}`...)
-	} else {
-		b = append(b, `{"role":"assistant","content":""}`...)
-	}
-	if !c.send(c.end(b, "null")) {
-		return
+	choices := p.sc.choices() // n choices, alike, their chunks interleaved
+	for k := range choices {
+		b := c.start(k)
+		if tc := p.toolCall; tc != nil {
+			// The call's id, type and name come once, first, with empty arguments.
+			b = append(b, `{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":`...)
+			b = appendJSONString(b, tc.ID)
+			b = append(b, `,"type":"function","function":{"name":`...)
+			b = appendJSONString(b, tc.Name)
+			b = append(b, `,"arguments":""}}],"refusal":null}`...)
+		} else {
+			b = append(b, `{"role":"assistant","content":""}`...)
+		}
+		if !c.send(c.end(b, "null")) {
+			return
+		}
 	}
 
 	// Where a fault interrupts the stream: half way, after at least one token.
@@ -561,18 +575,20 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, p *replyPlan) {
 				panic(http.ErrAbortHandler) // no half stream that ends as if it were complete
 			}
 		}
-		b := c.start()
-		if tc := p.toolCall; tc != nil {
-			b = append(b, `{"tool_calls":[{"index":0,"function":{"arguments":`...)
-			b = appendJSONString(b, argumentsFragment(tc.Arguments, i, p.tokens))
-			b = append(b, `}}]}`...)
-		} else {
-			b = append(b, `{"content":"`...)
-			b = appendToken(b, i)
-			b = append(b, `"}`...)
-		}
-		if !c.send(c.end(b, "null")) {
-			return
+		for k := range choices {
+			b := c.start(k)
+			if tc := p.toolCall; tc != nil {
+				b = append(b, `{"tool_calls":[{"index":0,"function":{"arguments":`...)
+				b = appendJSONString(b, argumentsFragment(tc.Arguments, i, p.tokens))
+				b = append(b, `}}]}`...)
+			} else {
+				b = append(b, `{"content":"`...)
+				b = appendToken(b, i)
+				b = append(b, `"}`...)
+			}
+			if !c.send(c.end(b, "null")) {
+				return
+			}
 		}
 	}
 
@@ -591,25 +607,27 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, p *replyPlan) {
 		return
 	}
 
-	if p.image != nil { // the image in a delta of its own, before the finish
-		b = c.start()
-		b = append(b, `{"images":[`...)
-		b = append(b, p.image...)
-		b = append(b, "]}"...)
-		if !c.send(c.end(b, "null")) {
+	for k := range choices {
+		if p.image != nil { // the image in a delta of its own, before the finish
+			b := c.start(k)
+			b = append(b, `{"images":[`...)
+			b = append(b, p.image...)
+			b = append(b, "]}"...)
+			if !c.send(c.end(b, "null")) {
+				return
+			}
+		}
+		b := c.start(k)
+		b = append(b, "{}"...)
+		if !c.send(c.end(b, `"`+p.finish+`"`)) {
 			return
 		}
-	}
-	b = c.start()
-	b = append(b, "{}"...)
-	if !c.send(c.end(b, `"`+p.finish+`"`)) {
-		return
 	}
 	if p.includeUsage {
 		b := append(c.buf[:0], "data: "...)
 		b = append(b, p.prefix...)
 		b = append(b, `[],"usage":`...)
-		b = appendUsage(b, p.promptTokens, p.tokens+p.imageTokens)
+		b = appendOpenAIUsage(b, p.sc, p.tokens+p.imageTokens)
 		b = append(b, "}\n\n"...)
 		c.buf = b
 		if !c.send(b) {

@@ -53,6 +53,7 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	ask.Usage = usageOf(body)
 	sc := s.Script(r, ask)
 	if !s.Begin(r.Context(), sc.Fault) {
 		return
@@ -429,13 +430,23 @@ type geminiWriter struct {
 
 // appendUsage appends "usageMetadata" with completion tokens so far.
 func (g *geminiWriter) appendUsage(b []byte, completion int) []byte {
-	p := g.sc.PromptTokens
+	sc := g.sc
+	p, thoughts := sc.PromptTokens+sc.Extra.Cached, sc.Extra.Reasoning // Gemini's cache has one lifetime: no writes
+	completion *= sc.choices()
 	b = append(b, `"usageMetadata":{"promptTokenCount":`...)
 	b = strconv.AppendInt(b, int64(p), 10)
 	b = append(b, `,"candidatesTokenCount":`...)
 	b = strconv.AppendInt(b, int64(completion), 10)
+	if sc.Extra.Cached > 0 {
+		b = append(b, `,"cachedContentTokenCount":`...)
+		b = strconv.AppendInt(b, int64(sc.Extra.Cached), 10)
+	}
+	if thoughts > 0 {
+		b = append(b, `,"thoughtsTokenCount":`...)
+		b = strconv.AppendInt(b, int64(thoughts), 10)
+	}
 	b = append(b, `,"totalTokenCount":`...)
-	b = strconv.AppendInt(b, int64(p+completion), 10)
+	b = strconv.AppendInt(b, int64(p+completion+thoughts), 10)
 	b = append(b, `,"promptTokensDetails":[{"modality":"TEXT","tokenCount":`...)
 	b = strconv.AppendInt(b, int64(p), 10)
 	return append(b, "}]},"...)

@@ -423,6 +423,7 @@ func (s *Server) gigaChat(w http.ResponseWriter, r *http.Request) {
 		writeGigaError(w, status, msg)
 		return
 	}
+	ask.Usage = usageOf(body)
 	sc := s.Script(r, ask)
 	if !s.Begin(r.Context(), sc.Fault) {
 		return
@@ -452,13 +453,18 @@ func gigaFinish(f string) string {
 }
 
 func appendGigaUsage(b []byte, sc *Script) []byte {
+	// GigaChat leaves the precached (cache-read) tokens out of prompt_tokens
+	// and total_tokens; it reports no cache writes and no reasoning.
+	completion := sc.Tokens * sc.choices()
 	b = append(b, `"usage":{"prompt_tokens":`...)
 	b = strconv.AppendInt(b, int64(sc.PromptTokens), 10)
 	b = append(b, `,"completion_tokens":`...)
-	b = strconv.AppendInt(b, int64(sc.Tokens), 10)
+	b = strconv.AppendInt(b, int64(completion), 10)
 	b = append(b, `,"total_tokens":`...)
-	b = strconv.AppendInt(b, int64(sc.PromptTokens+sc.Tokens), 10)
-	return append(b, `,"precached_prompt_tokens":0}`...)
+	b = strconv.AppendInt(b, int64(sc.PromptTokens+completion), 10)
+	b = append(b, `,"precached_prompt_tokens":`...)
+	b = strconv.AppendInt(b, int64(sc.Extra.Cached), 10)
+	return append(b, '}')
 }
 
 // appendGigaFunctionCall appends a message's function_call member and the

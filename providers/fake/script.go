@@ -12,9 +12,11 @@ import (
 type Ask struct {
 	Model            string
 	Prompt           Prompt
-	MaxTokens        *int64   // the request's output ceiling, if any
-	Tools            []string // names of the tools offered
-	LastIsToolResult bool     // the last message carries a tool's result
+	MaxTokens        *int64     // the request's output ceiling, if any
+	Tools            []string   // names of the tools offered
+	LastIsToolResult bool       // the last message carries a tool's result
+	Usage            ExtraUsage // asked for by a UsageMarker
+	N                int        // choices asked for (OpenAI n, Gemini candidateCount); 0: one
 }
 
 // Prompt counts a request's prompt the fake's way: text characters / 4 (at
@@ -29,10 +31,12 @@ type Script struct {
 	Fault        string
 	ID           string
 	Created      int64
-	Tokens       int    // completion tokens: the words of Text, or the tool call's cost
-	Finish       string // "stop", "length" or "tool_calls" (OpenAI's names; protocols map them)
-	PromptTokens int
-	ToolCall     *ToolCall // set: the reply calls this tool instead of saying text
+	Tokens       int        // completion tokens: the words of Text, or the tool call's cost
+	Finish       string     // "stop", "length" or "tool_calls" (OpenAI's names; protocols map them)
+	PromptTokens int        // the fresh prompt (see Prompt for the whole)
+	Extra        ExtraUsage // usage reported on top (see UsageMarker)
+	N            int        // choices; 0: one
+	ToolCall     *ToolCall  // set: the reply calls this tool instead of saying text
 }
 
 // ToolCall is the fake's tool call: the first tool offered, with fixed arguments.
@@ -66,6 +70,8 @@ func (s *Server) Script(r *http.Request, a Ask) *Script {
 		Tokens:       n,
 		Finish:       "stop",
 		PromptTokens: a.Prompt.Tokens(),
+		Extra:        a.Usage,
+		N:            a.N,
 	}
 	if len(a.Tools) > 0 && !a.LastIsToolResult {
 		sc.ToolCall = &ToolCall{ID: "call_fake_" + sc.ID, Name: a.Tools[0], Arguments: ToolArguments}

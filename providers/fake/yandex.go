@@ -158,6 +158,7 @@ func (s *Server) yandex(w http.ResponseWriter, r *http.Request) {
 		ask.Tools = append(ask.Tools, t.Function.Name)
 	}
 
+	ask.Usage = usageOf(body)
 	sc := s.Script(r, ask)
 	if !s.Begin(r.Context(), sc.Fault) {
 		return
@@ -323,13 +324,17 @@ func appendYandexResult(b []byte, sc *Script, words int, status string, usage bo
 	b = append(b, status...)
 	b = append(b, `"}]`...)
 	if usage {
+		// YandexGPT reports no cache; its completion includes the reasoning.
+		completion += sc.Extra.Reasoning
 		b = append(b, `,"usage":{"inputTextTokens":"`...)
 		b = strconv.AppendInt(b, int64(sc.PromptTokens), 10)
 		b = append(b, `","completionTokens":"`...)
 		b = strconv.AppendInt(b, int64(completion), 10)
 		b = append(b, `","totalTokens":"`...)
 		b = strconv.AppendInt(b, int64(sc.PromptTokens+completion), 10)
-		b = append(b, `","completionTokensDetails":{"reasoningTokens":"0"}}`...)
+		b = append(b, `","completionTokensDetails":{"reasoningTokens":"`...)
+		b = strconv.AppendInt(b, int64(sc.Extra.Reasoning), 10)
+		b = append(b, `"}}`...)
 	}
 	return append(b, `,"modelVersion":"fake"}}`...)
 }

@@ -171,13 +171,17 @@ func modality(details []modalityCount, m string) int64 {
 // candidatesTokenCount leaves out.
 func (m *usageMetadata) usage() shlyuz.Usage {
 	u := shlyuz.Usage{
-		PromptTokens:     m.PromptTokenCount + m.ToolUsePromptTokenCount,
-		CompletionTokens: m.CandidatesTokenCount + m.ThoughtsTokenCount,
-		CachedTokens:     m.CachedContentTokenCount,
-		ReasoningTokens:  m.ThoughtsTokenCount,
+		PromptTokens:          m.PromptTokenCount + m.ToolUsePromptTokenCount,
+		CompletionTokens:      m.CandidatesTokenCount + m.ThoughtsTokenCount,
+		CachedTokens:          m.CachedContentTokenCount,
+		ReasoningTokens:       m.ThoughtsTokenCount,
+		AudioPromptTokens:     modality(m.PromptTokensDetails, "AUDIO"),
+		ImagePromptTokens:     modality(m.PromptTokensDetails, "IMAGE"),
+		AudioCompletionTokens: modality(m.CandidatesTokensDetails, "AUDIO"),
+		ImageCompletionTokens: modality(m.CandidatesTokensDetails, "IMAGE"),
 	}
 	u.TotalTokens = u.PromptTokens + u.CompletionTokens
-	return u
+	return u.Normalized()
 }
 
 // finishReason maps Gemini's finish reason to OpenAI's; "" stays "" (not

@@ -45,17 +45,17 @@ type gcUsage struct {
 	PrecachedPromptTokens int64 `json:"precached_prompt_tokens"`
 }
 
+// usage is GigaChat's usage in OpenAI's terms. GigaChat leaves the
+// precached tokens out of prompt_tokens and total_tokens (they are not
+// billed, Sber says); OpenAI counts them in the prompt as cached_tokens, so
+// they are added back and priced at the model's cache-read price (0).
 func (u *gcUsage) usage() shlyuz.Usage {
 	out := shlyuz.Usage{
-		PromptTokens:     u.PromptTokens,
+		PromptTokens:     u.PromptTokens + max(u.PrecachedPromptTokens, 0),
 		CompletionTokens: u.CompletionTokens,
-		TotalTokens:      u.TotalTokens,
 		CachedTokens:     u.PrecachedPromptTokens,
 	}
-	if out.TotalTokens == 0 {
-		out.TotalTokens = out.PromptTokens + out.CompletionTokens
-	}
-	return out
+	return out.Normalized()
 }
 
 // OpenAI's shapes the translation writes.

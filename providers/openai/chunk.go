@@ -280,16 +280,23 @@ func unquote(v []byte) string {
 	return s
 }
 
-// wireUsage is OpenAI's usage object, with the DeepSeek cache field.
+// wireUsage is OpenAI's usage object (prompt_tokens and completion_tokens
+// include their details), with OpenRouter's cache_write_tokens and
+// DeepSeek's cache field.
 type wireUsage struct {
 	PromptTokens        int64 `json:"prompt_tokens"`
 	CompletionTokens    int64 `json:"completion_tokens"`
 	TotalTokens         int64 `json:"total_tokens"`
 	PromptTokensDetails *struct {
-		CachedTokens int64 `json:"cached_tokens"`
+		CachedTokens     int64 `json:"cached_tokens"`
+		CacheWriteTokens int64 `json:"cache_write_tokens"`
+		AudioTokens      int64 `json:"audio_tokens"`
+		ImageTokens      int64 `json:"image_tokens"`
 	} `json:"prompt_tokens_details"`
 	CompletionTokensDetails *struct {
 		ReasoningTokens int64 `json:"reasoning_tokens"`
+		AudioTokens     int64 `json:"audio_tokens"`
+		ImageTokens     int64 `json:"image_tokens"`
 	} `json:"completion_tokens_details"`
 	PromptCacheHitTokens int64 `json:"prompt_cache_hit_tokens"` // DeepSeek
 }
@@ -301,16 +308,16 @@ func (w *wireUsage) usage() shlyuz.Usage {
 		TotalTokens:      w.TotalTokens,
 		CachedTokens:     w.PromptCacheHitTokens,
 	}
-	if d := w.PromptTokensDetails; d != nil && d.CachedTokens > 0 {
-		u.CachedTokens = d.CachedTokens
+	if d := w.PromptTokensDetails; d != nil {
+		if d.CachedTokens > 0 {
+			u.CachedTokens = d.CachedTokens
+		}
+		u.CacheWriteTokens, u.AudioPromptTokens, u.ImagePromptTokens = d.CacheWriteTokens, d.AudioTokens, d.ImageTokens
 	}
 	if d := w.CompletionTokensDetails; d != nil {
-		u.ReasoningTokens = d.ReasoningTokens
+		u.ReasoningTokens, u.AudioCompletionTokens, u.ImageCompletionTokens = d.ReasoningTokens, d.AudioTokens, d.ImageTokens
 	}
-	if u.TotalTokens == 0 {
-		u.TotalTokens = u.PromptTokens + u.CompletionTokens
-	}
-	return u
+	return u.Normalized()
 }
 
 func parseUsage(raw []byte) (shlyuz.Usage, error) {

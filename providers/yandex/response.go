@@ -61,9 +61,7 @@ func (w *wireUsage) usage() shlyuz.Usage {
 	if d := w.CompletionTokensDetails; d != nil {
 		u.ReasoningTokens = int64(d.ReasoningTokens)
 	}
-	if u.TotalTokens == 0 {
-		u.TotalTokens = u.PromptTokens + u.CompletionTokens
-	}
+	u = u.Normalized()
 	return u
 }
 

@@ -17,7 +17,7 @@ const (
 	BalanceColumns    = `account_id, package_credits, package_expires_at, bought_credits, epoch`
 	EntryColumns      = `id, account_id, key_id, kind, package_delta, bought_delta, package_expires_at, epoch, created_at`
 	GenerationColumns = `id, account_id, key_id, model, upstream, attempts, streamed,
-	prompt_tokens, completion_tokens, credits, latency_ms, status, finish_reason, created_at, usage_estimated`
+	prompt_tokens, completion_tokens, credits, latency_ms, status, finish_reason, created_at, usage_estimated, billing`
 	PlanColumns     = `id, name, price_rubles, package_credits, period`
 	SettingsColumns = `rate, k, updated_at`
 )
@@ -98,14 +98,17 @@ func EntryArgs(e *shlyuz.LedgerEntry) []any {
 // attempts is returned as DecodeAttempts words it.
 func ScanGeneration(row Scanner) (shlyuz.Generation, error) {
 	var g shlyuz.Generation
-	var attempts string
+	var attempts, billing string
 	var created int64
 	err := row.Scan(&g.ID, &g.AccountID, &g.KeyID, &g.Model, &g.Upstream, &attempts, &g.Streamed,
-		&g.PromptTokens, &g.CompletionTokens, &g.Credits, &g.LatencyMS, &g.Status, &g.FinishReason, &created, &g.Estimated)
+		&g.PromptTokens, &g.CompletionTokens, &g.Credits, &g.LatencyMS, &g.Status, &g.FinishReason, &created, &g.Estimated, &billing)
 	if err != nil {
 		return shlyuz.Generation{}, err
 	}
 	if g.Attempts, err = DecodeAttempts(attempts); err != nil {
+		return shlyuz.Generation{}, err
+	}
+	if err := decodeBilling(billing, &g); err != nil {
 		return shlyuz.Generation{}, err
 	}
 	g.CreatedAt = Time(created)
@@ -119,7 +122,8 @@ func GenerationArgs(g *shlyuz.Generation) ([]any, error) {
 		return nil, err
 	}
 	return []any{g.ID, g.AccountID, g.KeyID, g.Model, g.Upstream, attempts, g.Streamed,
-		g.PromptTokens, g.CompletionTokens, g.Credits, g.LatencyMS, g.Status, g.FinishReason, Micros(g.CreatedAt), g.Estimated}, nil
+		g.PromptTokens, g.CompletionTokens, g.Credits, g.LatencyMS, g.Status, g.FinishReason, Micros(g.CreatedAt), g.Estimated,
+		encodeBilling(g)}, nil
 }
 
 // ScanPlan reads a row of PlanColumns. A price it cannot parse is an error

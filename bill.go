@@ -1,0 +1,187 @@
+package shlyuz
+
+import (
+	"math"
+	"math/big"
+	"math/bits"
+	"sort"
+)
+
+// CreditsDetails says how a charge adds up, in credits; its parts sum to the
+// charge exactly (the one round-up of a request is shared out by largest
+// remainder).
+type CreditsDetails struct {
+	Input       Credits `json:"input"`
+	CachedInput Credits `json:"cached_input"`
+	CacheWrite  Credits `json:"cache_write"`
+	Output      Credits `json:"output"`
+	Reasoning   Credits `json:"reasoning"`
+	AudioInput  Credits `json:"audio_input,omitempty"`
+	AudioOutput Credits `json:"audio_output,omitempty"`
+	ImageInput  Credits `json:"image_input,omitempty"`
+	ImageOutput Credits `json:"image_output,omitempty"`
+	Request     Credits `json:"request,omitempty"`
+}
+
+// Sum is the total of the parts.
+func (d CreditsDetails) Sum() Credits {
+	var s Credits
+	for _, p := range d.parts() {
+		s = AddChecked(s, *p)
+	}
+	return s
+}
+
+func (d *CreditsDetails) parts() [10]*Credits {
+	return [10]*Credits{&d.Input, &d.CachedInput, &d.CacheWrite, &d.Output, &d.Reasoning,
+		&d.AudioInput, &d.AudioOutput, &d.ImageInput, &d.ImageOutput, &d.Request}
+}
+
+// Bill is what a request costs at a price.
+type Bill struct {
+	Credits Credits // the whole charge, rounded up once
+	Details CreditsDetails
+	micro   [10]int64 // the exact parts, in micro-credits, for Cap
+}
+
+// Bill prices the usage (normalised first): each kind of token at its part of
+// the price (the long-context tier when the prompt is above it), plus the
+// request fee, summed in micro-credits and rounded up once. An overflow
+// saturates at math.MaxInt64 credits; the caller caps it at what was reserved.
+func (p *Price) Bill(u Usage) Bill {
+	u = u.Normalized()
+	q := p.For(u.PromptTokens)
+	write5m := u.CacheWriteTokens - u.CacheWrite1hTokens
+	textIn := u.PromptTokens - u.CachedTokens - u.CacheWriteTokens - u.AudioPromptTokens - u.ImagePromptTokens
+	textOut := u.CompletionTokens - u.ReasoningTokens - u.AudioCompletionTokens - u.ImageCompletionTokens
+	var b Bill
+	b.micro = [10]int64{
+		MulChecked(textIn, q.PromptMicro),
+		MulChecked(u.CachedTokens, q.CacheReadMicro),
+		AddChecked(MulChecked(write5m, q.CacheWriteMicro), MulChecked(u.CacheWrite1hTokens, q.CacheWrite1hMicro)),
+		MulChecked(textOut, q.CompletionMicro),
+		MulChecked(u.ReasoningTokens, q.ReasoningMicro),
+		MulChecked(u.AudioPromptTokens, q.AudioInMicro),
+		MulChecked(u.AudioCompletionTokens, q.AudioOutMicro),
+		MulChecked(u.ImagePromptTokens, q.ImageInMicro),
+		MulChecked(u.ImageCompletionTokens, q.ImageOutMicro),
+		q.RequestMicro,
+	}
+	var total int64
+	for _, m := range b.micro {
+		total = AddChecked(total, m)
+	}
+	b.Credits = ceilDiv(total, MicroPerCredit)
+	if total == math.MaxInt64 {
+		b.Credits = math.MaxInt64
+	}
+	b.share()
+	return b
+}
+
+// Cap lowers the charge to at most limit (the reservation), sharing the
+// capped amount out over the parts in proportion; it reports whether the
+// bill was above the limit.
+func (b *Bill) Cap(limit Credits) bool {
+	if b.Credits <= limit {
+		return false
+	}
+	b.Credits = max(limit, 0)
+	b.share()
+	return true
+}
+
+// share splits b.Credits over the parts in proportion to their exact
+// micro-credits, by largest remainder, so that the parts sum to it.
+func (b *Bill) share() {
+	var sum big.Int
+	for _, m := range b.micro {
+		sum.Add(&sum, big.NewInt(m))
+	}
+	out := b.Details.parts()
+	if sum.Sign() == 0 {
+		for _, p := range out {
+			*p = 0
+		}
+		*out[0] = b.Credits
+		return
+	}
+	rems := make([]big.Int, len(b.micro))
+	order := make([]int, 0, len(b.micro))
+	given := int64(0)
+	total := big.NewInt(b.Credits)
+	for i, m := range b.micro {
+		var q big.Int
+		q.Mul(big.NewInt(m), total)
+		q.QuoRem(&q, &sum, &rems[i])
+		*out[i] = q.Int64() // ≤ b.Credits: m ≤ sum
+		given += *out[i]
+		if m > 0 {
+			order = append(order, i)
+		}
+	}
+	sort.SliceStable(order, func(x, y int) bool { return rems[order[x]].Cmp(&rems[order[y]]) > 0 })
+	for k := 0; given < b.Credits && k < len(order); k++ { // fewer units left than parts
+		*out[order[k]]++
+		given++
+	}
+}
+
+// PriceBound is the dearest prompt token and the dearest completion token of
+// a price, and its request fee: what a reservation multiplies, so that it
+// stays above whatever mix of tokens the upstream reports.
+type PriceBound struct {
+	PromptMicro     int64
+	CompletionMicro int64
+	RequestMicro    int64
+}
+
+// Bound is the price's bound for a request whose prompt is at most
+// promptTokens: with the long-context tier when the prompt may be above it.
+func (p *Price) Bound(promptTokens int64) PriceBound {
+	b := PriceBound{
+		PromptMicro:     max(p.PromptMicro, p.CacheReadMicro, p.CacheWriteMicro, p.CacheWrite1hMicro, p.AudioInMicro, p.ImageInMicro),
+		CompletionMicro: max(p.CompletionMicro, p.ReasoningMicro, p.AudioOutMicro, p.ImageOutMicro),
+		RequestMicro:    p.RequestMicro,
+	}
+	if p.Long != nil && p.LongAbove > 0 && promptTokens > p.LongAbove {
+		b = b.Max(p.Long.Bound(0))
+	}
+	return b
+}
+
+// Max is the dearer of two bounds, part by part.
+func (b PriceBound) Max(c PriceBound) PriceBound {
+	return PriceBound{max(b.PromptMicro, c.PromptMicro), max(b.CompletionMicro, c.CompletionMicro), max(b.RequestMicro, c.RequestMicro)}
+}
+
+// Charge is the most a request with these prompt and completion tokens may
+// cost, rounded up; it saturates instead of overflowing.
+func (b PriceBound) Charge(promptTokens, completionTokens int64) Credits {
+	micro := AddChecked(AddChecked(MulChecked(promptTokens, b.PromptMicro), MulChecked(completionTokens, b.CompletionMicro)), b.RequestMicro)
+	return ceilDiv(micro, MicroPerCredit)
+}
+
+// CompletionTokensFor is how many completion tokens the budget affords after
+// the prompt and the request fee; never negative, exact for any int64 budget.
+func (b PriceBound) CompletionTokensFor(budget Credits, promptTokens int64) int64 {
+	if budget <= 0 {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(budget), uint64(MicroPerCredit))
+	spent := uint64(AddChecked(MulChecked(promptTokens, b.PromptMicro), b.RequestMicro))
+	if hi == 0 && lo <= spent {
+		return 0
+	}
+	var borrow uint64
+	lo, borrow = bits.Sub64(lo, spent, 0)
+	hi -= borrow
+	if b.CompletionMicro <= 0 {
+		return 1 << 40
+	}
+	if hi >= uint64(b.CompletionMicro) { // the quotient does not fit 64 bits
+		return math.MaxInt64
+	}
+	q, _ := bits.Div64(hi, lo, uint64(b.CompletionMicro))
+	return int64(min(q, math.MaxInt64))
+}

@@ -1,0 +1,39 @@
+package sqlutil
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/shlyuz/shlyuz"
+)
+
+// billingDoc is the generations.billing column: the usage's details and how
+// the charge adds up.
+type billingDoc struct {
+	Prompt       *shlyuz.PromptTokensDetails     `json:"prompt_tokens_details,omitempty"`
+	Completion   *shlyuz.CompletionTokensDetails `json:"completion_tokens_details,omitempty"`
+	Credits      *shlyuz.CreditsDetails          `json:"credits_details,omitempty"`
+	OverReserved bool                            `json:"over_reserved,omitempty"`
+}
+
+// encodeBilling is g's billing column ("" when it has no details).
+func encodeBilling(g *shlyuz.Generation) string {
+	if g.PromptDetails == nil && g.CompletionDetails == nil && g.CreditsDetails == nil && !g.OverReserved {
+		return ""
+	}
+	b, _ := json.Marshal(billingDoc{g.PromptDetails, g.CompletionDetails, g.CreditsDetails, g.OverReserved})
+	return string(b)
+}
+
+// decodeBilling fills g's details from its billing column.
+func decodeBilling(s string, g *shlyuz.Generation) error {
+	if s == "" {
+		return nil
+	}
+	var d billingDoc
+	if err := json.Unmarshal([]byte(s), &d); err != nil {
+		return fmt.Errorf("generation %s: billing: %w", g.ID, err)
+	}
+	g.PromptDetails, g.CompletionDetails, g.CreditsDetails, g.OverReserved = d.Prompt, d.Completion, d.Credits, d.OverReserved
+	return nil
+}
