@@ -15,6 +15,7 @@ type UpstreamRequest struct {
 	Fields        map[string]json.RawMessage // the client's request body, top level
 	MaxTokens     int64                      // the completion ceiling to send upstream (reserved for)
 	Stream        bool
+	Native        *NativeRequest // set: the client spoke this protocol (native.go)
 }
 
 // ChatResponse is a finished, non-streamed completion in OpenAI's shape, minus
@@ -25,6 +26,9 @@ type ChatResponse struct {
 	SystemFingerprint string
 	Usage             Usage
 	FinishReason      string // of the first choice
+	// Native is the upstream's reply in the request's native protocol, when
+	// the adapter served UpstreamRequest.Native as is; Choices is then still set.
+	Native json.RawMessage
 }
 
 // StreamEvent is one step of a streamed completion. Data is a complete OpenAI
@@ -36,6 +40,10 @@ type StreamEvent struct {
 	Usage            *Usage // set when the upstream reported usage (running totals are replaced, not added)
 	FinishReason     string // set on the chunk that finished a choice
 	CompletionTokens int64  // tokens this event carried, when the adapter can tell (for billing a cut stream)
+	// Native is the upstream's event in the request's native protocol, framed
+	// as SSE ("event: …\ndata: …\n\n"), when the adapter served
+	// UpstreamRequest.Native as is; Data may then be nil.
+	Native []byte
 }
 
 // ChatStream is an open upstream stream. Next returns io.EOF at the normal end,

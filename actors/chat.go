@@ -25,6 +25,7 @@ type ChatCall struct {
 	Order          []string // provider.order: upstream names to try first
 	AllowFallbacks bool
 	Started        time.Time
+	Native         *shlyuz.NativeRequest // the request in the client's own protocol, for an upstream that speaks it
 }
 
 // Receipt is what a finished call used and cost; Credits is exactly the debit.
@@ -291,7 +292,12 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 		for _, u := range ups {
 			req := &shlyuz.UpstreamRequest{
 				GenerationID: cl.c.GenerationID, Model: m.ID, UpstreamModel: upstreamModel,
-				Fields: cl.c.Fields, MaxTokens: cl.maxTokens, Stream: cl.c.Stream,
+				Fields: cl.c.Fields, MaxTokens: cl.maxTokens, Stream: cl.c.Stream, Native: cl.c.Native,
+			}
+			if err := shlyuz.NativeUnfit(u.Provider, req); err != nil {
+				cl.note(u, err)
+				last = err
+				continue
 			}
 			if err := cl.acquire(u, m.ID); err != nil {
 				cl.note(u, err)

@@ -3,9 +3,6 @@ package http
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"strconv"
 	"time"
 
@@ -125,110 +122,38 @@ func setDecidedMaxTokens(c *fiber.Ctx, n int64) {
 	}
 }
 
-type streamStep struct {
-	ev  shlyuz.StreamEvent
-	err error
-}
-
 func (s *Server) streamChat(c *fiber.Ctx, call *actors.ChatCall) error {
 	st, err := s.gw.OpenStream(c.UserContext(), call)
 	if err != nil {
 		return err
 	}
-	c.Set(fiber.HeaderContentType, "text/event-stream")
-	c.Set(fiber.HeaderCacheControl, "no-cache")
-	c.Set("X-Accel-Buffering", "no")
-	setDecidedMaxTokens(c, st.MaxTokens())
-	id, model, heartbeat := call.GenerationID, st.Model(), s.opts.Heartbeat
-	s.streams.Add(1)
-	log := s.log
-	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
-		defer s.streams.Done()
-		defer func() { // the writer runs outside the handler, beyond Fiber's recover
-			if r := recover(); r != nil {
-				log.Error("stream writer panicked", "generation", id, "panic", r)
-				st.Finish(fmt.Errorf("stream writer panicked: %v", r))
-			}
-		}()
-		steps := make(chan streamStep, 64)
-		stop := make(chan struct{})
-		go func() {
-			defer func() { // an adapter's bug ends this stream, not the gateway
-				if r := recover(); r != nil {
-					log.Error("stream reader panicked", "generation", id, "panic", r)
-					select {
-					case steps <- streamStep{err: shlyuz.ErrUpstream("The upstream's stream could not be read.")}:
-					case <-stop:
-					}
-				}
-			}()
-			for {
-				ev, err := st.Next()
-				select {
-				case steps <- streamStep{ev, err}:
-				case <-stop:
-					return
-				}
-				if err != nil {
-					return
-				}
-			}
-		}()
-		outcome := pump(w, steps, heartbeat)
-		close(stop)
-		receipt := st.Finish(outcome)
-		if outcome == nil && receipt != nil && receipt.Err != nil {
-			outcome = receipt.Err // durable settlement refused: no usage, no [DONE]
-		}
-		switch {
-		case outcome == nil:
-			writeEvent(w, &usageChunk{ID: id, Object: "chat.completion.chunk", Created: time.Now().Unix(),
-				Model: model, Choices: []struct{}{}, Usage: newUsage(receipt)})
-			_, _ = w.WriteString("data: [DONE]\n\n")
-		case !errors.Is(outcome, actors.ErrClientGone):
-			writeEvent(w, &errorChunk{ID: id, Object: "chat.completion.chunk", Created: time.Now().Unix(), Model: model,
-				Error: shlyuz.AsError(outcome), Choices: []errorChoice{{FinishReason: "error"}}})
-		}
-		_ = w.Flush()
-	})
+	s.serveStream(c, st, call.GenerationID, &chatSink{id: call.GenerationID, model: st.Model()})
 	return nil
 }
 
-// pump writes the upstream's events until the end, a failure or a gone client,
-// with a comment heartbeat whenever the stream is idle.
-func pump(w *bufio.Writer, steps <-chan streamStep, heartbeat time.Duration) error {
-	idle := time.NewTimer(heartbeat)
-	defer idle.Stop()
-	for {
-		select {
-		case st := <-steps:
-			if st.err != nil {
-				if errors.Is(st.err, io.EOF) {
-					return nil
-				}
-				return st.err
-			}
-			if st.ev.Data == nil {
-				continue
-			}
-			_, _ = w.WriteString("data: ")
-			_, _ = w.Write(st.ev.Data)
-			_, _ = w.WriteString("\n\n")
-			if len(steps) > 0 {
-				continue // more is waiting: flush once for the lot
-			}
-			if err := w.Flush(); err != nil {
-				return actors.ErrClientGone
-			}
-			idle.Reset(heartbeat)
-		case <-idle.C:
-			_, _ = w.WriteString(": keep-alive\n\n")
-			if err := w.Flush(); err != nil {
-				return actors.ErrClientGone
-			}
-			idle.Reset(heartbeat)
-		}
+// chatSink writes OpenAI's chat.completion.chunk stream.
+type chatSink struct{ id, model string }
+
+func (cs *chatSink) event(w *bufio.Writer, ev *shlyuz.StreamEvent) {
+	if ev.Data == nil {
+		return
 	}
+	_, _ = w.WriteString("data: ")
+	_, _ = w.Write(ev.Data)
+	_, _ = w.WriteString("\n\n")
+}
+
+func (cs *chatSink) keepAlive(w *bufio.Writer) { _, _ = w.WriteString(": keep-alive\n\n") }
+
+func (cs *chatSink) end(w *bufio.Writer, outcome error, receipt *actors.Receipt) {
+	if outcome == nil {
+		writeEvent(w, &usageChunk{ID: cs.id, Object: "chat.completion.chunk", Created: time.Now().Unix(),
+			Model: cs.model, Choices: []struct{}{}, Usage: newUsage(receipt)})
+		_, _ = w.WriteString("data: [DONE]\n\n")
+		return
+	}
+	writeEvent(w, &errorChunk{ID: cs.id, Object: "chat.completion.chunk", Created: time.Now().Unix(), Model: cs.model,
+		Error: shlyuz.AsError(outcome), Choices: []errorChoice{{FinishReason: "error"}}})
 }
 
 func writeEvent(w *bufio.Writer, v any) {

@@ -15,6 +15,12 @@ type errorBody struct {
 
 // writeError sends the one error body with the error's status and Retry-After.
 func writeError(c *fiber.Ctx, e *shlyuz.Error) error {
+	setErrorHeaders(c, e)
+	return c.Status(e.Status).JSON(errorBody{Error: e})
+}
+
+// setErrorHeaders sets Retry-After and the rate-limit headers an error carries.
+func setErrorHeaders(c *fiber.Ctx, e *shlyuz.Error) {
 	if e.RetryAfter > 0 { // whole seconds, rounded up
 		c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(int64((e.RetryAfter+time.Second-1)/time.Second), 10))
 	}
@@ -23,36 +29,40 @@ func writeError(c *fiber.Ctx, e *shlyuz.Error) error {
 		c.Set("X-RateLimit-Remaining", strconv.FormatInt(rl.Remaining, 10))
 		c.Set("X-RateLimit-Reset", strconv.FormatInt(rl.Reset.UnixMilli(), 10))
 	}
-	return c.Status(e.Status).JSON(errorBody{Error: e})
 }
 
 // errorHandler maps everything a handler returns, and Fiber's own failures
 // (unknown route, body too large, bad method), to the one error body.
 func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
+	return writeError(c, s.asError(c, err))
+}
+
+// asError is the error a handler's failure is answered with.
+func (s *Server) asError(c *fiber.Ctx, err error) *shlyuz.Error {
 	var e *shlyuz.Error
 	if errors.As(err, &e) {
 		if e.Status >= 500 && e.Cause != nil {
 			s.log.Error("request failed", "path", c.Path(), "code", e.Code, "err", e.Cause)
 		}
-		return writeError(c, e)
+		return e
 	}
 	var fe *fiber.Error
 	if errors.As(err, &fe) {
 		switch fe.Code {
 		case fiber.StatusNotFound:
-			return writeError(c, shlyuz.ErrNotFound("The route "+c.Method()+" "+c.Path()))
+			return shlyuz.ErrNotFound("The route " + c.Method() + " " + c.Path())
 		case fiber.StatusRequestEntityTooLarge:
-			return writeError(c, shlyuz.ErrTooLarge(s.opts.BodyLimit))
+			return shlyuz.ErrTooLarge(s.opts.BodyLimit)
 		case fiber.StatusMethodNotAllowed:
-			return writeError(c, &shlyuz.Error{Status: 405, Type: shlyuz.TypeInvalidRequest, Code: "method_not_allowed",
-				Message: "The method " + c.Method() + " is not allowed on " + c.Path() + "."})
+			return &shlyuz.Error{Status: 405, Type: shlyuz.TypeInvalidRequest, Code: "method_not_allowed",
+				Message: "The method " + c.Method() + " is not allowed on " + c.Path() + "."}
 		}
 		if fe.Code < 500 {
-			return writeError(c, &shlyuz.Error{Status: fe.Code, Type: shlyuz.TypeInvalidRequest, Code: "invalid_request", Message: fe.Message})
+			return &shlyuz.Error{Status: fe.Code, Type: shlyuz.TypeInvalidRequest, Code: "invalid_request", Message: fe.Message}
 		}
 	}
 	s.log.Error("unexpected error", "path", c.Path(), "err", err)
-	return writeError(c, shlyuz.ErrInternal(err))
+	return shlyuz.ErrInternal(err)
 }
 
 // statusOf is the status an error will be answered with.

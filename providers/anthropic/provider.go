@@ -110,10 +110,15 @@ func (p *Provider) CloseIdleConnections() { p.client.CloseIdleConnections() }
 
 // call is a call of the Messages endpoint with body.
 func (p *Provider) call(body []byte, stream bool) *upstream.Call {
+	return p.callWith(p.header, body, stream)
+}
+
+// callWith is a call of the Messages endpoint with body and these headers.
+func (p *Provider) callWith(header http.Header, body []byte, stream bool) *upstream.Call {
 	return &upstream.Call{
 		Config: &p.cfg,
 		Errors: errs,
-		Send:   upstream.Post(p.client, p.url, p.header, body, upstream.Accept(stream)),
+		Send:   upstream.Post(p.client, p.url, header, body, upstream.Accept(stream)),
 		Status: func(status int, h http.Header, body []byte) *shlyuz.Error {
 			return statusError(p.cfg.Name, status, h, body, p.now())
 		},
@@ -129,6 +134,9 @@ func (p *Provider) call(body []byte, stream bool) *upstream.Call {
 
 // Chat makes a non-streamed call, bounded by the upstream's Timeout.
 func (p *Provider) Chat(ctx context.Context, req *shlyuz.UpstreamRequest) (*shlyuz.ChatResponse, error) {
+	if n := req.NativeOf(shlyuz.ProtocolAnthropic); n != nil {
+		return p.nativeChat(ctx, req, n)
+	}
 	body, _, err := buildBody(req, false)
 	if err != nil {
 		return nil, err
@@ -149,6 +157,9 @@ func (p *Provider) Chat(ctx context.Context, req *shlyuz.UpstreamRequest) (*shly
 // headers arrived, which FirstByteTimeout bounds; IdleTimeout then bounds each
 // gap between events.
 func (p *Provider) ChatStream(ctx context.Context, req *shlyuz.UpstreamRequest) (shlyuz.ChatStream, error) {
+	if n := req.NativeOf(shlyuz.ProtocolAnthropic); n != nil {
+		return p.nativeStream(ctx, req, n)
+	}
 	body, clientUsage, err := buildBody(req, true)
 	if err != nil {
 		return nil, err

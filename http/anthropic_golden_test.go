@@ -1,0 +1,140 @@
+package http
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/actors"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// runGolden runs fn on every testdata/<dir>/*<ext> and compares its output
+// with the .golden file beside it (rewritten under -update).
+func runGolden(t *testing.T, dir, ext string, fn func(t *testing.T, raw []byte) []byte) {
+	files, _ := filepath.Glob(filepath.Join("testdata", dir, "*"+ext))
+	if len(files) == 0 {
+		t.Fatalf("no cases in testdata/%s", dir)
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ext)
+		t.Run(name, func(t *testing.T) {
+			raw, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := fn(t, raw)
+			path := strings.TrimSuffix(f, ext) + ".golden"
+			if *updateGolden {
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", path, got, want)
+			}
+		})
+	}
+}
+
+func describe(err *shlyuz.Error) []byte {
+	param := ""
+	if err.Param != nil {
+		param = " param=" + *err.Param
+	}
+	return fmt.Appendf(nil, "error: status=%d code=%s%s message=%q\n", err.Status, err.Code, param, err.Message)
+}
+
+func indent(t *testing.T, v any) []byte {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(b, '\n')
+}
+
+// TestMessagesRequestGolden: an Anthropic Messages body in chat's shape, for
+// the upstreams that do not speak Anthropic.
+func TestMessagesRequestGolden(t *testing.T) {
+	runGolden(t, "messages/request", ".json", func(t *testing.T, raw []byte) []byte {
+		call, err := parseMessages(raw, func(string, ...string) string { return "" }, false)
+		if err != nil {
+			return describe(err)
+		}
+		out := fmt.Appendf(nil, "models=%v stream=%v max_tokens=%d prompt_reserve=%d\n", call.Models, call.Stream, call.MaxTokens, call.Prompt.Reserve)
+		if u := call.Native.Unfit; u != nil {
+			out = append(append(out, "unfit "...), describe(u)...)
+		}
+		return append(out, indent(t, call.Fields)...)
+	})
+}
+
+// TestMessagesReplyGolden: a chat reply as Anthropic's Message.
+func TestMessagesReplyGolden(t *testing.T) {
+	runGolden(t, "messages/reply", ".json", func(t *testing.T, raw []byte) []byte {
+		var in struct {
+			Finish  string          `json:"finish"`
+			Usage   shlyuz.Usage    `json:"usage"`
+			Choices json.RawMessage `json:"choices"`
+		}
+		if err := json.Unmarshal(raw, &in); err != nil {
+			t.Fatal(err)
+		}
+		r := &actors.Receipt{Usage: in.Usage, Model: "public/model", FinishReason: in.Finish}
+		return indent(t, anthropicMessageOf(in.Choices, "gen-1", r))
+	})
+}
+
+// TestMessagesStreamGolden: chat chunks as Anthropic's event stream.
+func TestMessagesStreamGolden(t *testing.T) {
+	runGolden(t, "messages/stream", ".jsonl", func(t *testing.T, raw []byte) []byte {
+		var buf bytes.Buffer
+		w := bufio.NewWriter(&buf)
+		sink := &anthropicSink{id: "gen-1", model: "public/model", prompt: 12}
+		for _, line := range bytes.Split(bytes.TrimSpace(raw), []byte("\n")) {
+			sink.event(w, &shlyuz.StreamEvent{Data: line})
+		}
+		sink.end(w, nil, &actors.Receipt{Usage: shlyuz.Usage{PromptTokens: 12, CompletionTokens: 7, CachedTokens: 2}, FinishReason: "stop"})
+		_ = w.Flush()
+		buf.WriteString("--- failed instead:\n")
+		sink.end(w, errors.New("upstream cut"), nil)
+		_ = w.Flush()
+		return buf.Bytes()
+	})
+}
+
+// An Anthropic upstream's own events pass as they are but for message_start,
+// which carries our id and model; the gateway's message_stop ends the stream.
+func TestMessagesNativeStreamRestamped(t *testing.T) {
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	sink := &anthropicSink{id: "gen-1", model: "anthropic/claude"}
+	for _, ev := range []string{
+		"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_up\",\"model\":\"claude-x\",\"usage\":{\"input_tokens\":5}}}\n\n",
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"hm\"}}\n\n",
+	} {
+		sink.event(w, &shlyuz.StreamEvent{Native: []byte(ev), Data: []byte(`{"choices":[{"delta":{"content":"x"}}]}`)})
+	}
+	sink.end(w, nil, &actors.Receipt{})
+	_ = w.Flush()
+	want := "event: message_start\ndata: {\"message\":{\"id\":\"gen-1\",\"model\":\"anthropic/claude\",\"usage\":{\"input_tokens\":5}},\"type\":\"message_start\"}\n\n" +
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"hm\"}}\n\n" +
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+	if buf.String() != want {
+		t.Fatalf("got\n%s\nwant\n%s", buf.String(), want)
+	}
+}
