@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/base32"
 	"log/slog"
+	"net"
 	"strconv"
 	"sync"
 	"time"
@@ -30,15 +31,30 @@ type Options struct {
 	// Web, when set, mounts the web account area (http/web) on the app; its
 	// chat answers through chat.
 	Web func(app *fiber.App, chat func(c *fiber.Ctx, keyHash string) error)
+	// Slow and idle clients (body.go): a request's headers must arrive within
+	// HeaderTimeout (default 10s), a keep-alive connection may idle IdleTimeout
+	// (default 2m), a body must arrive at MinBodyRate bytes a second (default
+	// 1024) after BodyGrace (default 5s); at most MaxConns connections are open
+	// at once (default 10,000; see Serve).
+	HeaderTimeout time.Duration
+	IdleTimeout   time.Duration
+	BodyGrace     time.Duration
+	MinBodyRate   int
+	MaxConns      int
+	// BodyMemory bounds the bytes all request bodies being read hold at once
+	// (default 512 MiB); past it a request is answered 503.
+	BodyMemory int64
 }
 
 // Server is the Fiber app and what it needs.
 type Server struct {
-	App     *fiber.App
-	gw      *actors.Gateway
-	opts    Options
-	log     *slog.Logger
-	streams sync.WaitGroup // streams still writing, for a graceful stop
+	App      *fiber.App
+	gw       *actors.Gateway
+	opts     Options
+	log      *slog.Logger
+	streams  sync.WaitGroup // streams still writing, for a graceful stop
+	scavenge scavenger      // hands memory back after large bodies
+	bodies   bodyBudget     // the memory of bodies in flight
 }
 
 // New builds the app with every route.
@@ -52,19 +68,45 @@ func New(gw *actors.Gateway, o Options) *Server {
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
+	o.HeaderTimeout = orDuration(o.HeaderTimeout, 10*time.Second)
+	o.IdleTimeout = orDuration(o.IdleTimeout, 2*time.Minute)
+	o.BodyGrace = orDuration(o.BodyGrace, 5*time.Second)
+	if o.MinBodyRate <= 0 {
+		o.MinBodyRate = 1024
+	}
+	if o.MaxConns <= 0 {
+		o.MaxConns = 10000
+	}
+	if o.BodyMemory <= 0 {
+		o.BodyMemory = 512 << 20
+	}
 	s := &Server{gw: gw, opts: o, log: o.Log}
+	s.bodies.max = o.BodyMemory
 	s.App = fiber.New(fiber.Config{
 		BodyLimit:             o.BodyLimit,
 		DisableStartupMessage: true,
 		ErrorHandler:          s.errorHandler,
 		ReadBufferSize:        16 << 10,
+		// Bodies are read by readBody (body.go), as they arrive and bounded per
+		// route; fasthttp neither reserves their announced size nor parses a
+		// multipart form ahead.
+		StreamRequestBody:            true,
+		DisablePreParseMultipartForm: true,
+		ReduceMemoryUsage:            true, // idle connections hold no buffers
+		// ReadTimeout bounds the headers (readBody takes over for the body).
 		// No WriteTimeout: it would cut long streams.
-		IdleTimeout: 2 * time.Minute,
+		ReadTimeout: o.HeaderTimeout,
+		IdleTimeout: o.IdleTimeout,
 	})
+	s.App.Server().HeaderReceived = s.headerReceived
+	s.guardMethods() // refusals.go
 	s.App.Use(recover.New()) // a bug in one request is that request's 500, not the gateway's end
 	s.App.Use(requestID)
 	if o.Metrics != nil {
 		s.App.Use(s.measure)
+	}
+	s.App.Use(s.readBody)
+	if o.Metrics != nil {
 		s.App.Get("/metrics", adaptor.HTTPHandler(o.Metrics.Handler()))
 	}
 
@@ -99,6 +141,18 @@ func New(gw *actors.Gateway, o Options) *Server {
 	}
 	s.App.Use(func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 	return s
+}
+
+// Serve serves on ln, at most MaxConns connections at once.
+func (s *Server) Serve(ln net.Listener) error {
+	return s.App.Listener(&capListener{Listener: ln, max: int64(s.opts.MaxConns)})
+}
+
+func orDuration(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
 }
 
 // WaitStreams waits until every open stream has settled, or the timeout passes.

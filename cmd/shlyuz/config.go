@@ -31,7 +31,9 @@ type Config struct {
 	// ActorIdle passivates a key or account actor idle that long (its state
 	// is in the store); 0: the default 10m; a negative value: never.
 	ActorIdle time.Duration `yaml:"actor_idle"`
-	BodyLimit int           `yaml:"body_limit"` // bytes
+	BodyLimit int           `yaml:"body_limit"` // bytes, of an /api/v1 body (after inflating)
+	// HTTP bounds slow and idle clients; zero values take http.Options' defaults.
+	HTTP httpConfig `yaml:"http"`
 	// Pricing applies until the operator sets one through the admin API.
 	Pricing *struct {
 		Rate shlyuz.Decimal `yaml:"rate"`
@@ -63,6 +65,15 @@ type Config struct {
 	Payments paymentsConfig `yaml:"payments"`
 	// ExchangeRate: an optional updater from the Central Bank's feed (web.go).
 	ExchangeRate rateConfig `yaml:"exchange_rate"`
+}
+
+// httpConfig is the http section: see http.Options.
+type httpConfig struct {
+	HeaderTimeout  time.Duration `yaml:"header_timeout"`  // default 10s
+	IdleTimeout    time.Duration `yaml:"idle_timeout"`    // default 2m
+	BodyGrace      time.Duration `yaml:"body_grace"`      // default 5s
+	MinBodyRate    int           `yaml:"min_body_rate"`   // bytes a second; default 1024
+	MaxConnections int           `yaml:"max_connections"` // default 10000
 }
 
 func loadConfig(path string) (*Config, error) {

@@ -229,12 +229,14 @@ func (in *instance) start(ctx context.Context, cfg *Config, addr address, db str
 	}
 	in.cleanup = append(in.cleanup, stopRates)
 	in.srv = shzhttp.New(in.gw, shzhttp.Options{BodyLimit: cfg.BodyLimit, Heartbeat: cfg.Heartbeat,
-		AdminToken: adminToken, Log: log, Metrics: m, CORSOrigins: corsOrigins(cfg.CORS.AllowedOrigins), Web: mountWeb})
+		AdminToken: adminToken, Log: log, Metrics: m, CORSOrigins: corsOrigins(cfg.CORS.AllowedOrigins), Web: mountWeb,
+		HeaderTimeout: cfg.HTTP.HeaderTimeout, IdleTimeout: cfg.HTTP.IdleTimeout, BodyGrace: cfg.HTTP.BodyGrace,
+		MinBodyRate: cfg.HTTP.MinBodyRate, MaxConns: cfg.HTTP.MaxConnections})
 	ln, err := addr.Listen() // ready: from now on connections are accepted
 	if err != nil {
 		return bad("--listen (SHLYUZ_LISTEN, listen in the config)", err)
 	}
-	go func() { in.served <- in.srv.App.Listener(ln) }()
+	go func() { in.served <- in.srv.Serve(ln) }()
 	return nil
 }
 

@@ -74,6 +74,9 @@ func validateConfig(cfg *Config) error {
 	if cfg.BodyLimit < 0 {
 		return bad("body_limit", fmt.Errorf("%d is negative", cfg.BodyLimit))
 	}
+	if h := cfg.HTTP; h.HeaderTimeout < 0 || h.IdleTimeout < 0 || h.BodyGrace < 0 || h.MinBodyRate < 0 || h.MaxConnections < 0 {
+		return bad("http", errors.New("timeouts, min_body_rate and max_connections cannot be negative"))
+	}
 	if p := cfg.Pricing; p != nil && (p.Rate.Sign() <= 0 || p.K.Sign() <= 0) {
 		return bad("pricing", errors.New("rate and K must both be above zero"))
 	}

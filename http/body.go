@@ -1,0 +1,180 @@
+package http
+
+import (
+	"errors"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/valyala/fasthttp"
+)
+
+// Request bodies are read by the gateway itself (fasthttp streams them): a
+// body costs memory for the bytes that arrived, never for the size a client
+// announced, it is bounded by its route's limit, and a client that sends it
+// slower than the minimum rate (after a grace) is dropped with a 408.
+
+// Per-route body limits, besides the API's configured body_limit.
+const (
+	formBodyLimit     = 1 << 20  // the web area's forms and chat, the operator API
+	paymentsBodyLimit = 64 << 10 // an acquirer's notification
+)
+
+// bodyRule is how a route's bodies are bounded.
+type bodyRule struct {
+	limit   int  // bytes after decoding
+	inflate bool // a compressed body is inflated (up to limit); else it is a 415
+}
+
+// ruleFor is the rule for a request path.
+func (s *Server) ruleFor(path string) bodyRule {
+	switch {
+	case strings.HasPrefix(path, "/api/v1/"):
+		return bodyRule{limit: s.opts.BodyLimit, inflate: true}
+	case strings.HasPrefix(path, "/payments/"):
+		return bodyRule{limit: paymentsBodyLimit}
+	}
+	return bodyRule{limit: formBodyLimit}
+}
+
+// announcedTooLarge marks a request whose announced body is over its route's
+// limit: headerReceived takes the body away from fasthttp (which would
+// otherwise wait for its first 8 KiB) and readBody answers 413 at once.
+const announcedTooLarge = "X-Shlyuz-Body-Over-Limit"
+
+// headerReceived runs once a request's headers are read, before its body.
+func (s *Server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+	h.Del(announcedTooLarge) // only the gateway sets it
+	path, _, _ := strings.Cut(string(h.RequestURI()), "?")
+	if h.ContentLength() > s.ruleFor(path).limit {
+		h.Set(announcedTooLarge, "1")
+		h.SetContentLength(0)
+	}
+	return fasthttp.RequestConfig{}
+}
+
+// readBody is the first middleware: it reads the request's body under its
+// route's rule, so handlers see the whole, decoded body (c.Body()) or never
+// run. The memory a body holds counts against the server's body budget until
+// the handler returns.
+func (s *Server) readBody(c *fiber.Ctx) error {
+	rule := s.ruleFor(c.Path())
+	req := c.Request()
+	lease := &bodyLease{budget: &s.bodies}
+	defer lease.release()
+	if err := s.readWhole(c, rule, lease); err != nil {
+		if req.IsBodyStream() || len(req.Header.Peek(announcedTooLarge)) > 0 {
+			c.Context().SetConnectionClose() // the rest of the body is still on the wire
+		}
+		return err
+	}
+	if err := s.decodeBody(c, rule, lease); err != nil {
+		return err
+	}
+	if lease.held > bigBody {
+		s.scavenge.soon()
+	}
+	return c.Next()
+}
+
+// readWhole leaves the request's raw body read whole, within the limit.
+func (s *Server) readWhole(c *fiber.Ctx, rule bodyRule, lease *bodyLease) error {
+	req := c.Request()
+	if len(req.Header.Peek(announcedTooLarge)) > 0 {
+		return errBodyTooLarge(rule.limit)
+	}
+	if !req.IsBodyStream() {
+		if n := len(req.Body()); n > rule.limit {
+			return errBodyTooLarge(rule.limit)
+		}
+		return nil
+	}
+	// An announced size over the limit is refused before a byte is read.
+	if n := req.Header.ContentLength(); n > rule.limit {
+		return errBodyTooLarge(rule.limit)
+	}
+	body, err := s.readStream(c, rule.limit, lease)
+	if err != nil {
+		return err
+	}
+	req.SetBodyRaw(body)
+	req.Header.SetContentLength(len(body))
+	return nil
+}
+
+// readStream reads the body stream up to limit bytes, holding the client to
+// the minimum rate after the grace through the connection's read deadline.
+func (s *Server) readStream(c *fiber.Ctx, limit int, lease *bodyLease) ([]byte, error) {
+	conn := c.Context().Conn()
+	start := time.Now()
+	body, err := readUpTo(c.Request().BodyStream(), limit, lease, func(received int) {
+		if conn != nil {
+			_ = conn.SetReadDeadline(s.bodyDeadline(start, received))
+		}
+	})
+	if conn != nil {
+		_ = conn.SetReadDeadline(time.Time{})
+	}
+	var ne net.Error
+	switch {
+	case err == nil:
+		return body, nil
+	case errors.As(err, new(*shlyuz.Error)):
+		return nil, err
+	case errors.As(err, &ne) && ne.Timeout():
+		return nil, errBodyTooSlow(s.opts.MinBodyRate)
+	}
+	return nil, &shlyuz.Error{Status: 400, Type: shlyuz.TypeInvalidRequest, Code: "invalid_body",
+		Message: "The request body could not be read: " + err.Error()}
+}
+
+// readUpTo reads r to its end, failing with a 413 past limit bytes. Its
+// buffer grows with what arrived (doubling, capped at limit+1), never by an
+// announced size, each growth taken from the lease; beforeRead is told the
+// count so far before every read.
+func readUpTo(r io.Reader, limit int, lease *bodyLease, beforeRead func(received int)) ([]byte, error) {
+	var buf []byte
+	for {
+		if len(buf) == cap(buf) {
+			size := min(max(2*cap(buf), 16<<10), limit+1)
+			if err := lease.take(size); err != nil {
+				return nil, err
+			}
+			grown := make([]byte, len(buf), size)
+			copy(grown, buf)
+			buf = grown
+		}
+		if beforeRead != nil {
+			beforeRead(len(buf))
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if len(buf) > limit {
+			return nil, errBodyTooLarge(limit)
+		}
+		if errors.Is(err, io.EOF) {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// bodyDeadline is when the next read must have returned: the grace plus the
+// time the bytes received so far buy at the minimum rate.
+func (s *Server) bodyDeadline(start time.Time, received int) time.Time {
+	bought := time.Duration(float64(received) / float64(s.opts.MinBodyRate) * float64(time.Second))
+	return start.Add(s.opts.BodyGrace + bought)
+}
+
+func errBodyTooLarge(limit int) *shlyuz.Error { return shlyuz.ErrTooLarge(limit) }
+
+func errBodyTooSlow(rate int) *shlyuz.Error {
+	return &shlyuz.Error{Status: 408, Type: shlyuz.TypeInvalidRequest, Code: "request_timeout",
+		Message: "The request body arrived slower than " + strconv.Itoa(rate) + " bytes a second; the connection is closed."}
+}

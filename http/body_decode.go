@@ -1,0 +1,128 @@
+package http
+
+import (
+	"bytes"
+	"compress/gzip"
+	"compress/zlib"
+	"errors"
+	"io"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/andybalholm/brotli"
+	"github.com/gofiber/fiber/v2"
+	shlyuz "github.com/shlyuz/shlyuz"
+)
+
+// decodeBody inflates a compressed body (Content-Encoding gzip, deflate or
+// br, in the order applied) to at most the route's limit, and leaves it plain
+// with the header gone, so no later reader (Fiber's c.Body, fasthttp's
+// multipart parser) inflates it again without a bound.
+func (s *Server) decodeBody(c *fiber.Ctx, rule bodyRule, lease *bodyLease) error {
+	req := c.Request()
+	enc := strings.TrimSpace(string(req.Header.Peek(fiber.HeaderContentEncoding)))
+	if enc == "" || strings.EqualFold(enc, "identity") {
+		req.Header.Del(fiber.HeaderContentEncoding)
+		return nil
+	}
+	if !rule.inflate {
+		return errEncodingRefused(enc, "this route takes plain bodies only")
+	}
+	codings := strings.Split(enc, ",")
+	body := req.Body()
+	for i := len(codings) - 1; i >= 0; i-- { // the last coding applied is undone first
+		out, err := inflate(strings.ToLower(strings.TrimSpace(codings[i])), body, rule.limit, lease)
+		if err != nil {
+			return err
+		}
+		body = out
+	}
+	req.Header.Del(fiber.HeaderContentEncoding)
+	req.SetBodyRaw(body)
+	req.Header.SetContentLength(len(body))
+	return nil
+}
+
+// inflate undoes one content coding, reading at most limit+1 bytes of output.
+func inflate(coding string, in []byte, limit int, lease *bodyLease) ([]byte, error) {
+	var r io.Reader
+	var err error
+	switch coding {
+	case "identity":
+		return in, nil
+	case "gzip", "x-gzip":
+		r, err = gzip.NewReader(bytes.NewReader(in))
+	case "deflate":
+		r, err = zlib.NewReader(bytes.NewReader(in))
+	case "br":
+		r = brotli.NewReader(bytes.NewReader(in))
+	default:
+		return nil, errEncodingRefused(coding, "use gzip, deflate or br")
+	}
+	if err != nil {
+		return nil, errBadEncoding(coding, err)
+	}
+	out, err := readUpTo(r, limit, lease, nil)
+	if err != nil && !errors.As(err, new(*shlyuz.Error)) {
+		return nil, errBadEncoding(coding, err)
+	}
+	return out, err
+}
+
+func errEncodingRefused(coding, why string) *shlyuz.Error {
+	return &shlyuz.Error{Status: 415, Type: shlyuz.TypeInvalidRequest, Code: "unsupported_content_encoding",
+		Message: "The Content-Encoding " + coding + " is not accepted: " + why + "."}
+}
+
+func errBadEncoding(coding string, err error) *shlyuz.Error {
+	return &shlyuz.Error{Status: 400, Type: shlyuz.TypeInvalidRequest, Code: "invalid_body",
+		Message: "The request body is not valid " + coding + ": " + err.Error()}
+}
+
+// bigBody is the body size after which the gateway hands freed memory back to
+// the system soon, so a burst of large bodies does not leave a large process.
+const bigBody = 1 << 20
+
+// bodyBudget bounds the bytes all request bodies in flight hold at once: a
+// body that would pass it is answered 503, so no number of large or
+// inflating bodies can take the process's memory.
+type bodyBudget struct {
+	max  int64
+	used atomic.Int64
+}
+
+// bodyLease is what one request holds of the budget.
+type bodyLease struct {
+	budget *bodyBudget
+	held   int64
+}
+
+func (l *bodyLease) take(n int) error {
+	if l.budget.used.Add(int64(n)) > l.budget.max {
+		l.budget.used.Add(-int64(n))
+		return &shlyuz.Error{Status: 503, Type: shlyuz.TypeUnavailable, Code: "too_many_large_bodies",
+			Message: "The gateway is reading too many large request bodies at once; try again in a second.", RetryAfter: time.Second}
+	}
+	l.held += int64(n)
+	return nil
+}
+
+func (l *bodyLease) release() {
+	l.budget.used.Add(-l.held)
+	l.held = 0
+}
+
+// scavenger returns freed memory to the system once, a little after a burst
+// of large bodies, instead of waiting for the runtime's slow background pace.
+type scavenger struct{ pending atomic.Bool }
+
+func (sc *scavenger) soon() {
+	if sc.pending.CompareAndSwap(false, true) {
+		time.AfterFunc(2*time.Second, func() {
+			sc.pending.Store(false)
+			debug.FreeOSMemory()
+		})
+	}
+}

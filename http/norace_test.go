@@ -1,0 +1,6 @@
+//go:build !race
+
+package http
+
+// raceEnabled: the race detector's shadow memory inflates RSS.
+const raceEnabled = false
