@@ -100,6 +100,7 @@ func New(gw *actors.Gateway, o Options) *Server {
 	})
 	s.App.Server().HeaderReceived = s.headerReceived
 	s.guardMethods() // refusals.go
+
 	s.App.Use(recover.New()) // a bug in one request is that request's 500, not the gateway's end
 	s.App.Use(requestID)
 	if o.Metrics != nil {
