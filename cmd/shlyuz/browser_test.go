@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -59,7 +60,7 @@ func newBrowser(t *testing.T) *browser {
 	}
 	b := &browser{t: t, ctx: ctx, shots: &shots{dir: dir}}
 	t.Cleanup(func() {
-		if t.Failed() {
+		if t.Failed() || os.Getenv("SHLYUZ_KEEP_SCREENSHOTS") != "" {
 			t.Logf("screenshots of every page, in order, in %s:\n  %s", dir, strings.Join(b.shots.pages, "\n  "))
 			return
 		}
@@ -130,19 +131,19 @@ const a11yAudit = `(function () {
 
 // screenshot keeps a screenshot (and the HTML) of the page as the step's, and names the file.
 func (b *browser) screenshot(step string) string {
-	var jpeg []byte
+	var png []byte
 	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
 	defer cancel()
 	var url, html string
-	if err := chromedp.Run(ctx, chromedp.Location(&url), chromedp.OuterHTML("html", &html), chromedp.FullScreenshot(&jpeg, 80)); err != nil {
+	if err := chromedp.Run(ctx, chromedp.Location(&url), chromedp.OuterHTML("html", &html), chromedp.FullScreenshot(&png, 100)); err != nil {
 		return "none: " + err.Error()
 	}
 	b.shots.n++
-	name := filepath.Join(b.shots.dir, fmt.Sprintf("%02d-%s", b.shots.n, strings.NewReplacer(" ", "-", "/", "-").Replace(step)))
-	_ = os.WriteFile(name+".jpg", jpeg, 0o644)
+	name := filepath.Join(b.shots.dir, fmt.Sprintf("%02d-%s", b.shots.n, shotName.ReplaceAllString(step, "-")))
+	_ = os.WriteFile(name+".png", png, 0o644)
 	_ = os.WriteFile(name+".html", []byte("<!-- "+url+" -->\n"+html), 0o644)
-	b.shots.pages = append(b.shots.pages, name+".jpg ("+url+")")
-	return name + ".jpg"
+	b.shots.pages = append(b.shots.pages, name+".png ("+url+")")
+	return name + ".png"
 }
 
 // field is the input labelled text; button is the button named text: how a screen reader finds them.
@@ -207,7 +208,7 @@ func TestBrowserNewcomer(t *testing.T) {
 
 	var shown int
 	b.run("landing search", chromedp.Navigate(g.base+"/?lang=en"), b.fill("Search models", "gemini-2.5-flash-image"),
-		chromedp.Evaluate(`Array.from(document.querySelectorAll('#models tbody tr')).filter(function (r) { return !r.hidden }).length`, &shown))
+		chromedp.Evaluate(`Array.from(document.querySelectorAll('#models li[data-modality]')).filter(function (r) { return !r.hidden }).length`, &shown))
 	if shown != 1 {
 		t.Fatalf("the search shows %d models; want gemini-2.5-flash-image alone", shown)
 	}
@@ -216,7 +217,7 @@ func TestBrowserNewcomer(t *testing.T) {
 		textContains(`[role=status]`, "We sent a letter"))
 	b.run("confirm", chromedp.Navigate(g.mail.letterTo(t, email).link(t)), textContains(`[role=status]`, "Your email is confirmed"))
 	b.run("log in", b.fill("Email", email), b.fill("Password", password), b.press("Log in"),
-		textContains("#bought", "0 ₽"))
+		textContains("#bought", "0.00\u00a0₽"))
 
 	b.run("top up", chromedp.Navigate(g.base+"/account/topup"), b.fill("Amount, ₽", "500"), b.press("Go to payment"),
 		chromedp.WaitVisible(button("Оплатить"), chromedp.BySearch))
@@ -235,12 +236,12 @@ func TestBrowserNewcomer(t *testing.T) {
 	}
 	var keyRow string
 	b.run("the key is listed", chromedp.Text(`#keys tbody`, &keyRow))
-	if !strings.Contains(keyRow, "browser") || !strings.Contains(keyRow, "50 ₽ / month") || strings.Contains(keyRow, key) {
+	if !strings.Contains(keyRow, "browser") || !strings.Contains(keyRow, "50.00\u00a0₽ / month") || strings.Contains(keyRow, key) {
 		t.Fatalf("keys table: %q", keyRow)
 	}
-	b.run("raise the ceiling", chromedp.Clear(field("New ceiling of key browser, ₽ (empty: none)"), chromedp.BySearch),
+	b.run("raise the ceiling", chromedp.Click(`#keys details summary`), chromedp.Clear(field("New ceiling of key browser, ₽ (empty: none)"), chromedp.BySearch),
 		b.fill("New ceiling of key browser, ₽ (empty: none)", "75"), b.press("Save the ceiling of key browser"),
-		textContains(`#keys tbody`, "75 ₽ / month"))
+		textContains(`#keys tbody`, "75.00\u00a0₽ / month"))
 
 	client := openai.NewClient(option.WithBaseURL(g.base+"/api/v1"), option.WithAPIKey(key))
 	resp, err := client.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
@@ -286,7 +287,7 @@ func TestBrowserNewcomer(t *testing.T) {
 	}
 	var costs []string
 	b.run("the costs", chromedp.Evaluate(`Array.from(document.querySelectorAll('#conversation .cost')).map(function (e) {
-  return e.getAttribute('data-generation') + ' ' + e.textContent.replace(/^Cost: /, '').split(' ')[0] })`, &costs))
+  return e.getAttribute('data-generation') + ' ' + e.getAttribute('data-credits') })`, &costs))
 	var turns int
 	b.run("the history is kept", chromedp.Navigate(g.base+"/account/"), chromedp.Navigate(g.base+"/account/chat"),
 		chromedp.WaitVisible(`#conversation li:nth-child(6)`), chromedp.Evaluate(`document.querySelectorAll('#conversation li').length`, &turns))
@@ -331,11 +332,11 @@ func TestBrowserNewcomer(t *testing.T) {
 	}
 	var spent int64
 	for _, want := range gens {
-		sel := fmt.Sprintf(`tr[data-generation=%q] td.credits`, want.id)
+		sel := fmt.Sprintf(`tr[data-generation=%q] .credits`, want.id)
 		var got string
 		b.run("activity "+want.id, chromedp.Navigate(g.base+"/account/activity"), chromedp.WaitVisible(sel), chromedp.Text(sel, &got))
-		if got != strconv.FormatInt(want.credits, 10) {
-			t.Fatalf("activity shows %s credits for %s; want %d", got, want.id, want.credits)
+		if digits(got) != strconv.FormatInt(want.credits, 10) || !strings.HasSuffix(got, "credits") {
+			t.Fatalf("activity shows %q for %s; want %d credits", got, want.id, want.credits)
 		}
 		spent += want.credits
 	}
@@ -343,7 +344,7 @@ func TestBrowserNewcomer(t *testing.T) {
 	var pkg, bought string
 	b.run("overview", chromedp.Navigate(g.base+"/account/"), chromedp.Text("#package-credits", &pkg), chromedp.Text("#bought-credits", &bought))
 	wantPkg := 50_000_000 - spent
-	if pkg != strconv.FormatInt(wantPkg, 10) || bought != "50000000" {
+	if digits(pkg) != strconv.FormatInt(wantPkg, 10) || bought != "50,000,000\u00a0credits" {
 		t.Fatalf("overview: package %s bought %s; want %d and 50000000", pkg, bought, wantPkg)
 	}
 	var credits creditsView
@@ -354,4 +355,17 @@ func TestBrowserNewcomer(t *testing.T) {
 	if st := call(t, g.base, "GET", "/api/admin/reconcile", adminToken, nil, &rec); st != 200 || !rec.OK {
 		t.Fatalf("the balance and the ledger disagree: %d %+v", st, rec)
 	}
+}
+
+// shotName keeps a screenshot's file name to letters, digits, dots and dashes.
+var shotName = regexp.MustCompile(`[^A-Za-z0-9.]+`)
+
+// digits is the digits of a formatted number: "49,999,660 credits" → "49999660".
+func digits(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, s)
 }

@@ -253,7 +253,7 @@ func TestWebAreaPayments(t *testing.T) {
 			t.Fatalf("return page:\n%s", body)
 		}
 		wantBalanceWeb(t, u, 50_000_000, 50_000_000)
-		if !regexp.MustCompile(`valid until \d{4}-\d\d-\d\d \d\d:\d\d`).MatchString(u.last) {
+		if !regexp.MustCompile(`valid until <strong id="package-expires">\d{4}-\d\d-\d\d \d\d:\d\d\x{a0}MSK<`).MatchString(u.last) {
 			t.Fatalf("the overview does not say when the package expires:\n%s", u.last)
 		}
 	})
@@ -285,7 +285,7 @@ func TestWebAreaPayments(t *testing.T) {
 			return strings.Contains(u.last, `data-generation="`+resp.ID+`"`)
 		})
 		row := u.last[strings.Index(u.last, `data-generation="`+resp.ID+`"`):]
-		if !strings.Contains(row[:strings.Index(row, "</tr>")], `<td class="credits">`+strconv.FormatInt(usage.Credits, 10)+`</td>`) {
+		if !strings.Contains(row[:strings.Index(row, "</tr>")], `data-credits="`+strconv.FormatInt(usage.Credits, 10)+`"`) {
 			t.Fatalf("activity row %q lacks %d credits", row[:strings.Index(row, "</tr>")], usage.Credits)
 		}
 		wantBalanceWeb(t, u, 50_000_000-usage.Credits, 50_000_000)
@@ -351,7 +351,7 @@ func TestWebAreaPayments(t *testing.T) {
 	})
 }
 
-var creditsRE = regexp.MustCompile(`id="(package|bought)-credits">(\d+)<`)
+var creditsRE = regexp.MustCompile(`id="(package|bought)-credits">([\d,]+)\x{a0}credits?<`)
 
 // wantBalanceWeb reads the overview page and checks the package and bought credits.
 func wantBalanceWeb(t *testing.T, u *browserless, pkg, bought int64) {
@@ -359,7 +359,7 @@ func wantBalanceWeb(t *testing.T, u *browserless, pkg, bought int64) {
 	u.get("/account/")
 	got := map[string]string{"package": "0"}
 	for _, m := range creditsRE.FindAllStringSubmatch(u.last, -1) {
-		got[m[1]] = m[2]
+		got[m[1]] = strings.ReplaceAll(m[2], ",", "")
 	}
 	if got["package"] != strconv.FormatInt(pkg, 10) || got["bought"] != strconv.FormatInt(bought, 10) {
 		t.Fatalf("overview: package %s bought %s; want %d and %d", got["package"], got["bought"], pkg, bought)

@@ -106,21 +106,57 @@ func TestWebAreaPages(t *testing.T) {
 		u := g.user(t)
 		_, all := u.get("/")
 		// test/model: $1 and $2 per million tokens at 100 ₽ per dollar, K 1.
-		if !regexp.MustCompile(`<code>test/model</code> test/model</td><td>100000</td><td>100</td><td>200</td>`).MatchString(all) {
-			t.Fatalf("test/model's row with its prices is missing:\n%s", all)
+		// Its card: the context with grouped digits, each price per million tokens, to the kopeck.
+		if !regexp.MustCompile(`<code class="id">test/model</code>(?:[^<]|<[^l]|<l[^i])*?<dd class="context">100,000</dd>\s*` +
+			`<dt>Input</dt><dd class="price">100.00\x{a0}₽ per 1M tokens</dd><dt>Output</dt><dd class="price">200.00\x{a0}₽ per 1M tokens</dd>`).MatchString(all) {
+			t.Fatalf("test/model's card with its prices is missing:\n%s", all)
 		}
 		_, some := u.get("/?q=TEST/OTH")
-		if !strings.Contains(some, "<code>test/other</code>") || strings.Contains(some, "<code>test/model</code>") ||
+		if !strings.Contains(some, `<code class="id">test/other</code>`) || strings.Contains(some, `<code class="id">test/model</code>`) ||
 			!strings.Contains(some, `value="TEST/OTH"`) {
 			t.Fatalf("search for test/oth:\n%s", some)
 		}
-		if _, none := u.get("/?q=%3Cscript%3E"); strings.Contains(none, "<script>") || strings.Contains(none, "<code>test/model</code>") {
+		if _, none := u.get("/?q=%3Cscript%3E"); strings.Contains(none, "<script>") || strings.Contains(none, `<code class="id">test/model</code>`) {
 			t.Fatal("a search for <script> is echoed raw or matches everything")
+		}
+	})
+
+	t.Run("404: an HTML page under the web area, JSON for API clients", func(t *testing.T) {
+		for _, tc := range []struct {
+			path, accept string
+			html         bool
+		}{
+			{"/account/no-such-page", "", true}, // redirected to log in first, then…
+			{"/no/such/page", "text/html,application/xhtml+xml", true},
+			{"/no/such/page", "application/json", false},
+			{"/api/v1/no-such-route", "text/html", false},
+		} {
+			req, _ := http.NewRequest("GET", g.base+tc.path, nil)
+			req.Header.Set("Accept", tc.accept)
+			req.Header.Set("Accept-Language", "en")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			isHTML := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html")
+			switch {
+			case tc.path == "/account/no-such-page":
+				if resp.Request.URL.Path != "/login" {
+					t.Errorf("%s signed out ends at %s; want /login", tc.path, resp.Request.URL.Path)
+				}
+			case resp.StatusCode != 404 || isHTML != tc.html || (tc.html && !strings.Contains(string(b), "<h1>Page not found</h1>")):
+				t.Errorf("%s (Accept %q): %d %s, HTML %v; want 404, HTML %v:\n%s", tc.path, tc.accept, resp.StatusCode, resp.Header.Get("Content-Type"), isHTML, tc.html, b)
+			}
 		}
 	})
 
 	u, email := g.signUp(t)
 	accID := g.accountIDOf(t, email)
+	if st, body := u.get("/account/no-such-page"); st != 404 || !strings.Contains(body, "<h1>Page not found</h1>") || !strings.Contains(body, `href="/account/"`) {
+		t.Errorf("a signed-in 404 under /account/: %d\n%s", st, body)
+	}
 	if st := call(t, g.base, "POST", "/api/admin/accounts/"+accID+"/topups", adminToken,
 		map[string]any{"rubles": "100", "idempotency_key": "pages-topup"}, nil); st != 200 {
 		t.Fatalf("operator top-up: %d", st)
@@ -152,13 +188,13 @@ func TestWebAreaPages(t *testing.T) {
 		tomorrow := time.Now().AddDate(0, 0, 2).Format("2006-01-02")
 		key, id := createKey(t, u, url.Values{"name": {"edited"}, "limit": {"50,5"}, "reset": {"day"}, "expires": {tomorrow}})
 		row := keyRow(t, u, id)
-		if !strings.Contains(row, "50.5 ₽ / day") || !strings.Contains(row, tomorrow) || !strings.Contains(row, "0 ₽ (0)") {
+		if !strings.Contains(row, "50.50\u00a0₽ / day") || !strings.Contains(row, tomorrow) || !strings.Contains(row, ">0.00\u00a0₽<") || !strings.Contains(row, ">0\u00a0credits<") {
 			t.Fatalf("the new key's row: %s", row)
 		}
 		if _, err := sdkChat(key, g.base, "test/model"); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 10*time.Second, "the key's spend in the period", func() bool { return !strings.Contains(keyRow(t, u, id), "0 ₽ (0)") })
+		waitFor(t, 10*time.Second, "the key's spend in the period", func() bool { return !strings.Contains(keyRow(t, u, id), ">0\u00a0credits<") })
 
 		u.get("/account/keys")
 		for _, bad := range []string{"-1", "1.001", "ten"} {
@@ -168,14 +204,14 @@ func TestWebAreaPages(t *testing.T) {
 			}
 		}
 		u.get("/account/keys")
-		if st, _ := u.post("/account/keys/"+id+"/limit", url.Values{"limit": {"0"}}); st != 200 || !strings.Contains(keyRow(t, u, id), "0 ₽ / day") {
+		if st, _ := u.post("/account/keys/"+id+"/limit", url.Values{"limit": {"0"}}); st != 200 || !strings.Contains(keyRow(t, u, id), "0.00\u00a0₽ / day") {
 			t.Fatalf("lower the ceiling to 0: %d", st)
 		}
 		if _, err := sdkChat(key, g.base, "test/model"); err == nil || !strings.Contains(err.Error(), "403") {
 			t.Fatalf("a call over the lowered ceiling: %v", err)
 		}
 		u.get("/account/keys")
-		if st, _ := u.post("/account/keys/"+id+"/limit", url.Values{"limit": {""}}); st != 200 || !strings.Contains(keyRow(t, u, id), "<td>—</td>") {
+		if st, _ := u.post("/account/keys/"+id+"/limit", url.Values{"limit": {""}}); st != 200 || !strings.Contains(keyRow(t, u, id), `data-label="Ceiling">—</td>`) {
 			t.Fatalf("remove the ceiling: %d\n%s", st, keyRow(t, u, id))
 		}
 		if _, err := sdkChat(key, g.base, "test/model"); err != nil {
@@ -287,7 +323,7 @@ func TestWebAreaPages(t *testing.T) {
 		}
 		u.get("/account/activity?key=" + idB)
 		today := time.Now().In(moscow(t)).Format("2006-01-02")
-		if !strings.Contains(u.last, fmt.Sprintf(`title="%s: %d"`, today, sum)) || strings.Count(u.last, `<span style="height:`) != 30 {
+		if !strings.Contains(u.last, fmt.Sprintf(`data-day="%s" data-credits="%d"`, today, sum)) || strings.Count(u.last, `<span style="height:`) != 30 {
 			t.Fatalf("the chart lacks today's bar of %d credits:\n%s", sum, u.last)
 		}
 	})

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/mail"
 	"net/url"
-	"sort"
 	"strings"
 	"time"
 
@@ -20,25 +19,6 @@ const (
 	minPasswordLen = 10
 )
 
-type modelRow struct {
-	ID, Name, Prompt, Completion string
-	Context                      int64
-}
-
-func (w *Web) landing(c *fiber.Ctx) error {
-	q := strings.ToLower(strings.TrimSpace(c.Query("q")))
-	var rows []modelRow
-	for _, m := range w.gw.Catalog().List() {
-		if q != "" && !strings.Contains(strings.ToLower(m.ID+" "+m.Name), q) {
-			continue
-		}
-		rows = append(rows, modelRow{ID: m.ID, Name: m.Name, Context: m.ContextLength,
-			Prompt: shlyuz.FormatRubles(m.Price.PromptMicro), Completion: shlyuz.FormatRubles(m.Price.CompletionMicro)})
-	}
-	sort.Slice(rows, func(i, j int) bool { return rows[i].ID < rows[j].ID })
-	return w.render(c, fiber.StatusOK, "landing", "brand", fiber.Map{"Models": rows, "Q": c.Query("q")}, "", "")
-}
-
 func (w *Web) registerPage(c *fiber.Ctx) error {
 	return w.render(c, fiber.StatusOK, "register", "register", fiber.Map{}, "", "")
 }
@@ -51,9 +31,11 @@ func (w *Web) register(c *fiber.Ctx) error {
 	password := c.FormValue("password")
 	form := fiber.Map{"Email": email}
 	if addr, err := mail.ParseAddress(email); err != nil || addr.Address != email {
+		form["Bad"] = "email"
 		return w.render(c, fiber.StatusBadRequest, "register", "register", form, "", w.t(c, "bad_email"))
 	}
 	if len([]rune(password)) < minPasswordLen {
+		form["Bad"] = "password"
 		return w.render(c, fiber.StatusBadRequest, "register", "register", form, "", w.t(c, "weak_password"))
 	}
 	lang := langOf(c)
@@ -232,6 +214,7 @@ type overviewData struct {
 	Payments       []shlyuz.Payment
 	PaymentsOn     bool
 	PackageExpires time.Time
+	APIBase        string
 }
 
 func (w *Web) overview(c *fiber.Ctx) error {
@@ -247,12 +230,12 @@ func (w *Web) overview(c *fiber.Ctx) error {
 	now := w.now()
 	d := overviewData{Balance: b.Balance, Reserved: b.Reserved, PackageLive: b.Balance.PackageLive(now),
 		Available: b.Balance.Available(now), Payments: pays, PaymentsOn: w.cfg.YooKassa != nil,
-		PackageExpires: b.Balance.PackageExpiresAt.In(w.cfg.Location)}
+		PackageExpires: b.Balance.PackageExpiresAt, APIBase: w.cfg.PublicURL + "/api/v1"}
 	return w.render(c, fiber.StatusOK, "overview", "overview", d, "", "")
 }
 
 // fail logs an unexpected error and shows a generic page.
 func (w *Web) fail(c *fiber.Ctx, err error) error {
 	w.log.Error("web: request failed", "path", c.Path(), "err", err)
-	return w.render(c, fiber.StatusInternalServerError, "notice", "brand", nil, "", w.t(c, "error"))
+	return w.errorPage(c, fiber.StatusInternalServerError)
 }

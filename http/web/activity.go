@@ -17,7 +17,7 @@ const (
 )
 
 type dayBar struct {
-	Day     string
+	Day     time.Time
 	Credits shlyuz.Credits
 	Percent int
 }
@@ -30,6 +30,8 @@ type activityData struct {
 	Page       int
 	Prev, Next string
 	Bars       []dayBar
+	Top, Half  shlyuz.Credits // the chart's axis: its top and middle
+	Sum        shlyuz.Credits // the chart's total
 	CSV        string
 }
 
@@ -79,7 +81,6 @@ func (w *Web) activity(c *fiber.Ctx) error {
 	}
 	d.CSV = "/account/activity.csv?" + q[1:]
 	for _, g := range gens {
-		g.CreatedAt = g.CreatedAt.In(w.cfg.Location)
 		d.Rows = append(d.Rows, activityRow{Generation: g, KeyName: names[g.KeyID]})
 	}
 	for _, m := range w.gw.Catalog().List() {
@@ -88,6 +89,10 @@ func (w *Web) activity(c *fiber.Ctx) error {
 	if d.Bars, err = w.chart(c, f); err != nil {
 		return w.fail(c, err)
 	}
+	for _, b := range d.Bars {
+		d.Top, d.Sum = max(d.Top, b.Credits), d.Sum+b.Credits
+	}
+	d.Half = d.Top / 2
 	return w.render(c, fiber.StatusOK, "activity", "activity", d, "", "")
 }
 
@@ -111,7 +116,7 @@ func (w *Web) chart(c *fiber.Ctx, f shlyuz.GenerationFilter) ([]dayBar, error) {
 	bars := make([]dayBar, 0, chartDays)
 	for d := start; !d.After(now); d = d.AddDate(0, 0, 1) {
 		day := d.Format("2006-01-02")
-		bars = append(bars, dayBar{Day: day, Credits: sums[day], Percent: int(sums[day] * 100 / top)})
+		bars = append(bars, dayBar{Day: d, Credits: sums[day], Percent: int(sums[day] * 100 / top)})
 	}
 	return bars, nil
 }
@@ -131,9 +136,10 @@ func (w *Web) activityCSV(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
 	c.Set(fiber.HeaderContentDisposition, `attachment; filename="activity.csv"`)
 	cw := csv.NewWriter(c.Response().BodyWriter())
+	// Moments in the area's zone (the offset says which), as on the pages.
 	_ = cw.Write([]string{"id", "created_at", "key", "model", "tokens_prompt", "tokens_completion", "credits", "rubles", "status"})
 	for _, g := range gens {
-		_ = cw.Write([]string{g.ID, g.CreatedAt.Format(time.RFC3339), names[g.KeyID], g.Model,
+		_ = cw.Write([]string{g.ID, g.CreatedAt.In(w.cfg.Location).Format(time.RFC3339), names[g.KeyID], g.Model,
 			strconv.FormatInt(g.PromptTokens, 10), strconv.FormatInt(g.CompletionTokens, 10),
 			strconv.FormatInt(g.Credits, 10), shlyuz.FormatRubles(g.Credits), g.Status})
 	}

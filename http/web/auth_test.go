@@ -57,22 +57,6 @@ func TestSignedLinks(t *testing.T) {
 	}
 }
 
-func TestKopecks(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want int64
-		ok   bool
-	}{
-		{"500", 50000, true}, {"500.5", 50050, true}, {"500,05", 50005, true}, {" 10.00 ", 1000, true}, {"0", 0, true},
-		{"10.001", 0, false}, {"-5", 0, false}, {"1e3", 0, false}, {"", 0, false}, {".5", 0, false}, {"1234567890", 0, false},
-	} {
-		got, ok := kopecks(tc.in)
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("kopecks(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
-		}
-	}
-}
-
 func TestThrottle(t *testing.T) {
 	th := newThrottle(time.Minute)
 	now := time.Unix(1000, 0)

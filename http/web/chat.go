@@ -2,7 +2,7 @@ package web
 
 import (
 	"encoding/json"
-	"sort"
+	"slices"
 
 	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -20,16 +20,7 @@ const maxChatMessages = 200
 // ?c=, a new one with ?new=1, else the most recently updated. The script
 // loads the open conversation's messages and saves each exchange.
 func (w *Web) chatPage(c *fiber.Ctx) error {
-	var models []string
-	for _, m := range w.gw.Catalog().List() {
-		for _, o := range m.OutputModalities {
-			if o == "text" {
-				models = append(models, m.ID)
-				break
-			}
-		}
-	}
-	sort.Strings(models)
+	models, def := w.chatModels()
 	list, err := w.store.ConversationsOf(w.ctx(c), sessionOf(c).account.ID, maxConversations)
 	if err != nil {
 		return w.fail(c, err)
@@ -47,7 +38,10 @@ func (w *Web) chatPage(c *fiber.Ctx) error {
 	} else if len(list) > 0 && c.Query("new") == "" {
 		open = &list[0]
 	}
-	return w.render(c, fiber.StatusOK, "chat", "chat", fiber.Map{"Models": models, "Conversations": list, "Open": open}, "", "")
+	if open != nil && slices.Contains(models, open.Model) {
+		def = open.Model
+	}
+	return w.render(c, fiber.StatusOK, "chat", "chat", fiber.Map{"Models": models, "Default": def, "Conversations": list, "Open": open}, "", "")
 }
 
 // chatSend streams a reply to the conversation through the API's chat path,
@@ -74,7 +68,9 @@ func (w *Web) chatSend(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	body, _ := json.Marshal(map[string]any{"model": req.Model, "messages": req.Messages, "stream": true})
+	// The reply comes in the area's language unless the user writes in another.
+	msgs := append([]any{map[string]string{"role": "system", "content": tr(langOf(c), "chat_system")}}, anySlice(req.Messages)...)
+	body, _ := json.Marshal(map[string]any{"model": req.Model, "messages": msgs, "stream": true})
 	c.Request().SetBody(body)
 	return w.chatAs(c, hash)
 }
@@ -95,4 +91,12 @@ func (w *Web) webChatKey(c *fiber.Ctx, accountID string) (string, error) {
 		return "", kerr
 	}
 	return k.Hash, nil
+}
+
+func anySlice[T any](v []T) []any {
+	out := make([]any, len(v))
+	for i := range v {
+		out[i] = v[i]
+	}
+	return out
 }

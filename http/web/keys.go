@@ -17,9 +17,12 @@ type keyRow struct {
 }
 
 type keysData struct {
-	Keys  []keyRow
-	Plain string // the new key, shown once
-	Form  fiber.Map
+	Keys    []keyRow
+	Plain   string // the new key, shown once
+	Form    fiber.Map
+	Bad     string // the field the error is about
+	APIBase string
+	Model   string // a served model for the snippets
 }
 
 func (w *Web) keysPage(c *fiber.Ctx) error {
@@ -33,15 +36,13 @@ func (w *Web) renderKeys(c *fiber.Ctx, status int, plain string, form fiber.Map,
 		return w.fail(c, err)
 	}
 	now := w.now()
-	d := keysData{Plain: plain, Form: form}
+	d := keysData{Plain: plain, Form: form, APIBase: w.cfg.PublicURL + "/api/v1"}
+	d.Bad, _ = form["Bad"].(string)
+	_, d.Model = w.chatModels()
 	for i := len(keys) - 1; i >= 0; i-- { // newest first
 		k := keys[i]
 		if k.Name == webChatKeyName {
 			continue // the web chat's own key is not the user's to manage
-		}
-		if k.ExpiresAt != nil { // shown in the area's zone, as it was entered
-			e := k.ExpiresAt.In(w.cfg.Location)
-			k.ExpiresAt = &e
 		}
 		row := keyRow{Key: k, Live: k.Usable(now) == nil}
 		since := shlyuz.PeriodStart(now, k.LimitReset, w.cfg.Location)
@@ -64,24 +65,24 @@ func (w *Web) createKey(c *fiber.Ctx) error {
 	form := fiber.Map{"Name": c.FormValue("name"), "Limit": c.FormValue("limit"), "Reset": c.FormValue("reset"), "Expires": c.FormValue("expires")}
 	name := strings.TrimSpace(c.FormValue("name"))
 	if name == "" || !shlyuz.KeyNameFits(name) {
-		return w.renderKeys(c, fiber.StatusBadRequest, "", form, w.t(c, "bad_name"))
+		return w.renderKeys(c, fiber.StatusBadRequest, "", bad(form, "name"), w.t(c, "bad_name"))
 	}
-	limit, ok := ceiling(c.FormValue("limit"))
+	limit, ok := ceiling(langOf(c), c.FormValue("limit"))
 	if !ok {
-		return w.renderKeys(c, fiber.StatusBadRequest, "", form, w.t(c, "bad_limit"))
+		return w.renderKeys(c, fiber.StatusBadRequest, "", bad(form, "limit"), w.t(c, "bad_limit"))
 	}
 	reset, err := shlyuz.ParseLimitReset(c.FormValue("reset"))
 	if err != nil {
-		return w.renderKeys(c, fiber.StatusBadRequest, "", form, w.t(c, "bad_limit"))
+		return w.renderKeys(c, fiber.StatusBadRequest, "", bad(form, "limit"), w.t(c, "bad_limit"))
 	}
 	if reset != shlyuz.ResetNever && limit == nil { // a period says when a ceiling's spend starts again
-		return w.renderKeys(c, fiber.StatusBadRequest, "", form, w.t(c, "bad_limit"))
+		return w.renderKeys(c, fiber.StatusBadRequest, "", bad(form, "limit"), w.t(c, "bad_limit"))
 	}
 	var expires *time.Time
 	if v := c.FormValue("expires"); v != "" {
 		d, err := time.ParseInLocation("2006-01-02", v, w.cfg.Location)
 		if err != nil || !d.After(w.now()) {
-			return w.renderKeys(c, fiber.StatusBadRequest, "", form, w.t(c, "bad_expiry"))
+			return w.renderKeys(c, fiber.StatusBadRequest, "", bad(form, "expires"), w.t(c, "bad_expiry"))
 		}
 		expires = &d
 	}
@@ -93,11 +94,11 @@ func (w *Web) createKey(c *fiber.Ctx) error {
 }
 
 // ceiling reads a ceiling in rubles (at most two decimals) as credits; empty is none.
-func ceiling(v string) (*shlyuz.Credits, bool) {
+func ceiling(lang, v string) (*shlyuz.Credits, bool) {
 	if strings.TrimSpace(v) == "" {
 		return nil, true
 	}
-	k, ok := kopecks(v)
+	k, ok := kopecks(lang, v)
 	if !ok {
 		return nil, false
 	}
@@ -123,7 +124,7 @@ func (w *Web) setKeyLimit(c *fiber.Ctx) error {
 	if !ok {
 		return err
 	}
-	limit, ok := ceiling(c.FormValue("limit"))
+	limit, ok := ceiling(langOf(c), c.FormValue("limit"))
 	if !ok {
 		return w.renderKeys(c, fiber.StatusBadRequest, "", fiber.Map{}, w.t(c, "bad_limit"))
 	}
@@ -146,4 +147,10 @@ func (w *Web) revokeKey(c *fiber.Ctx) error {
 		return w.fail(c, err)
 	}
 	return c.Redirect("/account/keys", fiber.StatusSeeOther)
+}
+
+// bad marks the form's field the error is about.
+func bad(form fiber.Map, field string) fiber.Map {
+	form["Bad"] = field
+	return form
 }

@@ -21,7 +21,7 @@ func (w *Web) topUpPage(c *fiber.Ctx) error {
 
 func (w *Web) renderTopUp(c *fiber.Ctx, status int, form fiber.Map, errMsg string) error {
 	form["On"] = w.cfg.YooKassa != nil
-	form["Hint"] = fmt.Sprintf(w.t(c, "amount_hint"), yookassa.Rubles(w.cfg.MinTopUpKopecks).Value)
+	form["Hint"] = fmt.Sprintf(w.t(c, "amount_hint"), formatKopecks(langOf(c), w.cfg.MinTopUpKopecks))
 	return w.render(c, status, "topup", "topup_title", form, "", errMsg)
 }
 
@@ -31,9 +31,9 @@ func (w *Web) topUp(c *fiber.Ctx) error {
 		return w.renderTopUp(c, fiber.StatusServiceUnavailable, fiber.Map{}, w.t(c, "payments_off"))
 	}
 	form := fiber.Map{"Amount": c.FormValue("amount")}
-	k, ok := kopecks(c.FormValue("amount"))
+	k, ok := kopecks(langOf(c), c.FormValue("amount"))
 	if !ok || k < w.cfg.MinTopUpKopecks || k > maxTopUpKopecks {
-		return w.renderTopUp(c, fiber.StatusBadRequest, form, fmt.Sprintf(w.t(c, "bad_amount"), yookassa.Rubles(w.cfg.MinTopUpKopecks).Value))
+		return w.renderTopUp(c, fiber.StatusBadRequest, form, fmt.Sprintf(w.t(c, "bad_amount"), formatKopecks(langOf(c), w.cfg.MinTopUpKopecks), formatKopecks(langOf(c), maxTopUpKopecks)))
 	}
 	credits := k * (shlyuz.CreditsPerRuble / 100)
 	desc := fmt.Sprintf("Shlyuz: %s credits", fmt.Sprint(credits))
@@ -61,7 +61,7 @@ func (w *Web) buyPlan(c *fiber.Ctx) error {
 		if p.ID != c.Params("id") {
 			continue
 		}
-		k, ok := kopecks(p.PriceRubles.String())
+		k, ok := kopecks("ru", p.PriceRubles.String())
 		if !ok || k <= 0 {
 			return w.render(c, fiber.StatusBadRequest, "notice", "plans", nil, "", w.t(c, "payment_failed"))
 		}
@@ -164,7 +164,7 @@ func (w *Web) reconcilePayment(c *fiber.Ctx, p shlyuz.Payment) (shlyuz.Payment, 
 			Message: "YooKassa did not confirm the payment; it will be checked again.", Cause: err}
 	}
 	k, kerr := yp.Amount.Kopecks()
-	want, _ := kopecks(p.AmountRub.String())
+	want, _ := kopecks("ru", p.AmountRub.String())
 	if yp.ID != p.ExternalID || kerr != nil || k != want || yp.Metadata["payment_id"] != p.ID {
 		w.log.Error("web: YooKassa's payment disagrees with ours", "payment", p.ID, "external", p.ExternalID)
 		return p, shlyuz.ErrConflict("payment_mismatch", "The payment %s does not match what was ordered.", p.ExternalID)
@@ -240,7 +240,7 @@ func (w *Web) refund(c *fiber.Ctx, refundID string) error {
 		return shlyuz.ErrInternal(perr)
 	}
 	refunded, kerr := r.Amount.Kopecks()
-	paid, _ := kopecks(p.AmountRub.String())
+	paid, _ := kopecks("ru", p.AmountRub.String())
 	if p.Status != shlyuz.PaymentSucceeded || kerr != nil || refunded <= 0 || refunded > paid {
 		return shlyuz.ErrConflict("refund_mismatch", "The refund %s does not match a credited payment.", refundID)
 	}

@@ -44,7 +44,7 @@ func (w *Web) session(c *fiber.Ctx) error {
 	}
 	if err != nil && !errors.Is(err, shlyuz.ErrNoRows) {
 		w.log.Error("web: load session", "err", err)
-		return c.Status(fiber.StatusInternalServerError).SendString(w.t(c, "error"))
+		return w.errorPage(c, fiber.StatusInternalServerError)
 	}
 	w.clearCookie(c, sessionCookie)
 	return c.Next()

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"embed"
+	"fmt"
 	"html/template"
 	"io/fs"
 	"log/slog"
@@ -120,7 +121,7 @@ func (w *Web) Mount(app *fiber.App, chat func(c *fiber.Ctx, keyHash string) erro
 	w.chatAs = chat
 	app.Get("/static/*", w.static)
 	app.Post("/payments/yookassa/notify", w.notify) // the acquirer's call: no session, no CSRF
-	r := app.Group("/", w.session)
+	r := app.Group("/", w.session, w.htmlErrors)
 	r.Get("/", w.landing)
 	r.Get("/register", w.registerPage)
 	r.Post("/register", w.csrf, w.register)
@@ -154,6 +155,7 @@ func (w *Web) Mount(app *fiber.App, chat func(c *fiber.Ctx, keyHash string) erro
 	a.Put("/chat/conversations/:id", w.csrfHeader, w.saveConversation)
 	a.Delete("/chat/conversations/:id", w.csrfHeader, w.deleteConversation)
 	a.Post("/chat/conversations/:id/delete", w.csrf, w.deleteConversationForm)
+	app.Use(w.notFound) // after every route: a page nobody serves
 }
 
 func (w *Web) static(c *fiber.Ctx) error {
@@ -166,6 +168,8 @@ func (w *Web) static(c *fiber.Ctx) error {
 		c.Type("js")
 	case strings.HasSuffix(c.Params("*"), ".css"):
 		c.Type("css")
+	case strings.HasSuffix(c.Params("*"), ".svg"):
+		c.Set(fiber.HeaderContentType, "image/svg+xml")
 	}
 	c.Set(fiber.HeaderCacheControl, "public, max-age=3600")
 	return c.Send(b)
@@ -180,15 +184,48 @@ type page struct {
 	Notice  string
 	Error   string
 	Path    string
+	Loc     *time.Location
 	Data    any
 }
 
 // T is a message in the page's language.
 func (p *page) T(key string) string { return tr(p.Lang, key) }
 
+// Tf is a message with arguments.
+func (p *page) Tf(key string, args ...any) string { return fmt.Sprintf(tr(p.Lang, key), args...) }
+
+// The page's formatters: numbers, money and moments in its language and the area's zone.
+func (p *page) Num(n int64) string              { return formatInt(p.Lang, n) }
+func (p *page) Rub(c shlyuz.Credits) string     { return formatRubles(p.Lang, c) }
+func (p *page) Credits(c shlyuz.Credits) string { return formatCredits(p.Lang, c) }
+func (p *page) Money(d shlyuz.Decimal) string   { return formatDecimalRubles(p.Lang, d) }
+func (p *page) Price(creditsPerUnit shlyuz.Decimal) string {
+	return formatPrice(p.Lang, creditsPerUnit)
+}
+func (p *page) Time(t time.Time) string { return formatTime(p.Lang, p.Loc, t) }
+func (p *page) Date(t time.Time) string { return formatDate(p.Lang, p.Loc, t) }
+func (p *page) Zone() string            { return zoneName(p.Lang, p.Loc) }
+
+// DateP is a day that may be absent ("—").
+func (p *page) DateP(t *time.Time) string {
+	if t == nil {
+		return "—"
+	}
+	return p.Date(*t)
+}
+
+// Word is a status, kind or period in the page's language; an unknown one as it is.
+func (p *page) Word(kind string, v any) string {
+	key := kind + "_" + fmt.Sprint(v)
+	if _, ok := messages[key]; ok {
+		return tr(p.Lang, key)
+	}
+	return fmt.Sprint(v)
+}
+
 // render writes a page with the status.
 func (w *Web) render(c *fiber.Ctx, status int, name, titleKey string, data any, notice, errMsg string) error {
-	p := &page{Lang: langOf(c), Data: data, Notice: notice, Error: errMsg, Path: c.Path()}
+	p := &page{Lang: langOf(c), Data: data, Notice: notice, Error: errMsg, Path: c.Path(), Loc: w.cfg.Location}
 	p.Title = p.T(titleKey)
 	if s := sessionOf(c); s != nil {
 		p.Account, p.CSRF = &s.account, s.ws.CSRF
@@ -202,6 +239,9 @@ func (w *Web) render(c *fiber.Ctx, status int, name, titleKey string, data any, 
 	var buf bytes.Buffer
 	if err := t.Execute(&buf, p); err != nil {
 		w.log.Error("web: render", "page", name, "err", err)
+		if name != "error" {
+			return w.errorPage(c, fiber.StatusInternalServerError)
+		}
 		return c.Status(fiber.StatusInternalServerError).SendString(tr(p.Lang, "error"))
 	}
 	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
@@ -225,3 +265,13 @@ func (w *Web) now() time.Time { return w.cfg.Now() }
 
 // lang is the request's language.
 func (w *Web) t(c *fiber.Ctx, key string) string { return tr(langOf(c), key) }
+
+// Plain is credits as rubles to type into a field.
+func (p *page) Plain(c shlyuz.Credits) string { return plainRubles(p.Lang, c) }
+
+// Is reports whether the page is at path.
+func (p *page) Is(path string) bool { return p.Path == path }
+
+// Day is a chart's axis day; Axis a chart's axis amount.
+func (p *page) Day(t time.Time) string       { return formatDay(p.Lang, p.Loc, t) }
+func (p *page) Axis(c shlyuz.Credits) string { return formatAxis(p.Lang, c) }

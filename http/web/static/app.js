@@ -9,14 +9,26 @@ document.addEventListener('DOMContentLoaded', function () {
       } else { src.select(); document.execCommand('copy'); done(); }
     });
   });
+  // The landing's model list: search and filters apply as they change (the form works without script too).
   var q = document.getElementById('model-search');
-  if (q) {
-    q.addEventListener('input', function () {
-      var v = q.value.toLowerCase();
-      document.querySelectorAll('#models tbody tr').forEach(function (tr) {
-        tr.hidden = v !== '' && tr.textContent.toLowerCase().indexOf(v) < 0;
+  var list = document.getElementById('models');
+  if (q && list) {
+    var mod = document.getElementById('modality'), prov = document.getElementById('provider');
+    var count = document.getElementById('models-count');
+    var apply = function () {
+      var v = q.value.toLowerCase().trim(), n = 0;
+      list.querySelectorAll('li[data-modality]').forEach(function (li) {
+        var show = (v === '' || li.textContent.toLowerCase().indexOf(v) >= 0) &&
+          (!mod.value || li.getAttribute('data-modality') === mod.value) &&
+          (!prov.value || li.getAttribute('data-provider') === prov.value);
+        li.hidden = !show;
+        if (show) { n++; }
       });
-    });
+      if (count) { count.textContent = count.getAttribute('data-template').replace('%s', String(n)); }
+    };
+    q.addEventListener('input', apply);
+    mod.addEventListener('change', apply);
+    prov.addEventListener('change', apply);
   }
 });
 
@@ -24,7 +36,7 @@ document.addEventListener('DOMContentLoaded', function () {
 // exchange on the server (/account/chat/conversations), so the history follows the account to any browser.
 document.addEventListener('DOMContentLoaded', function () {
   var box = document.getElementById('chat');
-  if (!box) { return; }
+  if (!box || !document.getElementById('chat-form')) { return; }
   var list = document.getElementById('conversation');
   var form = document.getElementById('chat-form');
   var input = document.getElementById('chat-message');
@@ -32,6 +44,26 @@ document.addEventListener('DOMContentLoaded', function () {
   var csrf = box.getAttribute('data-csrf');
   var convId = box.getAttribute('data-conversation');
   var turns = [];
+  var stop = document.getElementById('chat-stop');
+  var lang = box.getAttribute('data-lang');
+  var controller = null;
+  // The picker remembers the last model chosen (when the gateway still serves it), unless a conversation is open.
+  try {
+    var last = window.localStorage.getItem('shlyuz.chat.model');
+    if (!convId && last && Array.prototype.some.call(model.options, function (o) { return o.value === last; })) { model.value = last; }
+  } catch (e) { /* storage off */ }
+  model.addEventListener('change', function () { try { window.localStorage.setItem('shlyuz.chat.model', model.value); } catch (e) { /* storage off */ } });
+  // Enter sends, Shift+Enter breaks the line.
+  input.addEventListener('keydown', function (ev) {
+    if (ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing) { ev.preventDefault(); form.requestSubmit(); }
+  });
+  stop.addEventListener('click', function () { if (controller) { controller.abort(); } });
+  // rubles writes credits as rubles to the kopeck in the page's language (1 ₽ = 100 000 credits).
+  function rubles(credits) {
+    if (credits > 0 && credits < 500) { return (lang === 'en' ? '<0.01' : '<0,01') + '\u00a0₽'; }
+    return new Intl.NumberFormat(lang === 'en' ? 'en-US' : 'ru-RU', {minimumFractionDigits: 2, maximumFractionDigits: 2}).format(credits / 100000) + '\u00a0₽';
+  }
+  function grouped(n) { return new Intl.NumberFormat(lang === 'en' ? 'en-US' : 'ru-RU').format(n); }
 
   // api calls a conversation route; a refusal becomes an Error with the server's message.
   function api(method, path, body) {
@@ -115,6 +147,10 @@ document.addEventListener('DOMContentLoaded', function () {
   function add(role, text) {
     var li = document.createElement('li');
     li.className = 'msg ' + role;
+    var who = document.createElement('span');
+    who.className = 'skip';
+    who.textContent = box.getAttribute(role === 'user' ? 'data-you' : 'data-assistant') + ': ';
+    li.appendChild(who);
     var body = document.createElement('div');
     body.className = 'text';
     body.innerHTML = markdown(text);
@@ -143,8 +179,10 @@ document.addEventListener('DOMContentLoaded', function () {
     var li = add('assistant', '');
     var body = li.querySelector('.text');
     var reply = '';
+    controller = new AbortController();
+    stop.hidden = false;
     fetch('/account/chat', {
-      method: 'POST', credentials: 'same-origin',
+      method: 'POST', credentials: 'same-origin', signal: controller.signal,
       headers: {'Content-Type': 'application/json', 'X-CSRF-Token': csrf},
       body: JSON.stringify({model: model.value, messages: turns.filter(function (m) { return m.content; })})
     }).then(function (resp) {
@@ -185,7 +223,8 @@ document.addEventListener('DOMContentLoaded', function () {
               var cost = document.createElement('p');
               cost.className = 'cost';
               cost.setAttribute('data-generation', chunk.id);
-              cost.textContent = box.getAttribute('data-cost') + ': ' + chunk.usage.credits + ' ' + box.getAttribute('data-credits') + ' (' + (chunk.usage.credits / 100000) + ' ₽)';
+              cost.setAttribute('data-credits', String(chunk.usage.credits));
+              cost.textContent = box.getAttribute('data-cost') + ': ' + rubles(chunk.usage.credits) + ' (' + grouped(chunk.usage.credits) + ' ' + box.getAttribute('data-credits') + ')';
               li.appendChild(cost);
             }
           });
@@ -194,12 +233,20 @@ document.addEventListener('DOMContentLoaded', function () {
       }
       return pump();
     }).then(function () {
+      controller = null; stop.hidden = true;
       body.innerHTML = markdown(reply);
       turns.push({role: 'assistant', content: reply});
       return keep().catch(function (e) { alertIn(li, box.getAttribute('data-not-saved') + ': ' + e.message); });
     }, function (e) {
+      controller = null; stop.hidden = true;
+      if (e.name === 'AbortError' && reply) {
+        body.innerHTML = markdown(reply);
+        turns.push({role: 'assistant', content: reply});
+        alertIn(li, box.getAttribute('data-stopped'));
+        return keep().catch(function (e2) { alertIn(li, box.getAttribute('data-not-saved') + ': ' + e2.message); });
+      }
       turns.pop();
-      alertIn(li, e.message);
+      alertIn(li, e.name === 'AbortError' ? box.getAttribute('data-stopped') : e.message);
     });
   }
 });

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// fitAudit is the page's width against the window's, and the elements that
+// stick out to the right (to name in a failure).
+const fitAudit = `(function () {
+  var se = document.scrollingElement, cw = document.documentElement.clientWidth, out = [];
+  document.querySelectorAll('body *').forEach(function (e) {
+    var r = e.getBoundingClientRect();
+    if (r.width > 0 && r.right > cw + 0.5 && out.length < 5) {
+      out.push(e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.className && e.className.baseVal === undefined ? '.' + e.className : '') + ' right=' + Math.round(r.right));
+    }
+  });
+  return {scroll: se.scrollWidth, inner: window.innerWidth, client: cw, out: out};
+})()`
+
+type fit struct {
+	Scroll, Inner, Client int
+	Out                   []string
+}
+
+// checkFit loads the page at the window width and fails on a sideways scroll.
+func (b *browser) checkFit(path string, width int, more ...chromedp.Action) {
+	b.t.Helper()
+	var f fit
+	step := fmt.Sprintf("%s at %d px", path, width)
+	b.run(step, append([]chromedp.Action{chromedp.EmulateViewport(int64(width), 900), chromedp.Navigate(path)},
+		append(more, chromedp.Evaluate(fitAudit, &f))...)...)
+	if f.Scroll > f.Inner || f.Scroll > f.Client {
+		b.t.Errorf("%s scrolls sideways: scrollWidth %d, innerWidth %d, clientWidth %d; sticking out: %s (screenshot: %s)",
+			step, f.Scroll, f.Inner, f.Client, strings.Join(f.Out, ", "), b.screenshot(step+" overflow"))
+	}
+}
+
+// TestBrowserPagesFit loads every page of the web area, in both languages, at
+// a phone's 390 px and a desktop's 1280 px, with data in every table (a key,
+// requests, a payment), and fails when any scrolls sideways: tables become
+// cards on a phone, code scrolls inside its own box.
+func TestBrowserPagesFit(t *testing.T) {
+	g := startWebGateway(t)
+	b := newBrowser(t)
+	email := fmt.Sprintf("fit-a-rather-long-address-%d@example.com", time.Now().UnixNano())
+	const password = "a long enough password"
+
+	anon := []string{"/", "/?all=1", "/register", "/login", "/reset", "/no/such/page"}
+	for _, lang := range []string{"ru", "en"} {
+		for _, w := range []int{390, 1280} {
+			for _, p := range anon {
+				b.checkFit(g.base+p+sep(p)+"lang="+lang, w)
+			}
+		}
+	}
+
+	b.run("register", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(g.base+"/register?lang=en"),
+		b.fill("Email", email), b.fill("Password", password), b.press("Create account"), chromedp.WaitVisible(`[role=status]`))
+	b.run("confirm", chromedp.Navigate(g.mail.letterTo(t, email).link(t)), textContains(`[role=status]`, "Your email is confirmed"))
+	b.run("log in", b.fill("Email", email), b.fill("Password", password), b.press("Log in"), chromedp.WaitVisible("#bought"))
+	if st := call(t, g.base, "POST", "/api/admin/accounts/"+g.accountIDOf(t, email)+"/topups", adminToken,
+		map[string]any{"rubles": "1234567.89", "idempotency_key": "fit-topup"}, nil); st != 200 {
+		t.Fatalf("operator top-up: %d", st)
+	}
+	b.run("top up", chromedp.Navigate(g.base+"/account/topup"), b.fill("Amount, ₽", "1,000"), b.press("Go to payment"),
+		chromedp.WaitVisible(button("Оплатить"), chromedp.BySearch))
+	var payment string
+	b.run("pay", b.press("Оплатить"), textContains("#payment-status", "The payment succeeded"), chromedp.Location(&payment))
+	var key string
+	b.run("create a key", chromedp.Navigate(g.base+"/account/keys"),
+		b.fill("Key name", "a key with a long name for the phone's narrow screen"), b.fill("Spending ceiling, ₽ (empty: none)", "1 500,50"),
+		b.press("Create key"), chromedp.Value(field("New key"), &key, chromedp.BySearch))
+	for range 2 {
+		if _, err := sdkChat(key, g.base, "test/model"); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	pages := []string{"/account/", "/account/keys", "/account/chat", "/account/activity", "/account/topup", "/account/plans",
+		strings.TrimPrefix(payment, g.base), "/account/no-such-page", "/"}
+	for _, lang := range []string{"ru", "en"} {
+		for _, w := range []int{390, 1280} {
+			for _, p := range pages {
+				b.checkFit(g.base+p+sep(p)+"lang="+lang, w)
+			}
+			// The key's edit and revoke boxes, open.
+			b.checkFit(g.base+"/account/keys?lang="+lang, w, chromedp.Click(`#keys details summary`), chromedp.Click(`#keys details + details summary`))
+		}
+	}
+	// A new key's page, with its snippets, on a phone.
+	b.run("a new key on a phone", chromedp.EmulateViewport(390, 900), chromedp.Navigate(g.base+"/account/keys?lang=ru"),
+		b.fill("Название ключа", "phone"), b.press("Создать ключ"), chromedp.WaitVisible("#snippet-python"))
+	var f fit
+	b.run("the new key's page fits", chromedp.Evaluate(fitAudit, &f))
+	if f.Scroll > f.Client {
+		t.Errorf("the new key's page scrolls sideways at 390 px: %+v", f)
+	}
+}
+
+func sep(path string) string {
+	if strings.Contains(path, "?") {
+		return "&"
+	}
+	return "?"
+}
