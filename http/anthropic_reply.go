@@ -41,8 +41,8 @@ type anthropicUsage struct {
 
 func anthropicUsageOf(r *actors.Receipt) *anthropicUsage {
 	u := r.Usage
-	return &anthropicUsage{InputTokens: max(u.PromptTokens-u.CachedTokens, 0), OutputTokens: u.CompletionTokens,
-		CacheReadInputTokens: u.CachedTokens}
+	return &anthropicUsage{InputTokens: max(u.PromptTokens-u.CachedTokens-u.CacheWriteTokens, 0), OutputTokens: u.CompletionTokens,
+		CacheReadInputTokens: u.CachedTokens, CacheCreationInputTokens: u.CacheWriteTokens}
 }
 
 // stopReason is Anthropic's stop_reason for OpenAI's finish_reason.
