@@ -18,6 +18,8 @@ const billingTestModels = `  - {id: "bill/gpt-4o-mini", name: "GPT-4o mini", con
   - {id: "claude/sonnet-4.5", name: "Claude Sonnet 4.5", context_length: 200000, max_output_tokens: 64000, input_modalities: [text], output_modalities: [text], usd: {prompt_usd_per_mtok: "3", completion_usd_per_mtok: "15", cache_read_per_mtok: "0.3", cache_write_per_mtok: "3.75", cache_write_1h_per_mtok: "6"}}
   - {id: "gemini/2.5-pro", name: "Gemini 2.5 Pro", context_length: 1048576, max_output_tokens: 65535, input_modalities: [text], output_modalities: [text], usd: {prompt_usd_per_mtok: "1.25", completion_usd_per_mtok: "10", cache_read_per_mtok: "0.125"}}
   - {id: "giga/GigaChat-2-Max", name: "GigaChat 2 Max", context_length: 131072, max_output_tokens: 8192, input_modalities: [text], output_modalities: [text], usd: {prompt_usd_per_mtok: "0", completion_usd_per_mtok: "0"}, rub: {prompt_rub_per_mtok: "1950", completion_rub_per_mtok: "1950", cache_read_per_mtok: "0"}}
+  - {id: "openai/o3", name: "o3", context_length: 200000, max_output_tokens: 100000, input_modalities: [text], output_modalities: [text], usd: {prompt_usd_per_mtok: "2", completion_usd_per_mtok: "8", cache_read_per_mtok: "0.5"}}
+  - {id: "openai/gpt-5", name: "GPT-5", context_length: 400000, max_output_tokens: 128000, input_modalities: [text], output_modalities: [text], usd: {prompt_usd_per_mtok: "1.25", completion_usd_per_mtok: "10", cache_read_per_mtok: "0.125"}}
   - {id: "yagpt/yandexgpt-pro", name: "YandexGPT Pro", context_length: 32768, max_output_tokens: 8000, input_modalities: [text], output_modalities: [text], usd: {prompt_usd_per_mtok: "0", completion_usd_per_mtok: "0"}, rub: {prompt_rub_per_mtok: "1200", completion_rub_per_mtok: "1200"}}
 `
 
@@ -38,6 +40,10 @@ var billingPrices = map[string]listPrice{
 	// ../shared/data/litellm-model-prices.json "gemini-2.5-pro" (line 18293): input 1.25e-06,
 	// cache_read 1.25e-07, output 1e-05 (at most 200k prompt tokens).
 	"gemini/2.5-pro": {currency: "USD", input: "1.25", cached: "0.125", output: "10"},
+	// ../shared/data/litellm-model-prices.json "o3" (line 29186): input 2e-06, cache_read 5e-07, output 8e-06.
+	"openai/o3": {currency: "USD", input: "2", cached: "0.5", output: "8"},
+	// ../shared/data/litellm-model-prices.json "gpt-5" (line 23344): input 1.25e-06, cache_read 1.25e-07, output 1e-05.
+	"openai/gpt-5": {currency: "USD", input: "1.25", cached: "0.125", output: "10"},
 	// Sber's pay-as-you-go list (cmd/catalogen russianModels): GigaChat 2 Max 1,950 ₽ per million
 	// tokens; precached tokens are not billed.
 	"giga/GigaChat-2-Max": {currency: "RUB", input: "1950", cached: "0", output: "1950"},
@@ -125,6 +131,8 @@ func TestUsageCreditsAreTheListPrice(t *testing.T) {
 		"gemini reasoning":      {model: "gemini/2.5-pro", marker: reported{reasoning: 25}, reasoningReported: true},
 		"gigachat plain":        {model: "giga/GigaChat-2-Max"},
 		"gigachat cached":       {model: "giga/GigaChat-2-Max", marker: reported{cached: 40}},
+		"o3 reasoning":          {model: "openai/o3", marker: reported{cached: 32, reasoning: 200}, reasoningReported: true},
+		"gpt-5 reasoning":       {model: "openai/gpt-5", marker: reported{reasoning: 64}, reasoningReported: true},
 		"yandex plain":          {model: "yagpt/yandexgpt-pro"},
 		"yandex reasoning":      {model: "yagpt/yandexgpt-pro", marker: reported{reasoning: 12}, reasoningReported: true},
 	}

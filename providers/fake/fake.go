@@ -11,7 +11,10 @@
 // one) plus 85 per image part. A request that offers tools, and whose last
 // message is not a tool result, is answered with a call of the first tool
 // instead (arguments ToolArguments, finish_reason "tool_calls"). Script
-// decides the answer for every protocol the fake speaks.
+// decides the answer for every protocol the fake speaks. OpenAI's reasoning
+// models (o-series, gpt-5) refuse max_tokens and a temperature other than 1
+// with OpenAI's error, as OpenAI does; a UsageMarker in the text asks for
+// cached, cache-write and reasoning usage, and "n" for n alike choices.
 //
 // A request picks a fault with the X-Fake-Fault header or with "fault-<name>"
 // in its model name (for example "fake/fault-500"); see the Fault constants.
@@ -220,6 +223,7 @@ type chatRequest struct {
 	MaxTokens           *int64   `json:"max_tokens"`
 	MaxCompletionTokens *int64   `json:"max_completion_tokens"`
 	N                   int      `json:"n"`
+	Temperature         *float64 `json:"temperature"`
 	Modalities          []string `json:"modalities"` // "image": the reply carries an image (chatImage)
 }
 
@@ -272,6 +276,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 
 	ask := req.ask()
 	ask.Usage = usageOf(body)
+	if msg, param, code := refusedByReasoningModel(&req); msg != "" {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", param, code, msg)
+		return
+	}
 	sc := s.Script(r, ask)
 	if !s.Begin(r.Context(), sc.Fault) {
 		return
@@ -725,4 +733,28 @@ func writeError(w http.ResponseWriter, status int, typ, param, code, msg string)
 func appendJSONString(b []byte, s string) []byte {
 	q, _ := json.Marshal(s)
 	return append(b, q...)
+}
+
+// refusedByReasoningModel is OpenAI's refusal of max_tokens and of a
+// temperature other than 1 for its reasoning models (o1, o3, o4-mini, gpt-5
+// and their dated names; not gpt-5-chat), with OpenAI's words; "" when the
+// request is fine.
+func refusedByReasoningModel(req *chatRequest) (msg, param, code string) {
+	name := req.Model[strings.LastIndexByte(req.Model, '/')+1:]
+	reasoning := false
+	for _, p := range []string{"o1", "o3", "o4-mini", "gpt-5"} {
+		if name == p || strings.HasPrefix(name, p+"-") || (p == "gpt-5" && strings.HasPrefix(name, "gpt-5.")) {
+			reasoning = !strings.HasPrefix(name, "gpt-5-chat")
+		}
+	}
+	switch {
+	case !reasoning:
+		return "", "", ""
+	case req.MaxTokens != nil:
+		return "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", "max_tokens", "unsupported_parameter"
+	case req.Temperature != nil && *req.Temperature != 1:
+		return "Unsupported value: 'temperature' does not support " + strconv.FormatFloat(*req.Temperature, 'g', -1, 64) +
+			" with this model. Only the default (1) value is supported.", "temperature", "unsupported_value"
+	}
+	return "", "", ""
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/shlyuz/shlyuz"
@@ -32,10 +33,21 @@ func TestRequestGolden(t *testing.T) {
 		if req.MaxTokens > 0 && mt && mct {
 			t.Errorf("both max_tokens and max_completion_tokens sent")
 		}
+		// A reasoning model never gets max_tokens, nor what OpenAI refuses for it.
+		reasoning := shlyuz.OpenAIReasoningModel(req.UpstreamModel)
+		if _, ok := sent["max_tokens"]; ok && reasoning {
+			t.Errorf("max_tokens sent to the reasoning model %s", req.UpstreamModel)
+		}
 		// Every other client field goes up byte for byte.
 		for k, v := range req.Fields {
 			switch k {
 			case "model", "stream", "stream_options", "max_tokens", "max_completion_tokens":
+				continue
+			}
+			if reasoning && slices.Contains(shlyuz.ReasoningRefused, k) {
+				if _, ok := sent[k]; ok {
+					t.Errorf("%s sent to the reasoning model %s", k, req.UpstreamModel)
+				}
 				continue
 			}
 			if gatewayOnly[k] {

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"encoding/json"
 	"slices"
 	"strconv"
 
@@ -32,19 +33,23 @@ const (
 // stream, stream_options). The stream argument, not req.Stream, decides, so
 // that Chat never streams. It also reports whether the client itself asked
 // for usage in the stream.
+//
+// An OpenAI reasoning model (o-series, gpt-5) gets max_completion_tokens,
+// never max_tokens, and none of the parameters OpenAI refuses for it.
 func buildBody(req *shlyuz.UpstreamRequest, stream bool) (body []byte, clientUsage bool) {
 	keys := make([]string, 0, len(req.Fields))
 	size := 64 + len(req.UpstreamModel)
+	reasoning := shlyuz.OpenAIReasoningModel(req.UpstreamModel)
 	for k, v := range req.Fields {
 		switch k {
 		case fieldModel, fieldStream, fieldStreamOptions:
 			continue
 		case fieldMaxTokens, fieldMaxCompletionTokens:
-			if req.MaxTokens > 0 {
+			if req.MaxTokens > 0 || reasoning {
 				continue
 			}
 		}
-		if gatewayOnly[k] {
+		if gatewayOnly[k] || (reasoning && slices.Contains(shlyuz.ReasoningRefused, k)) {
 			continue
 		}
 		keys = append(keys, k)
@@ -70,14 +75,18 @@ func buildBody(req *shlyuz.UpstreamRequest, stream bool) (body []byte, clientUsa
 		b = append(b, ':')
 		b = append(b, v...)
 	}
-	if req.MaxTokens > 0 {
-		// Keep the client's spelling: o-series models want max_completion_tokens.
-		if _, ok := req.Fields[fieldMaxCompletionTokens]; ok {
+	n := req.MaxTokens
+	if n <= 0 && reasoning { // no ceiling decided: the client's, renamed
+		n = clientMaxTokens(req.Fields)
+	}
+	if n > 0 {
+		// Keep the client's spelling, except for a reasoning model.
+		if _, ok := req.Fields[fieldMaxCompletionTokens]; ok || reasoning {
 			b = append(b, `,"max_completion_tokens":`...)
 		} else {
 			b = append(b, `,"max_tokens":`...)
 		}
-		b = strconv.AppendInt(b, req.MaxTokens, 10)
+		b = strconv.AppendInt(b, n, 10)
 	}
 	if !stream {
 		// OpenAI refuses stream_options on a non-streamed call.
@@ -92,6 +101,16 @@ func buildBody(req *shlyuz.UpstreamRequest, stream bool) (body []byte, clientUsa
 		b = append(b, `{"include_usage":true}`...)
 	}
 	return append(b, '}'), clientUsage
+}
+
+// clientMaxTokens is the client's max_completion_tokens or max_tokens, or 0.
+func clientMaxTokens(fields map[string]json.RawMessage) int64 {
+	for _, k := range []string{fieldMaxCompletionTokens, fieldMaxTokens} {
+		if n, err := strconv.ParseInt(string(fields[k]), 10, 64); err == nil && n > 0 {
+			return n
+		}
+	}
+	return 0
 }
 
 // mergeStreamOptions sets include_usage to true in the client's stream_options
