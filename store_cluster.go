@@ -21,6 +21,20 @@ var ErrOwnedElsewhere = errors.New("owned by another live member")
 // live member runs in the other mode.
 var ErrMemberConflict = errors.New("another gateway holds a live lease on this database")
 
+// SoleServer is a store that can prove no other process serves it as a single
+// node: an OS file lock on SQLite's file, a session advisory lock on
+// PostgreSQL, both let go by the operating system or the server the moment
+// their holder dies (kill -9 included). A single node that holds it knows the
+// single-node leases it finds are its dead predecessors' and serves at once
+// instead of waiting them out (issue 20).
+type SoleServer interface {
+	// LockSole takes the lock without waiting and holds it until the store is
+	// closed: true when taken (again, by this store); an error wrapping
+	// ErrMemberConflict when another process holds it; false and no error
+	// when the store cannot tell.
+	LockSole(ctx context.Context) (bool, error)
+}
+
 // Member is one gateway node's lease in the shared store.
 type Member struct {
 	ID         string    `json:"id"`

@@ -60,7 +60,10 @@ func NewMemberID() string {
 	return "m-" + hex.EncodeToString(b[:])
 }
 
-// Join writes this node's lease. A single node that finds another live
+// Join writes this node's lease. A single node first takes the store's
+// single-node lock (shlyuz.SoleServer): holding it proves that the single-node
+// leases it finds belong to dead predecessors, which it removes, and it
+// serves at once. Without the lock, a single node that finds another live
 // member waits until that member's lease could have run out (a crashed
 // predecessor's row), then refuses to start if the other is still renewing.
 func Join(ctx context.Context, store shlyuz.ClusterStore, cfg LeaseConfig) (*Lease, error) {
@@ -78,6 +81,17 @@ func Join(ctx context.Context, store shlyuz.ClusterStore, cfg LeaseConfig) (*Lea
 	}
 	l.id, l.mode = cfg.ID, cfg.Mode
 	l.member = shlyuz.Member{ID: cfg.ID, Address: cfg.Address, Mode: cfg.Mode, StartedAt: now}
+	sole := false // this process holds the store's single-node lock
+	if ss, ok := store.(shlyuz.SoleServer); ok && cfg.Mode == ModeSingle {
+		var err error
+		sole, err = ss.LockSole(ctx)
+		switch {
+		case errors.Is(err, shlyuz.ErrMemberConflict): // its holder is alive
+			return nil, fmt.Errorf("another gateway is serving this database (%w); stop it, or run every node with cluster.mode: sql", err)
+		case err != nil:
+			cfg.Log.Warn("cluster: could not take the single-node lock; a restart waits out the last lease", "err", err)
+		}
+	}
 	var giveUp time.Time
 	for {
 		start := time.Now()
@@ -89,6 +103,10 @@ func Join(ctx context.Context, store shlyuz.ClusterStore, cfg LeaseConfig) (*Lea
 		}
 		if !errors.Is(err, shlyuz.ErrMemberConflict) {
 			return nil, err
+		}
+		if sole && removePredecessors(ctx, store, others, cfg.Log) {
+			sole = false // once: whatever conflicts now is waited out as before
+			continue
 		}
 		if giveUp.IsZero() {
 			for _, o := range others {
@@ -107,6 +125,25 @@ func Join(ctx context.Context, store shlyuz.ClusterStore, cfg LeaseConfig) (*Lea
 	}
 	go l.renew()
 	return l, nil
+}
+
+// removePredecessors deletes the leases of single nodes that died without
+// leaving, which the caller proved by holding the store's single-node lock,
+// and releases their accounts. It says whether there was any to remove.
+func removePredecessors(ctx context.Context, store shlyuz.ClusterStore, others []shlyuz.Member, log *slog.Logger) bool {
+	removed := false
+	for _, o := range others {
+		if o.Mode != ModeSingle {
+			continue
+		}
+		if err := store.LeaveMember(ctx, o.ID); err != nil {
+			log.Warn("cluster: could not remove a dead predecessor's lease", "member", o.ID, "err", err)
+			return false
+		}
+		log.Info("cluster: a predecessor died without leaving; its lease is removed", "member", o.ID)
+		removed = true
+	}
+	return removed
 }
 
 // margin is how long after a renewal began the node still counts as live.

@@ -35,8 +35,12 @@ func TestKill9UnderLoadLosesNoAcknowledgedCharge(t *testing.T) {
 			const credits = 1_000_000_000
 			_, key := account(t, c.base, credits, nil)
 			acked := loadUntilKilled(t, c, key, 120)
+			restarted := time.Now()
 			c = startChild(t, db)
-			defer c.stop(t, syscall.SIGTERM)
+			if _, _, err := fullReply(http.DefaultClient, c.base, key, false); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("served again %v after the restart began", time.Since(restarted).Round(time.Millisecond))
 			checkAcknowledged(t, db, acked)
 			assertReconciled(t, c.base)
 			var sum int64
@@ -45,6 +49,12 @@ func TestKill9UnderLoadLosesNoAcknowledgedCharge(t *testing.T) {
 			}
 			if spent := credits - balance(t, c.base, key).Data.TotalCredits; spent < sum {
 				t.Fatalf("debited %d, but the acknowledged replies said %d", spent, sum)
+			}
+			c.stop(t, syscall.SIGTERM)
+			// The new node proved its predecessor gone (a file lock, an
+			// advisory lock) instead of waiting out its lease.
+			if !strings.Contains(c.log.String(), "its lease is removed") {
+				t.Fatalf("the restarted node did not remove its dead predecessor's lease:\n%s", c.log.String())
 			}
 		})
 	}

@@ -116,51 +116,6 @@ func TestSIGTERMUnderLoadLosesNoCharge(t *testing.T) {
 	c.stop(t, syscall.SIGTERM)
 }
 
-// kill -9 under load: on restart the ledger and the balances agree.
-func TestKill9UnderLoadLeavesLedgerAndBalancesAgreeing(t *testing.T) {
-	db := "sqlite://" + filepath.Join(t.TempDir(), "kill.db")
-	c := startChild(t, db)
-	const credits = 100_000_000
-	_, key := account(t, c.base, credits, nil)
-	var done atomic.Int64
-	var wg sync.WaitGroup
-	stop := make(chan struct{})
-	for i := 0; i < 8; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				resp, err := tryChat(c.base, key)
-				if err != nil {
-					return // the gateway is gone
-				}
-				resp.Body.Close()
-				if resp.StatusCode == 200 {
-					done.Add(1)
-				}
-			}
-		}()
-	}
-	waitFor(t, 30e9, "some load", func() bool { return done.Load() >= 200 })
-	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = c.cmd.Wait()
-	close(stop)
-	wg.Wait()
-	c = startChild(t, db)
-	assertReconciled(t, c.base)
-	if got := balance(t, c.base, key).Data.TotalCredits; got >= credits || got <= 0 {
-		t.Fatalf("balance %d after %d requests", got, done.Load())
-	}
-	c.stop(t, syscall.SIGTERM)
-}
-
 func assertReconciled(t *testing.T, base string) {
 	t.Helper()
 	var rec struct {

@@ -16,7 +16,9 @@
 //
 // The schema and its migrations are those of package persistence; Open applies
 // the missing ones. The SQL used is what both CockroachDB and PostgreSQL accept:
-// no SERIAL, no advisory locks, no PL/pgSQL.
+// no SERIAL, no PL/pgSQL; the two PostgreSQL-only features (the single-node
+// advisory lock, asynchronous commit of charge batches) are used only when
+// SELECT version() says PostgreSQL.
 package cockroach
 
 import (
@@ -53,10 +55,15 @@ type Store struct {
 	stripes   [stripes]chan struct{}
 	retries   atomic.Int64 // transactions tried again, for tests and curiosity
 	postgres  bool         // PostgreSQL, not CockroachDB: charges may commit asynchronously
+	soleMu    sync.Mutex
+	sole      *pgx.Conn // the session holding the single-node lock (LockSole)
 	closeOnce sync.Once
 }
 
-var _ shlyuz.Store = (*Store)(nil)
+var (
+	_ shlyuz.Store      = (*Store)(nil)
+	_ shlyuz.SoleServer = (*Store)(nil)
+)
 
 // Open connects to the database named by dsn (a postgres:// URL or key=value
 // string; pgxpool parameters such as pool_max_conns are honoured, and a
@@ -93,7 +100,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 
 // Close closes the pool. Closing twice is harmless.
 func (s *Store) Close() error {
-	s.closeOnce.Do(s.pool.Close)
+	s.closeOnce.Do(func() {
+		s.closeSole()
+		s.pool.Close()
+	})
 	return nil
 }
 

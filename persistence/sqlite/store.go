@@ -16,6 +16,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 
@@ -32,11 +33,17 @@ type Store struct {
 	db        *sql.DB
 	writer    chan struct{} // a token: the one writer of this process holds it
 	stmt      prepared
+	path      string
+	soleMu    sync.Mutex
+	sole      *os.File // holds the single-node lock (LockSole) until Close
 	closeOnce sync.Once
 	closeErr  error
 }
 
-var _ shlyuz.Store = (*Store)(nil)
+var (
+	_ shlyuz.Store      = (*Store)(nil)
+	_ shlyuz.SoleServer = (*Store)(nil)
+)
 
 // pragmas are applied to every connection the pool opens.
 const pragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
@@ -59,7 +66,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	db.SetMaxOpenConns(maxConns)
 	db.SetMaxIdleConns(maxConns)
-	s := &Store{db: db, writer: make(chan struct{}, 1)}
+	s := &Store{db: db, writer: make(chan struct{}, 1), path: path}
 	if err := db.PingContext(ctx); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
@@ -81,6 +88,11 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		s.closeStatements()
 		s.closeErr = s.db.Close()
+		s.soleMu.Lock()
+		if s.sole != nil {
+			_ = s.sole.Close() // lets go of the lock
+		}
+		s.soleMu.Unlock()
 	})
 	return s.closeErr
 }
