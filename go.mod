@@ -3,6 +3,7 @@ module github.com/shlyuz/shlyuz
 go 1.26.0
 
 require (
+	code.dny.dev/ssrf v0.3.0
 	github.com/andybalholm/brotli v1.1.0
 	github.com/asynkron/protoactor-go v0.0.0-20240822202345-3c0e61ca19c9
 	github.com/chromedp/cdproto v0.0.0-20250724212937-08a3db8b4327

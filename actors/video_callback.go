@@ -7,15 +7,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
-	"syscall"
 	"time"
 
 	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/netguard"
 )
 
 // A job with a callback_url gets one signed POST when it ends:
@@ -130,23 +128,10 @@ func SignVideoCallback(secret, t string, body []byte) string {
 	return hex.EncodeToString(mac.Sum(nil))
 }
 
-var errPrivateAddress = errors.New("the callback address is not public")
-
-// publicOnlyClient refuses, at connect time, any address that is not public
-// (loopback, private, link-local, unspecified, multicast, carrier-grade NAT).
+// publicOnlyClient posts callbacks through netguard (public addresses only,
+// judged when the connection is made), following no redirect.
 func publicOnlyClient() *http.Client {
-	d := &net.Dialer{Timeout: 5 * time.Second, Control: func(_, address string, _ syscall.RawConn) error {
-		host, _, err := net.SplitHostPort(address)
-		if err != nil {
-			return err
-		}
-		if ip := net.ParseIP(host); ip == nil || !shlyuz.PublicIP(ip) {
-			return errPrivateAddress
-		}
-		return nil
-	}}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.DialContext, tr.Proxy = d.DialContext, nil
-	return &http.Client{Transport: tr, Timeout: 15 * time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	c := netguard.Default.Client(15 * time.Second)
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return c
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/netguard"
 )
 
 func TestVideoCallbackIsSignedAndPublicOnly(t *testing.T) {
@@ -36,7 +37,7 @@ func TestVideoCallbackIsSignedAndPublicOnly(t *testing.T) {
 	if err := json.Unmarshal(got.body, &ev); err != nil || ev.Type != "video.generation.completed" || ev.Data.Credits != 42 || ev.Data.Status != "completed" {
 		t.Fatalf("body %s: %v", got.body, err)
 	}
-	if err := sendVideoCallback(t.Context(), publicOnlyClient(), "s3cret", j, now); !errors.Is(err, errPrivateAddress) {
+	if err := sendVideoCallback(t.Context(), publicOnlyClient(), "s3cret", j, now); !errors.Is(err, netguard.ErrNotPublic) {
 		t.Fatalf("a loopback callback was sent: %v", err)
 	}
 	j.State = shlyuz.VideoCancelled

@@ -17,6 +17,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
+	"github.com/shlyuz/shlyuz/netguard"
 )
 
 // videoInput is POST /videos' body in both vocabularies: OpenAI's (seconds as
@@ -250,7 +251,7 @@ func checkCallbackURL(raw string) *shlyuz.Error {
 	if h := strings.ToLower(host); h == "localhost" || strings.HasSuffix(h, ".localhost") || strings.HasSuffix(h, ".local") || strings.HasSuffix(h, ".internal") {
 		return bad("must be a public address")
 	}
-	if ip := net.ParseIP(host); ip != nil && !shlyuz.PublicIP(ip) {
+	if ip := net.ParseIP(host); ip != nil && netguard.Default.CheckIP(ip) != nil {
 		return bad(fmt.Sprintf("must be a public address, not %s", ip))
 	}
 	return nil

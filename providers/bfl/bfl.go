@@ -171,7 +171,8 @@ func (p *Provider) fetch(ctx context.Context, u string) (shlyuz.GeneratedImage, 
 	if err != nil {
 		return shlyuz.GeneratedImage{}, upstream.Malformed("the sample URL is not a URL")
 	}
-	resp, err := p.client.HTTP.Do(r)
+	hc, _ := upstream.ForURL(p.client.HTTP, p.base, u) // off the upstream's host: guarded
+	resp, err := hc.Do(r)
 	if err != nil {
 		return shlyuz.GeneratedImage{}, shlyuz.ErrUpstream("The upstream %q's image could not be fetched: %v", p.cfg.Name, err)
 	}

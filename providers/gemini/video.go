@@ -68,7 +68,7 @@ type veoOperation struct {
 }
 
 func (p *Provider) videoClient() *videojob.Client {
-	return &videojob.Client{Name: p.cfg.Name, HTTP: p.client, Header: p.header, Now: p.now}
+	return &videojob.Client{Name: p.cfg.Name, HTTP: p.client, Header: p.header, Base: p.models, Now: p.now}
 }
 
 // apiRoot is the base URL up to and including the API version's slash.

@@ -19,6 +19,8 @@ import (
 	"net/http"
 	"os"
 	"time"
+
+	"github.com/shlyuz/shlyuz/netguard"
 )
 
 // NewTransport is the HTTP transport the adapters use: a large pool of
@@ -65,7 +67,8 @@ func NewClientWithRoots(roots *x509.CertPool) *http.Client {
 	if roots != nil {
 		tr.TLSClientConfig = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
 	}
-	return &http.Client{Transport: FreshRetry{tr}}
+	// A redirect to another host goes without the upstream's credentials.
+	return &http.Client{Transport: FreshRetry{tr}, CheckRedirect: netguard.DropCredentialsOnHostChange}
 }
 
 // pemRoots is the system's roots plus the PEM certificates of the file.

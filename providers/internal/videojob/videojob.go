@@ -24,6 +24,7 @@ type Client struct {
 	Name   string // the upstream's configured name, for messages
 	HTTP   *http.Client
 	Header http.Header // sent on every call (credentials, User-Agent)
+	Base   string      // the upstream's URL: a fetch off its host goes guarded, without Header
 	Now    func() time.Time
 }
 
@@ -105,6 +106,11 @@ func (c *Client) StatusError(status int, h http.Header, body []byte) *shlyuz.Err
 
 // Fetch opens a finished file at url (following redirects).
 func (c *Client) Fetch(ctx context.Context, url string, h http.Header) (io.ReadCloser, error) {
+	if hc, same := upstream.ForURL(c.HTTP, c.Base, url); !same {
+		guarded := *c
+		guarded.HTTP, guarded.Header = hc, http.Header{"User-Agent": {"shlyuz"}}
+		c = &guarded
+	}
 	resp, err := c.Do(ctx, http.MethodGet, url, h, nil)
 	if err != nil {
 		return nil, err
@@ -158,5 +164,5 @@ func Open(cfg shlyuz.UpstreamConfig, def, auth string) (string, *Client, error) 
 	for k, v := range cfg.Headers {
 		h.Set(k, v)
 	}
-	return base, &Client{Name: cfg.Name, HTTP: hc, Header: h, Now: time.Now}, nil
+	return base, &Client{Name: cfg.Name, HTTP: hc, Header: h, Base: base, Now: time.Now}, nil
 }
