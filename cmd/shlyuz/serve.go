@@ -219,7 +219,7 @@ func (in *instance) start(ctx context.Context, cfg *Config, addr address, db str
 	} else {
 		log.Info("the operator API is off: set SHLYUZ_ADMIN_TOKEN to turn it on")
 	}
-	mountWeb, err := webArea(cfg, in.gw, addr.Addr(), loc, log)
+	mountWeb, err := webArea(cfg, in.gw, addr.Addr(), loc, db, log)
 	if err != nil {
 		return bad("web", err)
 	}

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -25,6 +27,22 @@ type webConfig struct {
 	// Secret signs email links; set it (from the environment) so links survive a restart.
 	Secret string         `yaml:"secret"`
 	SMTP   web.SMTPConfig `yaml:"smtp"`
+	// MailboxDir is the development mailbox, used while smtp.host is empty:
+	// letters are written there as .eml files; default beside the SQLite file
+	// ("shlyuz.db.mailbox"), else ./shlyuz-mailbox.
+	MailboxDir string `yaml:"mailbox_dir"`
+}
+
+// mailboxDir is where the development mailbox of the database db keeps letters.
+func mailboxDir(cfg *Config, db string) string {
+	if cfg.Web.MailboxDir != "" {
+		return cfg.Web.MailboxDir
+	}
+	if p, ok := strings.CutPrefix(db, "sqlite://"); ok {
+		p, _, _ = strings.Cut(p, "?")
+		return filepath.Join(filepath.Dir(p), filepath.Base(p)+".mailbox")
+	}
+	return "shlyuz-mailbox"
 }
 
 // paymentsConfig is the acquirer; payments are off while shop_id is empty.
@@ -39,7 +57,7 @@ type paymentsConfig struct {
 }
 
 // webArea builds the account area's mount, or nil when it is disabled.
-func webArea(cfg *Config, gw *actors.Gateway, listen net.Addr, loc *time.Location, log *slog.Logger) (func(*fiber.App, func(*fiber.Ctx, string) error), error) {
+func webArea(cfg *Config, gw *actors.Gateway, listen net.Addr, loc *time.Location, db string, log *slog.Logger) (func(*fiber.App, func(*fiber.Ctx, string) error), error) {
 	if cfg.Web.Disabled {
 		return nil, nil
 	}
@@ -50,7 +68,13 @@ func webArea(cfg *Config, gw *actors.Gateway, listen net.Addr, loc *time.Locatio
 	if cfg.Web.SMTP.Host != "" {
 		wc.Mailer = &web.SMTP{Config: cfg.Web.SMTP}
 	} else {
-		log.Warn("web: no smtp.host configured: confirmation and reset letters are not sent")
+		dir, err := filepath.Abs(mailboxDir(cfg, db))
+		if err != nil {
+			return nil, err
+		}
+		wc.Mailer = &web.Mailbox{Dir: dir, Log: log}
+		log.Warn("web: no smtp.host configured: letters (confirmation, password reset) are written to the development mailbox, and their links to this log",
+			"mailbox", dir)
 	}
 	if y := cfg.Payments.YooKassa; y.ShopID != "" {
 		if y.SecretKey == "" {

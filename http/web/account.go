@@ -44,8 +44,8 @@ func (w *Web) register(c *fiber.Ctx) error {
 	err := w.store.CreateAccount(w.ctx(c), a)
 	switch {
 	case errors.Is(err, shlyuz.ErrDuplicate):
-		w.sendMail(c, email, tr(lang, "mail_exists_subj"), fmt.Sprintf(tr(lang, "mail_exists"), w.cfg.PublicURL+"/reset"))
-		return w.render(c, fiber.StatusOK, "notice", "register", nil, w.t(c, "check_mail"), "")
+		out := w.sendMail(c, email, tr(lang, "mail_exists_subj"), fmt.Sprintf(tr(lang, "mail_exists"), w.cfg.PublicURL+"/reset"))
+		return w.mailNotice(c, "register", "check_mail", out)
 	case err != nil:
 		return w.fail(c, err)
 	}
@@ -54,18 +54,8 @@ func (w *Web) register(c *fiber.Ctx) error {
 	}
 	exp, sig := w.links.sign("confirm", a.ID, "", confirmTTL, w.now())
 	link := w.cfg.PublicURL + "/confirm?" + url.Values{"a": {a.ID}, "e": {exp}, "s": {sig}, "lang": {lang}}.Encode()
-	w.sendMail(c, email, tr(lang, "mail_confirm_subj"), fmt.Sprintf(tr(lang, "mail_confirm"), link))
-	return w.render(c, fiber.StatusOK, "notice", "register", nil, w.t(c, "check_mail"), "")
-}
-
-func (w *Web) sendMail(c *fiber.Ctx, to, subject, body string) {
-	if w.cfg.Mailer == nil {
-		w.log.Warn("web: no mail server configured; a letter was not sent", "subject", subject)
-		return
-	}
-	if err := w.cfg.Mailer.Send(w.ctx(c), to, subject, body); err != nil {
-		w.log.Error("web: send mail", "err", err)
-	}
+	out := w.sendMail(c, email, tr(lang, "mail_confirm_subj"), fmt.Sprintf(tr(lang, "mail_confirm"), link))
+	return w.mailNotice(c, "register", "check_mail", out)
 }
 
 func (w *Web) confirm(c *fiber.Ctx) error {
@@ -153,16 +143,20 @@ func (w *Web) resetPage(c *fiber.Ctx) error {
 func (w *Web) resetRequest(c *fiber.Ctx) error {
 	email := strings.ToLower(strings.TrimSpace(c.FormValue("email")))
 	a, l, err := w.store.LoginByEmail(w.ctx(c), email)
+	out := w.mailWay() // an unknown address reads the same as a known one
 	switch {
 	case err == nil:
 		lang := langOf(c)
 		exp, sig := w.links.sign("reset", a.ID, l.PasswordHash, resetTTL, w.now())
 		link := w.cfg.PublicURL + "/reset/confirm?" + url.Values{"a": {a.ID}, "e": {exp}, "s": {sig}, "lang": {lang}}.Encode()
-		w.sendMail(c, email, tr(lang, "mail_reset_subj"), fmt.Sprintf(tr(lang, "mail_reset"), link))
+		out = w.sendMail(c, email, tr(lang, "mail_reset_subj"), fmt.Sprintf(tr(lang, "mail_reset"), link))
 	case !errors.Is(err, shlyuz.ErrNoRows):
 		return w.fail(c, err)
 	}
-	return w.render(c, fiber.StatusOK, "notice", "reset", nil, w.t(c, "check_mail"), "")
+	if out == mailFailed { // a known address's failure must not tell it apart
+		out = w.mailWay()
+	}
+	return w.mailNotice(c, "reset", "check_mail_reset", out)
 }
 
 // resetLink checks a reset link: signed, unexpired, and made for the current password (so it works once).
