@@ -138,3 +138,67 @@ func TestMessagesNativeStreamRestamped(t *testing.T) {
 		t.Fatalf("got\n%s\nwant\n%s", buf.String(), want)
 	}
 }
+
+// TestResponsesRequestGolden: a Responses request in chat's shape.
+func TestResponsesRequestGolden(t *testing.T) {
+	runGolden(t, "responses/request", ".json", func(t *testing.T, raw []byte) []byte {
+		call, _, err := parseResponses(raw)
+		if err != nil {
+			return describe(err)
+		}
+		out := fmt.Appendf(nil, "models=%v stream=%v max_tokens=%d prompt_reserve=%d\n", call.Models, call.Stream, call.MaxTokens, call.Prompt.Reserve)
+		return append(out, indent(t, call.Fields)...)
+	})
+}
+
+// responsesCase is the request the reply and stream cases answer.
+const responsesCase = `{"model":"public/model","input":"x","instructions":"Be brief.","max_output_tokens":50,"tools":[{"type":"function","name":"f"}],"metadata":{"k":"v"}}`
+
+func testBuilder(t *testing.T) *responseBuilder {
+	_, req, err := parseResponses([]byte(responsesCase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]json.RawMessage
+	_ = json.Unmarshal([]byte(responsesCase), &raw)
+	b := newResponseBuilder("gen-1", "public/model", req, raw)
+	b.made = 1760000000
+	return b
+}
+
+// TestResponsesReplyGolden: a chat reply as a Response.
+func TestResponsesReplyGolden(t *testing.T) {
+	runGolden(t, "responses/reply", ".json", func(t *testing.T, raw []byte) []byte {
+		var in struct {
+			Finish  string          `json:"finish"`
+			Usage   shlyuz.Usage    `json:"usage"`
+			Choices json.RawMessage `json:"choices"`
+		}
+		if err := json.Unmarshal(raw, &in); err != nil {
+			t.Fatal(err)
+		}
+		b := testBuilder(t)
+		finish := b.fromChoices(in.Choices)
+		return indent(t, b.response(&actors.Receipt{Usage: in.Usage, Model: "public/model", Credits: 1234}, finish, nil))
+	})
+}
+
+// TestResponsesStreamGolden: chat chunks as the Responses event stream.
+func TestResponsesStreamGolden(t *testing.T) {
+	runGolden(t, "responses/stream", ".jsonl", func(t *testing.T, raw []byte) []byte {
+		var buf bytes.Buffer
+		w := bufio.NewWriter(&buf)
+		sink := &responsesSink{b: testBuilder(t)}
+		for _, line := range bytes.Split(bytes.TrimSpace(raw), []byte("\n")) {
+			sink.event(w, &shlyuz.StreamEvent{Data: line})
+		}
+		sink.end(w, nil, &actors.Receipt{Usage: shlyuz.Usage{PromptTokens: 12, CompletionTokens: 7, ReasoningTokens: 3}, Credits: 99})
+		_ = w.Flush()
+		buf.WriteString("--- failed instead:\n")
+		failed := &responsesSink{b: testBuilder(t)}
+		failed.event(w, &shlyuz.StreamEvent{Data: bytes.Split(raw, []byte("\n"))[1]})
+		failed.end(w, shlyuz.ErrUpstream("cut"), nil)
+		_ = w.Flush()
+		return buf.Bytes()
+	})
+}

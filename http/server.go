@@ -128,8 +128,9 @@ func New(gw *actors.Gateway, o Options) *Server {
 	v1.Get("/generation", s.authenticated, s.generation)
 	s.videoRoutes(v1) // videos.go
 	s.imageRoutes(v1)
-	s.audioRoutes(v1)    // audio.go
-	s.messagesRoutes(v1) // messages.go: Anthropic's Messages API
+	s.audioRoutes(v1)                               // audio.go
+	s.messagesRoutes(v1)                            // messages.go: Anthropic's Messages API
+	v1.Post("/responses", keyHashOnly, s.responses) // responses.go: OpenAI's Responses API
 
 	if o.AdminToken != "" {
 		s.adminRoutes(s.App.Group("/api/admin", s.adminAuth))
