@@ -129,8 +129,10 @@ func TestUsageCreditsAreTheListPrice(t *testing.T) {
 		"gemini plain":          {model: "gemini/2.5-pro"},
 		"gemini cached":         {model: "gemini/2.5-pro", marker: reported{cached: 64}},
 		"gemini reasoning":      {model: "gemini/2.5-pro", marker: reported{reasoning: 25}, reasoningReported: true},
+		"gemini n=3":            {model: "gemini/2.5-pro", marker: reported{cached: 24, reasoning: 10}, n: 3, reasoningReported: true},
 		"gigachat plain":        {model: "giga/GigaChat-2-Max"},
 		"gigachat cached":       {model: "giga/GigaChat-2-Max", marker: reported{cached: 40}},
+		"gigachat n=3":          {model: "giga/GigaChat-2-Max", marker: reported{cached: 8}, n: 3},
 		"o3 reasoning":          {model: "openai/o3", marker: reported{cached: 32, reasoning: 200}, reasoningReported: true},
 		"gpt-5 reasoning":       {model: "openai/gpt-5", marker: reported{reasoning: 64}, reasoningReported: true},
 		"yandex plain":          {model: "yagpt/yandexgpt-pro"},
@@ -240,6 +242,7 @@ func checkListPrice(t *testing.T, tc billingCase, stream bool) {
 		Data struct {
 			Credits        int64            `json:"credits"`
 			CreditsDetails map[string]int64 `json:"credits_details"`
+			OverReserved   bool             `json:"over_reserved"`
 			Prompt         struct {
 				CachedTokens int64 `json:"cached_tokens"`
 			} `json:"prompt_tokens_details"`
@@ -248,6 +251,9 @@ func checkListPrice(t *testing.T, tc billingCase, stream bool) {
 	id := resp.Header.Get("X-Generation-Id")
 	if st := call(t, h.base, "GET", "/api/v1/generation?id="+id, key, nil, &g); st != 200 {
 		t.Fatalf("generation %d", st)
+	}
+	if g.Data.OverReserved {
+		t.Error("the reservation was below the list price")
 	}
 	if g.Data.Credits != u.Credits || fmt.Sprint(g.Data.CreditsDetails) != fmt.Sprint(u.CreditsDetails) || g.Data.Prompt.CachedTokens != m.cached {
 		t.Errorf("generation %+v, reply's usage %+v", g.Data, u)

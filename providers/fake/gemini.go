@@ -135,6 +135,7 @@ type geminiRequest struct {
 	} `json:"tools"`
 	GenerationConfig *struct {
 		MaxOutputTokens *int64   `json:"maxOutputTokens"`
+		CandidateCount  int      `json:"candidateCount"`
 		Temperature     *float64 `json:"temperature"`
 		TopP            *float64 `json:"topP"`
 		StopSequences   []string `json:"stopSequences"`
@@ -392,6 +393,7 @@ func parseGemini(model string, body []byte) (ask Ask, msg string) {
 	}
 	if gc := req.GenerationConfig; gc != nil {
 		ask.MaxTokens = gc.MaxOutputTokens
+		ask.N = gc.CandidateCount
 		if t := gc.Temperature; t != nil && (*t < 0 || *t > 2) {
 			return ask, "* GenerateContentRequest.generation_config.temperature: must be in the range [0.0, 2.0]\n"
 		}
@@ -452,11 +454,34 @@ func (g *geminiWriter) appendUsage(b []byte, completion int) []byte {
 	return append(b, "}]},"...)
 }
 
-// appendResponse appends a GenerateContentResponse whose only candidate says
-// text (or calls the tool), finished with finish ("" for not yet), with the
-// usage of completion tokens so far.
+// appendResponse appends a GenerateContentResponse whose candidates (one,
+// or candidateCount alike) say text (or call the tool), finished with finish
+// ("" for not yet), with the usage of completion tokens so far (per candidate).
 func (g *geminiWriter) appendResponse(b []byte, text string, call bool, finish string, completion int) []byte {
-	b = append(b, `{"candidates":[{"content":{"parts":[`...)
+	b = append(b, `{"candidates":[`...)
+	for k := range g.sc.choices() {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = g.appendCandidate(b, k, text, call, finish)
+	}
+	b = append(b, `],`...)
+	if g.image && finish != "" && !call {
+		completion += geminiImageTokens
+	}
+	if g.sc.Fault != FaultNoUsage {
+		b = g.appendUsage(b, completion)
+	}
+	b = append(b, `"modelVersion":`...)
+	b = appendJSONString(b, g.model)
+	b = append(b, `,"responseId":"fake-`...)
+	b = append(b, g.sc.ID...)
+	return append(b, `"}`...)
+}
+
+// appendCandidate appends candidate k of a response.
+func (g *geminiWriter) appendCandidate(b []byte, k int, text string, call bool, finish string) []byte {
+	b = append(b, `{"content":{"parts":[`...)
 	if call {
 		tc := g.sc.ToolCall
 		b = append(b, `{"functionCall":{"name":`...)
@@ -477,7 +502,6 @@ func (g *geminiWriter) appendResponse(b []byte, text string, call bool, finish s
 			b = append(b, `,{"inlineData":{"mimeType":"image/png","data":"`...)
 			b = append(b, base64.StdEncoding.EncodeToString(makeImage(64, 64, "png", 1))...)
 			b = append(b, `"}}`...)
-			completion += geminiImageTokens
 		}
 	}
 	b = append(b, `],"role":"model"}`...)
@@ -486,15 +510,9 @@ func (g *geminiWriter) appendResponse(b []byte, text string, call bool, finish s
 		b = append(b, finish...)
 		b = append(b, '"')
 	}
-	b = append(b, `,"index":0}],`...)
-	if g.sc.Fault != FaultNoUsage {
-		b = g.appendUsage(b, completion)
-	}
-	b = append(b, `"modelVersion":`...)
-	b = appendJSONString(b, g.model)
-	b = append(b, `,"responseId":"fake-`...)
-	b = append(b, g.sc.ID...)
-	return append(b, `"}`...)
+	b = append(b, `,"index":`...)
+	b = strconv.AppendInt(b, int64(k), 10)
+	return append(b, '}')
 }
 
 // reply writes a non-streamed GenerateContentResponse (indented, as Google's are).

@@ -311,6 +311,7 @@ type gigaRequest struct {
 	FunctionCall json.RawMessage `json:"function_call"`
 	MaxTokens    *int64          `json:"max_tokens"`
 	Stream       bool            `json:"stream"`
+	N            int             `json:"n"` // alike choices
 }
 
 // gigaAsk validates a request as GigaChat does and reads it into an Ask; a
@@ -324,6 +325,7 @@ func (s *Server) gigaAsk(req *gigaRequest) (a Ask, status int, msg string) {
 	}
 	a.Model = req.Model
 	a.MaxTokens = req.MaxTokens
+	a.N = req.N
 	images := 0
 	g := s.giga()
 	for i, m := range req.Messages {
@@ -496,18 +498,27 @@ func gigaHeaders(w http.ResponseWriter, sc *Script) {
 
 // gigaReply writes a non-streamed chat v1 reply.
 func gigaReply(w http.ResponseWriter, sc *Script, model string) {
-	b := make([]byte, 0, 384+sc.Tokens*8)
-	b = append(b, `{"choices":[{"message":{"content":`...)
-	if sc.ToolCall != nil {
-		b = append(b, `"","role":"assistant"`...)
-		b = appendGigaFunctionCall(b, sc)
-	} else {
-		b = appendJSONString(b, sc.Text())
-		b = append(b, `,"role":"assistant"`...)
+	b := make([]byte, 0, 384+sc.Tokens*8*sc.choices())
+	b = append(b, `{"choices":[`...)
+	for k := range sc.choices() {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"message":{"content":`...)
+		if sc.ToolCall != nil {
+			b = append(b, `"","role":"assistant"`...)
+			b = appendGigaFunctionCall(b, sc)
+		} else {
+			b = appendJSONString(b, sc.Text())
+			b = append(b, `,"role":"assistant"`...)
+		}
+		b = append(b, `},"index":`...)
+		b = strconv.AppendInt(b, int64(k), 10)
+		b = append(b, `,"finish_reason":"`...)
+		b = append(b, gigaFinish(sc.Finish)...)
+		b = append(b, `"}`...)
 	}
-	b = append(b, `},"index":0,"finish_reason":"`...)
-	b = append(b, gigaFinish(sc.Finish)...)
-	b = append(b, `"}],"created":`...)
+	b = append(b, `],"created":`...)
 	b = strconv.AppendInt(b, sc.Created, 10)
 	b = append(b, `,"model":`...)
 	b = appendJSONString(b, model)
@@ -538,8 +549,9 @@ func (s *Server) gigaStream(w http.ResponseWriter, r *http.Request, sc *Script, 
 	flusher, _ := w.(http.Flusher)
 	send := func(b []byte) bool { return writeFlush(w, flusher, b) }
 	// tail closes a chunk begun with `data: {"choices":[{"delta":{…}` .
-	tail := func(b []byte, finish string, usage bool) []byte {
-		b = append(b, `},"index":0`...)
+	tail := func(b []byte, k int, finish string, usage bool) []byte {
+		b = append(b, `},"index":`...)
+		b = strconv.AppendInt(b, int64(k), 10)
 		if finish != "" {
 			b = append(b, `,"finish_reason":"`...)
 			b = append(b, finish...)
@@ -561,7 +573,7 @@ func (s *Server) gigaStream(w http.ResponseWriter, r *http.Request, sc *Script, 
 	if sc.ToolCall != nil {
 		b := []byte(`data: {"choices":[{"delta":{"content":"","role":"assistant"`)
 		b = appendGigaFunctionCall(b, sc)
-		if send(tail(b, gigaFinish(sc.Finish), true)) {
+		if send(tail(b, 0, gigaFinish(sc.Finish), true)) {
 			send(doneEvent)
 		}
 		return
@@ -576,13 +588,15 @@ func (s *Server) gigaStream(w http.ResponseWriter, r *http.Request, sc *Script, 
 		if i > 0 && !s.Pace(ctx, pace) {
 			return
 		}
-		b := append(make([]byte, 0, 256), `data: {"choices":[{"delta":{"content":`...)
-		b = appendJSONString(b, Token(i))
-		if i == 0 {
-			b = append(b, `,"role":"assistant"`...)
-		}
-		if !send(tail(b, "", false)) {
-			return
+		for k := range sc.choices() {
+			b := append(make([]byte, 0, 256), `data: {"choices":[{"delta":{"content":`...)
+			b = appendJSONString(b, Token(i))
+			if i == 0 {
+				b = append(b, `,"role":"assistant"`...)
+			}
+			if !send(tail(b, k, "", false)) {
+				return
+			}
 		}
 	}
 
@@ -600,13 +614,16 @@ func (s *Server) gigaStream(w http.ResponseWriter, r *http.Request, sc *Script, 
 		send([]byte(`data: {"status":500,"message":"Internal Server Error"}` + "\n\n"))
 		return
 	}
-	b := []byte(`data: {"choices":[{"delta":{"content":""`)
-	if stop == 0 {
-		b = append(b, `,"role":"assistant"`...)
+	for k := range sc.choices() { // the usage on the last choice's finish
+		b := []byte(`data: {"choices":[{"delta":{"content":""`)
+		if stop == 0 {
+			b = append(b, `,"role":"assistant"`...)
+		}
+		if !send(tail(b, k, gigaFinish(sc.Finish), k == sc.choices()-1)) {
+			return
+		}
 	}
-	if send(tail(b, gigaFinish(sc.Finish), true)) {
-		send(doneEvent)
-	}
+	send(doneEvent)
 }
 
 // writeGigaStatusFault answers a numeric or quota fault the way GigaChat words it.

@@ -21,12 +21,12 @@ type toolCall struct {
 	args []byte // a JSON object
 }
 
-func newToolCall(generationID string, n int, p *part) toolCall {
+func newToolCall(generationID string, n string, p *part) toolCall {
 	id := "call_"
 	if g := strings.TrimPrefix(generationID, "gen-"); g != "" {
 		id += g + "_"
 	}
-	id += strconv.Itoa(n)
+	id += n
 	if p.ThoughtSignature != "" {
 		id += sigSep + p.ThoughtSignature
 	}
@@ -87,19 +87,25 @@ func (tc *toolCall) appendJSON(b []byte, index int) []byte {
 	return append(b, "}}"...)
 }
 
-// chunker turns the chunks of a Gemini stream into OpenAI chunks.
+// chunker turns the chunks of a Gemini stream into OpenAI chunks; each
+// candidate (candidateCount, the client's n) is a choice of its own.
 type chunker struct {
 	generationID string
-	prefix       []byte // {"id":…,"object":"chat.completion.chunk","created":…,"model":…,"choices":[{"index":0,"delta":
+	prefix       []byte // {"id":…,"object":"chat.completion.chunk","created":…,"model":…,"choices":[
 	clientUsage  bool   // the client asked for usage: chunks carry "usage":null, as OpenAI's do
-	roleSent     bool
-	calls        int   // function calls so far
+	choices      map[int]*choiceState
 	counted      int64 // completion tokens reported through CompletionTokens so far
-	finished     bool
+	finished     bool  // a candidate finished
+}
+
+// choiceState is what a stream said so far of one candidate.
+type choiceState struct {
+	roleSent bool
+	calls    int // function calls so far
 }
 
 func newChunker(req *shlyuz.UpstreamRequest, created int64) *chunker {
-	c := &chunker{generationID: req.GenerationID}
+	c := &chunker{generationID: req.GenerationID, choices: map[int]*choiceState{}}
 	var so struct {
 		IncludeUsage bool `json:"include_usage"`
 	}
@@ -112,7 +118,7 @@ func newChunker(req *shlyuz.UpstreamRequest, created int64) *chunker {
 	b = strconv.AppendInt(b, created, 10)
 	b = append(b, `,"model":`...)
 	b = appendJSONString(b, req.Model)
-	b = append(b, `,"choices":[{"index":0,"delta":`...)
+	b = append(b, `,"choices":[`...)
 	c.prefix = b
 	return c
 }
@@ -136,58 +142,93 @@ func (c *chunker) convert(w *wireResponse) (ev shlyuz.StreamEvent, skip bool, er
 		ev.CompletionTokens = c.tokens(ev.Usage, false)
 		return ev, false, nil // a usage-only chunk
 	}
-	cand := &w.Candidates[0]
-	var text strings.Builder
-	var calls []toolCall
-	if cand.Content != nil {
-		for i := range cand.Content.Parts {
-			p := &cand.Content.Parts[i]
-			switch {
-			case p.Thought:
-			case p.FunctionCall != nil:
-				calls = append(calls, newToolCall(c.generationID, c.calls+len(calls), p))
-			default:
-				text.WriteString(p.Text)
-			}
+	var b []byte
+	hasContent := false
+	for i := range w.Candidates {
+		cand := &w.Candidates[i]
+		choice, content, finish := c.appendChoice(b, cand, len(b) > 0)
+		if choice == nil {
+			continue
+		}
+		b, hasContent = choice, hasContent || content
+		if finish != "" {
+			ev.FinishReason = finish
 		}
 	}
-	first := c.calls
-	c.calls += len(calls)
-	finish := finishReason(cand.FinishReason, c.calls > 0)
-	var parts []part
-	if cand.Content != nil {
-		parts = cand.Content.Parts
-	}
-	images, hasImages := appendImages(nil, parts, false)
-	hasContent := text.Len() > 0 || len(calls) > 0 || hasImages
 	ev.CompletionTokens = c.tokens(ev.Usage, hasContent)
-	if !hasContent && finish == "" {
+	if b == nil {
 		if ev.Usage == nil {
 			return ev, true, nil
 		}
 		return ev, false, nil // thinking, or an empty part: only its usage counts
 	}
+	out := make([]byte, 0, len(c.prefix)+len(b)+32)
+	out = append(out, c.prefix...)
+	out = append(out, b...)
+	out = append(out, ']')
+	if c.clientUsage {
+		out = append(out, `,"usage":null`...)
+	}
+	ev.Data = append(out, '}')
+	return ev, false, nil
+}
 
-	b := make([]byte, 0, len(c.prefix)+text.Len()+96)
-	b = append(b, c.prefix...)
-	b = append(b, '{')
-	sep := false
-	if !c.roleSent {
-		c.roleSent = true
+// appendChoice appends the OpenAI choice of one candidate's chunk (led by a
+// comma when sep), or returns nil when the candidate said nothing and did
+// not finish; content reports whether it said anything.
+func (c *chunker) appendChoice(b []byte, cand *candidate, sep bool) (out []byte, content bool, finish string) {
+	st := c.choices[cand.Index]
+	if st == nil {
+		st = &choiceState{}
+		c.choices[cand.Index] = st
+	}
+	var text strings.Builder
+	var calls []toolCall
+	var parts []part
+	if cand.Content != nil {
+		parts = cand.Content.Parts
+		for i := range parts {
+			p := &parts[i]
+			switch {
+			case p.Thought:
+			case p.FunctionCall != nil:
+				calls = append(calls, newToolCall(c.generationID, callNumber(cand.Index, st.calls+len(calls)), p))
+			default:
+				text.WriteString(p.Text)
+			}
+		}
+	}
+	first := st.calls
+	st.calls += len(calls)
+	finish = finishReason(cand.FinishReason, st.calls > 0)
+	images, hasImages := appendImages(nil, parts, false)
+	content = text.Len() > 0 || len(calls) > 0 || hasImages
+	if !content && finish == "" {
+		return nil, false, ""
+	}
+	if sep {
+		b = append(b, ',')
+	}
+	b = append(b, `{"index":`...)
+	b = strconv.AppendInt(b, int64(cand.Index), 10)
+	b = append(b, `,"delta":{`...)
+	sepField := false
+	if !st.roleSent {
+		st.roleSent = true
 		b = append(b, `"role":"assistant","content":`...)
 		if text.Len() == 0 && len(calls) > 0 {
 			b = append(b, "null"...)
 		} else {
 			b = appendJSONString(b, text.String())
 		}
-		sep = true
+		sepField = true
 	} else if text.Len() > 0 {
 		b = append(b, `"content":`...)
 		b = appendJSONString(b, text.String())
-		sep = true
+		sepField = true
 	}
 	if len(calls) > 0 {
-		if sep {
+		if sepField {
 			b = append(b, ',')
 		}
 		b = append(b, `"tool_calls":[`...)
@@ -198,10 +239,10 @@ func (c *chunker) convert(w *wireResponse) (ev shlyuz.StreamEvent, skip bool, er
 			b = calls[i].appendJSON(b, first+i)
 		}
 		b = append(b, ']')
-		sep = true
+		sepField = true
 	}
 	if hasImages {
-		if sep {
+		if sepField {
 			b = append(b, ',')
 		}
 		b = append(b, images...)
@@ -213,14 +254,17 @@ func (c *chunker) convert(w *wireResponse) (ev shlyuz.StreamEvent, skip bool, er
 		b = appendJSONString(b, finish)
 		c.finished = true
 	}
-	b = append(b, "}]"...)
-	if c.clientUsage {
-		b = append(b, `,"usage":null`...)
+	return append(b, '}'), content, finish
+}
+
+// callNumber numbers a candidate's call n in the tool call ids: the first
+// candidate's calls 0, 1, …; another candidate's "<index>-<n>", so that ids
+// stay unique across choices.
+func callNumber(index, n int) string {
+	if index == 0 {
+		return strconv.Itoa(n)
 	}
-	b = append(b, '}')
-	ev.Data = b
-	ev.FinishReason = finish
-	return ev, false, nil
+	return strconv.Itoa(index) + "-" + strconv.Itoa(n)
 }
 
 // tokens is the completion tokens an event carried: the growth of the

@@ -432,7 +432,7 @@ func TestClientErrors(t *testing.T) {
 		{`{"messages":[{"role":"system","content":"only a system prompt"}]}`, "messages"},
 		{`{"messages":[{"role":"user","content":"hi"}],"temperature":3}`, "temperature"},
 		{`{"messages":[{"role":"user","content":"hi"}],"stop":["a","b","c","d","e","f"]}`, "stop"},
-		{`{"messages":[{"role":"user","content":"hi"}],"n":2}`, "n"},
+		{`{"messages":[{"role":"user","content":"hi"}],"n":9}`, "n"},
 		{`{"messages":[{"role":"tool","tool_call_id":"call_x","content":"1"}]}`, "messages[0].tool_call_id"},
 		{`{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64"}}]}]}`, "messages[0].content[0].image_url.url"},
 		{`{"messages":[{"role":"user","content":"hi"}],"tools":[{"type":"web_search"}]}`, "tools[0].type"},

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -178,7 +179,35 @@ func decodeReply(data []byte, generationID string, now time.Time) (*shlyuz.ChatR
 		}
 		return nil, upstream.Malformed("the reply has no candidates")
 	}
-	c := &w.Candidates[0]
+	b := make([]byte, 0, 128)
+	b = append(b, '[')
+	first := ""
+	for i := range w.Candidates { // a choice per candidate (candidateCount, the client's n)
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var finish string
+		b, finish = appendReplyChoice(b, &w.Candidates[i], generationID)
+		if i == 0 {
+			first = finish
+		}
+	}
+	b = append(b, ']')
+	finish := first
+	r := &shlyuz.ChatResponse{
+		Created:      now.Unix(),
+		Choices:      b,
+		FinishReason: finish,
+	}
+	if w.UsageMetadata != nil {
+		r.Usage = w.UsageMetadata.usage()
+	}
+	return r, nil
+}
+
+// appendReplyChoice appends the OpenAI choice of one candidate of a reply,
+// and says its finish reason.
+func appendReplyChoice(b []byte, c *candidate, generationID string) ([]byte, string) {
 	var text strings.Builder
 	var calls []toolCall
 	if c.Content != nil {
@@ -188,7 +217,7 @@ func decodeReply(data []byte, generationID string, now time.Time) (*shlyuz.ChatR
 			case part.Thought:
 				// Thinking is billed (usage), not shown.
 			case part.FunctionCall != nil:
-				calls = append(calls, newToolCall(generationID, len(calls), part))
+				calls = append(calls, newToolCall(generationID, callNumber(c.Index, len(calls)), part))
 			default:
 				text.WriteString(part.Text)
 			}
@@ -198,8 +227,9 @@ func decodeReply(data []byte, generationID string, now time.Time) (*shlyuz.ChatR
 	if finish == "" {
 		finish = "stop"
 	}
-	b := make([]byte, 0, 128+text.Len())
-	b = append(b, `[{"index":0,"message":{"role":"assistant","content":`...)
+	b = append(b, `{"index":`...)
+	b = strconv.AppendInt(b, int64(c.Index), 10)
+	b = append(b, `,"message":{"role":"assistant","content":`...)
 	if text.Len() == 0 && len(calls) > 0 {
 		b = append(b, "null"...)
 	} else {
@@ -220,16 +250,7 @@ func decodeReply(data []byte, generationID string, now time.Time) (*shlyuz.ChatR
 	}
 	b = append(b, `},"logprobs":null,"finish_reason":`...)
 	b = appendJSONString(b, finish)
-	b = append(b, "}]"...)
-	r := &shlyuz.ChatResponse{
-		Created:      now.Unix(),
-		Choices:      b,
-		FinishReason: finish,
-	}
-	if w.UsageMetadata != nil {
-		r.Usage = w.UsageMetadata.usage()
-	}
-	return r, nil
+	return append(b, '}'), finish
 }
 
 // errs are the adapter's reasons for giving up a call.

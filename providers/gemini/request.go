@@ -728,8 +728,10 @@ func translateGeneration(req *shlyuz.UpstreamRequest) (*generationConfig, *shlyu
 	var n int64
 	if ok, err := decodeField(f, "n", &n, "an integer"); err != nil {
 		return nil, err
-	} else if ok && n != 1 {
-		return nil, shlyuz.ErrInvalidValue("n", "This upstream returns one choice per request; n must be 1.")
+	} else if ok && (n < 1 || n > maxCandidates) {
+		return nil, shlyuz.ErrInvalidValue("n", "This upstream returns 1 to %d choices per request (candidateCount); n must be in that range.", maxCandidates)
+	} else if n > 1 {
+		gc.CandidateCount = n
 	}
 
 	var err *shlyuz.Error

@@ -78,8 +78,12 @@ type functionCallingConfig struct {
 	AllowedFunctionNames []string `json:"allowedFunctionNames,omitempty"`
 }
 
+// maxCandidates is the most candidates Gemini returns for one request.
+const maxCandidates = 8
+
 type generationConfig struct {
 	MaxOutputTokens    int64           `json:"maxOutputTokens,omitempty"`
+	CandidateCount     int64           `json:"candidateCount,omitempty"` // the client's n
 	Temperature        *float64        `json:"temperature,omitempty"`
 	TopP               *float64        `json:"topP,omitempty"`
 	TopK               *int64          `json:"topK,omitempty"`
@@ -111,7 +115,7 @@ type imageConfig struct {
 }
 
 func (g *generationConfig) empty() bool {
-	return g.MaxOutputTokens == 0 && g.Temperature == nil && g.TopP == nil && g.TopK == nil &&
+	return g.MaxOutputTokens == 0 && g.CandidateCount == 0 && g.Temperature == nil && g.TopP == nil && g.TopK == nil &&
 		len(g.StopSequences) == 0 && g.Seed == nil && g.PresencePenalty == nil && g.FrequencyPenalty == nil &&
 		g.ResponseMimeType == "" && len(g.ResponseJSONSchema) == 0 && len(g.ResponseModalities) == 0 && g.ImageConfig == nil && g.SpeechConfig == nil
 }
