@@ -46,27 +46,48 @@ func (t *tally) ascii(b []byte) int {
 }
 
 func (t *tally) ascii64(b *[64]byte) int {
-	var lat, dig, spc uint64
+	var lat, dig, spc, esc uint64
 	m := 64
 	for w := 0; w < 8; w++ {
 		x := binary.LittleEndian.Uint64(b[w*8:])
 		a := x &^ highBits
-		stop := x&highBits | ^(a+lowBits*0x60)&highBits | byteMask(a, '\\') // ≥ 0x80, < 0x20, '\'
-		y := a | lowBits*0x20                                               // lower case
-		l := (y + lowBits*0x1F) & (lowBits*0xFA - y) & highBits             // 'a'..'z'
-		d := (a + lowBits*0x50) & (lowBits*0xB9 - a) & highBits             // '0'..'9'
+		hard := x&highBits | ^(a+lowBits*0x60)&highBits         // ≥ 0x80, < 0x20
+		y := a | lowBits*0x20                                   // lower case
+		l := (y + lowBits*0x1F) & (lowBits*0xFA - y) & highBits // 'a'..'z'
+		d := (a + lowBits*0x50) & (lowBits*0xB9 - a) & highBits // '0'..'9'
 		s := byteMask(a, ' ')
-		if stop != 0 {
-			keep := uint64(1)<<(bits.TrailingZeros64(stop)&^7) - 1
-			l, d, s = l&keep, d&keep, s&keep
-			m = w*8 + bits.TrailingZeros64(stop)/8
+		e := byteMask(a, '\\')
+		if hard != 0 {
+			keep := uint64(1)<<(bits.TrailingZeros64(hard)&^7) - 1
+			l, d, s, e = l&keep, d&keep, s&keep, e&keep
+			m = w*8 + bits.TrailingZeros64(hard)/8
 		}
 		lat |= gather(l) << (8 * w)
 		dig |= gather(d) << (8 * w)
 		spc |= gather(s) << (8 * w)
-		if stop != 0 {
+		esc |= gather(e) << (8 * w)
+		if hard != 0 {
 			break
 		}
+	}
+
+	// An escape is one character: \n, \t and \r a space, \b and \f a Latin
+	// letter, \" \\ \/ punctuation (unescape's reading). Its backslash is
+	// dropped from the masks; \u and an escape cut by the block's end stop it.
+	var skip uint64
+	for e := esc; e != 0; {
+		q := bits.TrailingZeros64(e)
+		if q+1 >= m || b[q+1] == 'u' {
+			m = q
+			break
+		}
+		next := uint64(1) << (q + 1)
+		if c := b[q+1]; c == 'n' || c == 't' || c == 'r' {
+			lat &^= next
+			spc |= next
+		}
+		skip |= 1 << q
+		e &^= 1<<q | next // the second byte of \\ is no escape
 	}
 	if m == 0 {
 		return 0
@@ -74,6 +95,17 @@ func (t *tally) ascii64(b *[64]byte) int {
 	valid := ^uint64(0)
 	if m < 64 {
 		valid = 1<<m - 1
+	}
+	lat, dig, spc = lat&valid, dig&valid, spc&valid
+	chars := m
+	for sk := skip & valid; sk != 0; chars-- { // from the highest, so the lower ones keep their place
+		q := 63 - bits.LeadingZeros64(sk)
+		low := uint64(1)<<q - 1
+		lat, dig, spc = lat&low|lat>>1&^low, dig&low|dig>>1&^low, spc&low|spc>>1&^low
+		sk &^= 1 << q
+	}
+	if chars < 64 {
+		valid = 1<<chars - 1
 	}
 	punct := valid &^ (lat | dig | spc)
 
@@ -103,7 +135,7 @@ func (t *tally) ascii64(b *[64]byte) int {
 
 	// The run that reaches the block's end goes on into what follows.
 	last, lastClass := punct, classNone
-	switch top := uint64(1) << (m - 1); {
+	switch top := uint64(1) << (chars - 1); {
 	case lat&top != 0:
 		last, lastClass = lat, classLatin
 	case dig&top != 0:
@@ -111,8 +143,8 @@ func (t *tally) ascii64(b *[64]byte) int {
 	case spc&top != 0:
 		last, lastClass = spc, classSpace
 	}
-	n := int64(bits.LeadingZeros64(^(last << (64 - m))))
-	if n == int64(m) && lastClass == c0 {
+	n := int64(bits.LeadingZeros64(^(last << (64 - chars))))
+	if n == int64(chars) && lastClass == c0 {
 		n += k0
 	}
 	t.run, t.n, t.bytes = lastClass, n, n
