@@ -2,6 +2,7 @@ package http
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -19,6 +20,58 @@ func BenchmarkParseChat(b *testing.B) {
 		if _, err := parseChat(benchRequest); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// bigChat is a chat request of about size bytes: a system message and a user
+// message of English prose and code (escaped newlines and quotes).
+func bigChat(size int) []byte {
+	const chunk = `The gateway reserves the worst case of a request before it calls the upstream, and settles to the real price when the reply ends.\n` +
+		`func settle(r *Reservation, u Usage) int64 {\n\tcost := u.PromptTokens * r.Price // \"held\" is the ceiling\n}\n\n`
+	head := `{"model":"openai/gpt-4o-mini","messages":[{"role":"system","content":"You are a careful coding assistant."},{"role":"user","content":"`
+	tail := `"}],"temperature":0.7,"max_tokens":256,"stream":false}`
+	text := strings.Repeat(chunk, max(0, size-len(head)-len(tail))/len(chunk)+1)[:max(0, size-len(head)-len(tail))]
+	return []byte(head + strings.TrimRight(text, `\`) + tail)
+}
+
+// chatSizes are the request sizes of the large-context benchmarks.
+var chatSizes = []struct {
+	name string
+	n    int
+}{{"1KB", 1 << 10}, {"150KB", 150_000}, {"1MB", 1 << 20}}
+
+// BenchmarkParseChatSizes is parseChat on large contexts (MB/s), and beside
+// it encoding/json's decode of the top level that parseChat's one pass
+// replaced, on the same body.
+func BenchmarkParseChatSizes(b *testing.B) {
+	for _, size := range chatSizes {
+		body := bigChat(size.n)
+		b.Run(size.name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := parseChat(body); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(size.name+"/split", func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				if _, err := splitObject(body); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(size.name+"/encoding-json", func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				var fields map[string]json.RawMessage
+				if err := json.Unmarshal(body, &fields); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

@@ -16,11 +16,12 @@ type providerPrefs struct {
 	AllowFallbacks *bool    `json:"allow_fallbacks"`
 }
 
-// parseChat reads an OpenAI chat request: one decode of the top level (kept
-// raw for the upstream), then only the fields the gateway acts on.
+// parseChat reads an OpenAI chat request: one validating pass that splits the
+// top level into raw members (kept for the upstream, which gets them back byte
+// for byte), then only the fields the gateway acts on.
 func parseChat(body []byte) (*actors.ChatCall, *shlyuz.Error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(body, &fields); err != nil {
+	fields, err := splitObject(body)
+	if err != nil {
 		return nil, shlyuz.ErrInvalidJSON(err.Error())
 	}
 	if fields == nil {
