@@ -129,3 +129,31 @@ func TestErrorsKeepTheirFlagsAcrossTheWire(t *testing.T) {
 		t.Error("an unknown type was decoded")
 	}
 }
+
+// BenchmarkWireSettle is one settlement's way across nodes: encoded as the
+// endpoint writer does and decoded as the reader does.
+func BenchmarkWireSettle(b *testing.B) {
+	now := time.Unix(1_700_000_000, 0).UTC()
+	msg := &acctSettle{GenID: "gen-1795768889-FSQ36XHE2MQKP6WKUQJQFCQ6", KeyID: "key-01", Amount: 1234, Tokens: 96, Now: now,
+		Generation: &shlyuz.Generation{ID: "gen-1795768889-FSQ36XHE2MQKP6WKUQJQFCQ6", AccountID: "acc-01", KeyID: "key-01",
+			Model: "openai/gpt-4o-mini", Upstream: "openai", Attempts: []shlyuz.Attempt{{Upstream: "openai"}},
+			PromptTokens: 80, CompletionTokens: 16, Credits: 1234, Status: shlyuz.GenerationCompleted, FinishReason: "stop", CreatedAt: now}}
+	b.ReportAllocs()
+	for b.Loop() {
+		ser, err := msg.Serialize()
+		if err != nil {
+			b.Fatal(err)
+		}
+		raw, err := proto.Marshal(ser.(*wire.Envelope))
+		if err != nil {
+			b.Fatal(err)
+		}
+		var env wire.Envelope
+		if err := proto.Unmarshal(raw, &env); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := env.Deserialize(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
