@@ -3,6 +3,9 @@ package actors
 import (
 	"context"
 	"errors"
+	"sync"
+	"syscall"
+	"time"
 
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/sony/gobreaker/v2"
@@ -12,35 +15,160 @@ import (
 // belongs to the other breaker of the slot: neither success nor failure.
 var errNotThisBreaker = errors.New("counted by the other breaker")
 
-// newBreaker is a two-step breaker with the upstream's settings: it trips
-// after the configured run of upstream faults, ignores cancelled calls.
-func newBreaker(cfg shlyuz.UpstreamConfig, name string, onState func(string, gobreaker.State, gobreaker.State)) *gobreaker.TwoStepCircuitBreaker[struct{}] {
-	return gobreaker.NewTwoStepCircuitBreaker[struct{}](gobreaker.Settings{
-		Name:        name,
-		MaxRequests: cfg.Breaker.HalfOpenProbes,
-		Timeout:     cfg.Breaker.OpenFor,
-		ReadyToTrip: func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= cfg.Breaker.ConsecutiveFailures },
-		IsExcluded: func(err error) bool {
-			return errors.Is(err, errClientGone) || errors.Is(err, context.Canceled) || errors.Is(err, errNotThisBreaker)
-		},
-		IsSuccessful: func(err error) bool {
-			var e *shlyuz.Error
-			if errors.As(err, &e) {
-				return !e.UpstreamFault
-			}
-			return err == nil
-		},
-		OnStateChange: onState,
-	})
+// errBreakerOpen is a breaker's refusal.
+var errBreakerOpen = errors.New("the circuit breaker is open")
+
+// firstProbe is how soon a tripped breaker lets a probe through: an upstream
+// that restarts is served again about a second after it is back.
+const firstProbe = time.Second
+
+// breaker is a two-step circuit breaker (Allow, then the call's outcome to
+// done exactly once) that trips after the configured run of upstream faults
+// and ignores cancelled calls. Unlike a breaker with one fixed open period,
+// it probes firstProbe after a trip and doubles the pause after each failed
+// probe up to open_for; while the upstream refuses connections (it is
+// restarting, not sick) it probes every firstProbe.
+type breaker struct {
+	name    string
+	cfg     shlyuz.BreakerConfig
+	onState func(name string, from, to gobreaker.State)
+	now     func() time.Time
+
+	mu         sync.Mutex
+	state      gobreaker.State
+	generation uint64 // outcomes of calls allowed before a change of state are ignored
+	failures   uint32 // consecutive, while closed
+	probes     uint32 // in flight, while half-open
+	successes  uint32 // while half-open
+	pause      time.Duration
+	until      time.Time // open until
 }
 
+// newBreaker is a breaker with the upstream's settings.
+func newBreaker(cfg shlyuz.UpstreamConfig, name string, onState func(string, gobreaker.State, gobreaker.State)) *breaker {
+	return &breaker{name: name, cfg: cfg.Breaker, onState: onState, now: time.Now}
+}
+
+// State is the breaker's state now (an open breaker past its pause is
+// half-open).
+func (b *breaker) State() gobreaker.State {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.state == gobreaker.StateOpen && !b.now().Before(b.until) {
+		return gobreaker.StateHalfOpen
+	}
+	return b.state
+}
+
+// RetryIn is how long until the breaker lets a probe through (at least a second).
+func (b *breaker) RetryIn() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return max(time.Second, b.until.Sub(b.now()))
+}
+
+// Allow lets a call through, or refuses it while open (or while half-open
+// with its probes out). done must be called exactly once with the outcome.
+func (b *breaker) Allow() (done func(error), err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch b.state {
+	case gobreaker.StateOpen:
+		if b.now().Before(b.until) {
+			return nil, errBreakerOpen
+		}
+		b.setState(gobreaker.StateHalfOpen)
+		fallthrough
+	case gobreaker.StateHalfOpen:
+		if b.probes >= max(b.cfg.HalfOpenProbes, 1) {
+			return nil, errBreakerOpen
+		}
+		b.probes++
+	}
+	gen := b.generation
+	var once sync.Once
+	return func(outcome error) { once.Do(func() { b.done(gen, outcome) }) }, nil
+}
+
+func (b *breaker) done(gen uint64, outcome error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if gen != b.generation {
+		return
+	}
+	halfOpen := b.state == gobreaker.StateHalfOpen
+	if halfOpen {
+		b.probes--
+	}
+	switch {
+	case excluded(outcome):
+	case !upstreamFault(outcome):
+		b.failures = 0
+		if halfOpen {
+			if b.successes++; b.successes >= max(b.cfg.HalfOpenProbes, 1) {
+				b.pause = 0
+				b.setState(gobreaker.StateClosed)
+			}
+		}
+	case halfOpen:
+		b.trip(outcome)
+	default:
+		if b.failures++; b.failures >= b.cfg.ConsecutiveFailures {
+			b.trip(outcome)
+		}
+	}
+}
+
+// trip opens the breaker: the first pause is firstProbe (or open_for when
+// shorter), each failed probe doubles it up to open_for, and a refused
+// connection keeps it at firstProbe.
+func (b *breaker) trip(outcome error) {
+	first := min(firstProbe, max(b.cfg.OpenFor, time.Millisecond))
+	switch {
+	case b.pause == 0 || refused(outcome):
+		b.pause = first
+	default:
+		b.pause = min(2*b.pause, max(b.cfg.OpenFor, first))
+	}
+	b.until = b.now().Add(b.pause)
+	b.setState(gobreaker.StateOpen)
+}
+
+func (b *breaker) setState(to gobreaker.State) {
+	from := b.state
+	b.state, b.generation = to, b.generation+1
+	b.failures, b.probes, b.successes = 0, 0, 0
+	if b.onState != nil && from != to {
+		b.onState(b.name, from, to)
+	}
+}
+
+// excluded is an outcome that counts neither way: the client left, or the
+// other breaker of the slot counts it.
+func excluded(err error) bool {
+	return errors.Is(err, errClientGone) || errors.Is(err, context.Canceled) || errors.Is(err, errNotThisBreaker)
+}
+
+// upstreamFault is an outcome the breaker counts as a failure.
+func upstreamFault(err error) bool {
+	var e *shlyuz.Error
+	if errors.As(err, &e) {
+		return e.UpstreamFault
+	}
+	return err != nil
+}
+
+// refused is a failure to connect because nothing listens: an upstream
+// restarting rather than a sick one.
+func refused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
+
 // modelBreaker is the upstream's breaker for one model, made on first use.
-func (g *guard) modelBreaker(model string) *gobreaker.TwoStepCircuitBreaker[struct{}] {
+func (g *guard) modelBreaker(model string) *breaker {
 	if b, ok := g.models.Load(model); ok {
-		return b.(*gobreaker.TwoStepCircuitBreaker[struct{}])
+		return b.(*breaker)
 	}
 	b, _ := g.models.LoadOrStore(model, newBreaker(g.cfg, g.cfg.Name+"/"+model, nil))
-	return b.(*gobreaker.TwoStepCircuitBreaker[struct{}])
+	return b.(*breaker)
 }
 
 // splitOutcome tells each breaker its share of a call's outcome: a fault of

@@ -21,10 +21,9 @@ var errClientGone = errors.New("client went away")
 // need no serialization of their own.
 type guard struct {
 	cfg      shlyuz.UpstreamConfig
-	breaker  *gobreaker.TwoStepCircuitBreaker[struct{}] // the upstream's, for faults of the whole upstream
-	models   sync.Map                                   // model id → *gobreaker.TwoStepCircuitBreaker[struct{}]
+	breaker  *breaker // the upstream's, for faults of the whole upstream
+	models   sync.Map // model id → *breaker
 	inFlight atomic.Int64
-	openedAt atomic.Int64 // unix nanoseconds of the last opening
 }
 
 // idleCloser is an adapter whose pooled connections can be dropped.
@@ -38,7 +37,6 @@ func newGuard(cfg shlyuz.UpstreamConfig, p shlyuz.Provider, onState func(string,
 	g := &guard{cfg: cfg}
 	g.breaker = newBreaker(cfg, cfg.Name, func(name string, from, to gobreaker.State) {
 		if to == gobreaker.StateOpen {
-			g.openedAt.Store(time.Now().UnixNano())
 			if closer != nil {
 				go closer.CloseIdleConnections() // not under the breaker's lock
 			}
@@ -62,16 +60,15 @@ func (g *guard) acquire(model string) (func(error), *shlyuz.Error) {
 	done, err := g.breaker.Allow()
 	if err != nil {
 		g.inFlight.Add(-1)
-		opened := time.Unix(0, g.openedAt.Load())
-		wait := max(time.Second, g.cfg.Breaker.OpenFor-time.Since(opened))
-		return nil, shlyuz.ErrProviderUnavailable(wait.Round(time.Second),
+		return nil, shlyuz.ErrProviderUnavailable(g.breaker.RetryIn().Round(time.Second),
 			"The upstream %q is failing and is paused; retry later.", g.cfg.Name)
 	}
-	doneModel, err := g.modelBreaker(model).Allow()
+	mb := g.modelBreaker(model)
+	doneModel, err := mb.Allow()
 	if err != nil {
 		done(errNotThisBreaker)
 		g.inFlight.Add(-1)
-		return nil, shlyuz.ErrProviderUnavailable(g.cfg.Breaker.OpenFor.Round(time.Second),
+		return nil, shlyuz.ErrProviderUnavailable(mb.RetryIn().Round(time.Second),
 			"The model %q is failing at the upstream %q and is paused there; retry later.", model, g.cfg.Name)
 	}
 	return splitOutcome(done, doneModel), nil

@@ -82,6 +82,10 @@ func withBounce(cfg, root string) string {
 		ups.WriteString("}\n")
 		fmt.Fprintf(&routes, "  - {match: %q, upstreams: [%s], strip_prefix: true}\n", p.name+"/", p.name)
 	}
+	// outage: the bouncer again, with the default breaker (5 faults, open_for 30s).
+	fmt.Fprintf(&models, "  - {id: \"outage/model\", name: outage, context_length: 100000, max_output_tokens: 4096, input_modalities: [text], output_modalities: [text], usd: {prompt_usd_per_mtok: \"1\", completion_usd_per_mtok: \"2\"}}\n")
+	fmt.Fprintf(&ups, "  - {name: outage, base_url: %q, api_key_env: SHLYUZ_TEST_FAKE_KEY}\n", root+"/v1")
+	fmt.Fprintf(&routes, "  - {match: \"outage/\", upstreams: [outage], strip_prefix: true}\n")
 	cfg = strings.Replace(cfg, "upstreams:\n", models.String()+"upstreams:\n", 1)
 	cfg = strings.Replace(cfg, "routes:\n", ups.String()+"routes:\n", 1)
 	return cfg + routes.String()
@@ -226,3 +230,65 @@ func bounceRequest(client *http.Client, key, model string, stream bool) error {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestUpstreamBackAfterAnOutageIsServedAtOnce takes an upstream with the
+// default breaker (open_for 30s) down under load until its breaker is open
+// and stays open through failed probes, brings it back, and measures how
+// soon the gateway serves it again: its breaker probes a second after a trip
+// and every second while connections are refused, so about a second, not
+// open_for.
+func TestUpstreamBackAfterAnOutageIsServedAtOnce(t *testing.T) {
+	_, key := account(t, h.base, 1_000_000_000, nil)
+	client := &http.Client{Timeout: 10 * time.Second}
+	defer client.CloseIdleConnections()
+	if err := bounceRequest(client, key, "outage/model", false); err != nil {
+		t.Fatal(err)
+	}
+	h.bounce.stop()
+	restarted := false
+	defer func() {
+		if !restarted {
+			_ = h.bounce.start()
+		}
+	}()
+	var back, served atomic.Int64 // unix nanoseconds
+	var paused atomic.Int64       // 503 provider_unavailable answers while down
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				err := bounceRequest(client, key, "outage/model", false)
+				switch {
+				case err == nil && back.Load() != 0:
+					served.CompareAndSwap(0, time.Now().UnixNano())
+				case err != nil && strings.Contains(err.Error(), "provider_unavailable"):
+					paused.Add(1)
+				}
+				time.Sleep(20 * time.Millisecond) // a client's pace
+			}
+		}()
+	}
+	waitFor(t, 20*time.Second, "the breaker to open", func() bool { return paused.Load() > 0 })
+	time.Sleep(3 * time.Second) // the outage lasts a while: probes fail meanwhile
+	if err := h.bounce.start(); err != nil {
+		t.Fatal(err)
+	}
+	restarted = true
+	back.Store(time.Now().UnixNano())
+	waitFor(t, 30*time.Second, "a request to be served again", func() bool { return served.Load() != 0 })
+	close(stop)
+	wg.Wait()
+	after := time.Duration(served.Load() - back.Load())
+	t.Logf("served again %s after the upstream was back (%d requests paused while it was down)", after.Round(time.Millisecond), paused.Load())
+	if after > 3*time.Second { // about one second expected; open_for is 30s
+		t.Fatalf("served again only %s after the upstream was back", after)
+	}
+}
