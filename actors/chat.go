@@ -339,6 +339,8 @@ func mediaAPI(m *shlyuz.PricedModel) string {
 		return "the video API (POST /api/v1/videos)"
 	case m.Speech != nil:
 		return "the speech API (POST /api/v1/audio/speech)"
+	case m.MakesEmbeddings():
+		return "the embeddings API (POST /api/v1/embeddings)"
 	case m.Transcription != nil && !m.Outputs("text"):
 		return "the transcription API (POST /api/v1/audio/transcriptions)"
 	}

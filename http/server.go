@@ -131,6 +131,7 @@ func New(gw *actors.Gateway, o Options) *Server {
 	s.audioRoutes(v1)                               // audio.go
 	s.messagesRoutes(v1)                            // messages.go: Anthropic's Messages API
 	v1.Post("/responses", keyHashOnly, s.responses) // responses.go: OpenAI's Responses API
+	v1.Post("/embeddings", keyHashOnly, s.createEmbeddings)
 
 	if o.AdminToken != "" {
 		s.adminRoutes(s.App.Group("/api/admin", s.adminAuth))

@@ -130,6 +130,7 @@ func testConfig(fakeURL string) string {
 	models.WriteString(videoTestModels)
 	models.WriteString(imageTestModels)
 	models.WriteString(audioTestModels)
+	models.WriteString(embeddingTestModels)
 	models.WriteString(billingTestModels)
 	return withYandexAudio(root, withSaluteAudio(root, withImageUpstreams(root, withVideoUpstreams(root, strings.ReplaceAll(fmt.Sprintf(`journal_interval: 20ms
 video: {poll_min: 5ms, poll_max: 40ms, timeout: 60s}

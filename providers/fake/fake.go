@@ -157,6 +157,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.images(w, r)
 	case strings.Contains(p, "/videos"): // OpenAI's videos API (video.go)
 		s.videos(w, r)
+	case strings.HasSuffix(p, "/embeddings"): // OpenAI's embeddings (embeddings.go)
+		s.embeddings(w, r)
 	case strings.HasSuffix(p, "/chat/completions"):
 		if r.Method != http.MethodPost {
 			writeError(w, http.StatusMethodNotAllowed, "invalid_request_error", "", "", "Only POST is allowed here.")
