@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -27,16 +28,64 @@ type fit struct {
 	Out                   []string
 }
 
-// checkFit loads the page at the window width and fails on a sideways scroll.
-func (b *browser) checkFit(path string, width int, more ...chromedp.Action) {
+// languageAudit lists text a person sees or hears in the other language:
+// Latin words on a Russian page, Cyrillic on an English one. What is not
+// the page's words is skipped: code, user data and names (translate="no"),
+// a part in another language (lang="…"), closed boxes; and the words of
+// the trade that Russian writes in Latin letters.
+const languageAudit = `(function (ignore) {
+  ignore = ignore || [];
+  var lang = document.documentElement.lang, bad = [];
+  var trade = /^(API|CSV|OpenAI|URL|base|Enter|Shift)$/;
+  function check(text, where) {
+    ignore.forEach(function (s) { text = text.split(s).join(' '); });
+    if (lang === 'ru') {
+      (text.match(/[A-Za-z]{2,}/g) || []).forEach(function (w) { if (!trade.test(w)) { bad.push(w + ' in ' + where + ': ' + text.trim().slice(0, 80)); } });
+    } else if (/[А-Яа-яЁё]/.test(text)) {
+      bad.push(where + ': ' + text.trim().slice(0, 80));
+    }
+  }
+  function skipped(el) {
+    if (el.closest('script,style,code,pre,[translate=no],select,textarea')) { return true; }
+    var other = el.closest('[lang]');
+    return other && other.getAttribute('lang') !== lang;
+  }
+  var walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    var el = walker.currentNode.parentElement;
+    if (el && !skipped(el) && el.getClientRects().length) { check(walker.currentNode.textContent, el.tagName.toLowerCase()); }
+  }
+  document.querySelectorAll('[aria-label],[title],[placeholder],[alt]').forEach(function (el) {
+    if (skipped(el)) { return; }
+    ['aria-label', 'title', 'placeholder', 'alt'].forEach(function (a) { if (el.hasAttribute(a)) { check(el.getAttribute(a), a); } });
+  });
+  check(document.title, 'title');
+  return bad.slice(0, 10);
+})`
+
+// checkFit loads the page at the window width and fails on a sideways
+// scroll, on words in the other language (data strings in ignore aside), and
+// on a console error other than the 404 of a page that does not exist.
+func (b *browser) checkFit(path string, width int, ignore []string, more ...chromedp.Action) {
 	b.t.Helper()
 	var f fit
+	var words []string
 	step := fmt.Sprintf("%s at %d px", path, width)
+	b.console.drain()
+	ign, _ := json.Marshal(ignore)
 	b.run(step, append([]chromedp.Action{chromedp.EmulateViewport(int64(width), 900), chromedp.Navigate(path)},
-		append(more, chromedp.Evaluate(fitAudit, &f))...)...)
+		append(more, chromedp.Evaluate(fitAudit, &f), chromedp.Evaluate(languageAudit+"("+string(ign)+")", &words))...)...)
 	if f.Scroll > f.Inner || f.Scroll > f.Client {
 		b.t.Errorf("%s scrolls sideways: scrollWidth %d, innerWidth %d, clientWidth %d; sticking out: %s (screenshot: %s)",
 			step, f.Scroll, f.Inner, f.Client, strings.Join(f.Out, ", "), b.screenshot(step+" overflow"))
+	}
+	if len(words) > 0 {
+		b.t.Errorf("%s has words in the other language:\n  %s", step, strings.Join(words, "\n  "))
+	}
+	for _, e := range b.console.drain() {
+		if !(strings.Contains(path, "no-such") && strings.Contains(e, "404")) {
+			b.t.Errorf("%s: console error %s", step, e)
+		}
 	}
 }
 
@@ -50,11 +99,11 @@ func TestBrowserPagesFit(t *testing.T) {
 	email := fmt.Sprintf("fit-a-rather-long-address-%d@example.com", time.Now().UnixNano())
 	const password = "a long enough password"
 
-	anon := []string{"/", "/?all=1", "/register", "/login", "/reset", "/no/such/page"}
+	anon := []string{"/", "/?all=1", "/register", "/login", "/reset", "/no-such-page"}
 	for _, lang := range []string{"ru", "en"} {
 		for _, w := range []int{390, 1280} {
 			for _, p := range anon {
-				b.checkFit(g.base+p+sep(p)+"lang="+lang, w)
+				b.checkFit(g.base+p+sep(p)+"lang="+lang, w, nil)
 			}
 		}
 	}
@@ -81,15 +130,39 @@ func TestBrowserPagesFit(t *testing.T) {
 		}
 	}
 
+	// The chat offers only models this gateway serves: those the API lists to a key.
+	var offered []string
+	b.run("the chat's models", chromedp.Navigate(g.base+"/account/chat?lang=en"),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll('#chat-model option')).map(function (o) { return o.value; })`, &offered))
+	var listed struct {
+		Data []struct{ ID string } `json:"data"`
+	}
+	if st := call(t, g.base, "GET", "/api/v1/models", key, nil, &listed); st != 200 || len(listed.Data) == 0 {
+		t.Fatalf("the API's models: %d", st)
+	}
+	served := map[string]bool{}
+	for _, m := range listed.Data {
+		served[m.ID] = true
+	}
+	for _, m := range offered {
+		if !served[m] {
+			t.Errorf("the chat offers %s, which the gateway does not serve", m)
+		}
+	}
+	if len(offered) == 0 {
+		t.Error("the chat offers no model")
+	}
+
+	data := []string{email, "a key with a long name for the phone's narrow screen", "web chat", "Basic"}
 	pages := []string{"/account/", "/account/keys", "/account/chat", "/account/activity", "/account/topup", "/account/plans",
 		strings.TrimPrefix(payment, g.base), "/account/no-such-page", "/"}
 	for _, lang := range []string{"ru", "en"} {
 		for _, w := range []int{390, 1280} {
 			for _, p := range pages {
-				b.checkFit(g.base+p+sep(p)+"lang="+lang, w)
+				b.checkFit(g.base+p+sep(p)+"lang="+lang, w, data)
 			}
 			// The key's edit and revoke boxes, open.
-			b.checkFit(g.base+"/account/keys?lang="+lang, w, chromedp.Click(`#keys details summary`), chromedp.Click(`#keys details + details summary`))
+			b.checkFit(g.base+"/account/keys?lang="+lang, w, data, chromedp.Click(`#keys details summary`), chromedp.Click(`#keys details + details summary`))
 		}
 	}
 	// A new key's page, with its snippets, on a phone.

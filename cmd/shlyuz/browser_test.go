@@ -9,10 +9,13 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/openai/openai-go/v3"
@@ -27,9 +30,61 @@ const chromiumPath = "/usr/bin/chromium"
 // screenshot of it; when the test fails, the screenshots of every page it went
 // through (and the failing one, with its HTML) are named in the test output.
 type browser struct {
-	t     *testing.T
-	ctx   context.Context
-	shots *shots
+	t       *testing.T
+	ctx     context.Context
+	shots   *shots
+	console *consoleLog
+}
+
+// consoleLog keeps the errors a tab's console reports: exceptions,
+// console.error and failed loads.
+type consoleLog struct {
+	mu     sync.Mutex
+	errors []string
+}
+
+func (l *consoleLog) add(s string) {
+	l.mu.Lock()
+	l.errors = append(l.errors, s)
+	l.mu.Unlock()
+}
+
+// drain returns the errors since the last drain.
+func (l *consoleLog) drain() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.errors
+	l.errors = nil
+	return out
+}
+
+// listen records the tab's console errors.
+func (l *consoleLog) listen(ctx context.Context) {
+	chromedp.ListenTarget(ctx, func(ev any) {
+		switch e := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			l.add("exception: " + e.ExceptionDetails.Text + describe(e.ExceptionDetails.Exception))
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.APITypeError {
+				var parts []string
+				for _, a := range e.Args {
+					parts = append(parts, string(a.Value)+a.Description)
+				}
+				l.add("console.error: " + strings.Join(parts, " "))
+			}
+		case *cdplog.EventEntryAdded:
+			if e.Entry.Level == cdplog.LevelError {
+				l.add(e.Entry.Text + " " + e.Entry.URL)
+			}
+		}
+	})
+}
+
+func describe(o *runtime.RemoteObject) string {
+	if o == nil {
+		return ""
+	}
+	return " " + o.Description
 }
 
 // shots are the screenshots of a test's browsers, in order, in one directory.
@@ -58,7 +113,11 @@ func newBrowser(t *testing.T) *browser {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &browser{t: t, ctx: ctx, shots: &shots{dir: dir}}
+	b := &browser{t: t, ctx: ctx, shots: &shots{dir: dir}, console: &consoleLog{}}
+	b.console.listen(ctx)
+	if err := chromedp.Run(ctx, cdplog.Enable()); err != nil {
+		t.Fatalf("the console's log: %v", err)
+	}
 	t.Cleanup(func() {
 		if t.Failed() || os.Getenv("SHLYUZ_KEEP_SCREENSHOTS") != "" {
 			t.Logf("screenshots of every page, in order, in %s:\n  %s", dir, strings.Join(b.shots.pages, "\n  "))
@@ -92,7 +151,7 @@ func (b *browser) freshProfile() *browser {
 	if err := chromedp.Run(ctx); err != nil {
 		b.t.Fatalf("attach to the fresh browser context: %v", err)
 	}
-	return &browser{t: b.t, ctx: ctx, shots: b.shots}
+	return &browser{t: b.t, ctx: ctx, shots: b.shots, console: &consoleLog{}}
 }
 
 // run performs a step, then checks the page it ends on for accessibility and

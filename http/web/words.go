@@ -4,7 +4,7 @@ package web
 var pageWords = map[string][2]string{
 	"skip":            {"К содержимому", "Skip to content"},
 	"account_nav":     {"Разделы кабинета", "Account sections"},
-	"footer_zone":     {"Время на страницах и в CSV — %s (%s).", "Times on these pages and in the CSV are %s (%s)."},
+	"footer_zone":     {"Время на страницах и в CSV:", "Times on these pages and in the CSV:"},
 	"cta_register":    {"Зарегистрироваться", "Sign up"},
 	"cta_key":         {"Создать ключ API", "Create an API key"},
 	"cta_chat":        {"Открыть чат", "Open the chat"},
