@@ -87,6 +87,7 @@ type Store interface {
 	ConversationStore // the web chat's history (conversation.go, issue 12)
 	RateStore         // the exchange rate's history (rate.go, issue 12)
 	ClusterStore      // membership leases and lease-gated claims (issue 11)
+	UsageStore        // spend and activity sums (usage.go, issue 23)
 
 	Close() error
 }

@@ -21,11 +21,12 @@ type usageOut struct {
 	CompletionTokensDetails *shlyuz.CompletionTokensDetails `json:"completion_tokens_details"`
 	Credits                 shlyuz.Credits                  `json:"credits"`
 	CreditsDetails          shlyuz.CreditsDetails           `json:"credits_details"`
+	Cost                    shlyuz.Credits                  `json:"cost"` // OpenRouter's name of the charge, in credits as every OpenRouter-named figure
 }
 
 func newUsage(r *actors.Receipt) *usageOut {
 	return &usageOut{PromptTokens: r.Usage.PromptTokens, CompletionTokens: r.Usage.CompletionTokens,
-		TotalTokens: r.Usage.TotalTokens, Credits: r.Credits, CreditsDetails: r.Details,
+		TotalTokens: r.Usage.TotalTokens, Credits: r.Credits, Cost: r.Credits, CreditsDetails: r.Details,
 		PromptTokensDetails: r.Usage.PromptDetails(), CompletionTokensDetails: r.Usage.CompletionDetails()}
 }
 

@@ -302,7 +302,7 @@ func (b *bench) billing() *BillingCheck {
 	bc := &BillingCheck{KeyLimit: k.Data.Limit, KeyUsage: k.Data.Usage, KeyLimitRemaining: k.Data.LimitRemaining}
 	var c struct {
 		Data struct {
-			Total *int64 `json:"total_credits"`
+			Total *int64 `json:"balance_credits"`
 		} `json:"data"`
 	}
 	if getJSON(b.ctl, b.gwBase+"/credits", b.gwKey, &c) {

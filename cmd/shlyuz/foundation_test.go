@@ -185,7 +185,7 @@ func TestKeyAndCreditsEndpoints(t *testing.T) {
 		t.Fatalf("key %d", st)
 	}
 	if k.Data.Limit == nil || *k.Data.Limit != 5000 || k.Data.LimitRemaining == nil || *k.Data.LimitRemaining != 5000 ||
-		k.Data.Usage != 0 || k.Data.LimitReset == nil || *k.Data.LimitReset != "week" {
+		k.Data.Usage != 0 || k.Data.LimitReset == nil || *k.Data.LimitReset != "weekly" {
 		t.Fatalf("key view %+v", k.Data)
 	}
 	b := balance(t, h.base, key)

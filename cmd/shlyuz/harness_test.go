@@ -259,7 +259,7 @@ type creditsView struct {
 	Data struct {
 		PackageCredits int64 `json:"package_credits"`
 		BoughtCredits  int64 `json:"bought_credits"`
-		TotalCredits   int64 `json:"total_credits"`
+		TotalCredits   int64 `json:"balance_credits"` // what may be spent now
 		Reserved       int64 `json:"reserved_credits"`
 		Rubles         string
 	} `json:"data"`

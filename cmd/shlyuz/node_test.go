@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // Node SDK tests: the official JavaScript SDKs, pinned, installed once per
@@ -76,7 +78,9 @@ func runNode(t *testing.T, modules, script string, env ...string) []byte {
 	if err := os.WriteFile(filepath.Join(dir, script), src, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("node", script)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute) // a hung script fails with what it printed
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", script)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	var stderr strings.Builder

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -28,6 +29,29 @@ type sdkReport struct {
 	User      int            `json:"user"`
 	Endpoints []endpointSeen `json:"endpoints"`
 	Providers []string       `json:"providers"`
+
+	CreditsBefore, CreditsAfter struct {
+		TotalCredits int64 `json:"totalCredits"`
+		TotalUsage   int64 `json:"totalUsage"`
+	}
+	Chats []struct {
+		ID                       string
+		Cost, Prompt, Completion int64
+		Text                     string
+	}
+	Generations []struct {
+		ID, Provider, Finish string
+		TotalCost, Usage     int64
+		Prompt, Completion   int64
+		Streamed, Cancelled  bool
+	}
+	Key struct {
+		Label                         string
+		Usage, Daily, Weekly, Monthly int64
+		Limit, Remaining              *int64
+		Reset                         *string
+		Free                          bool
+	}
 }
 
 // TestOpenRouterSDK drives @openrouter/sdk, changed only in its server URL
@@ -36,7 +60,7 @@ type sdkReport struct {
 // agree with the ledger and the test prices.
 func TestOpenRouterSDK(t *testing.T) {
 	modules := npmInstall(t, openRouterSDK)
-	_, key := account(t, h.base, 1_000_000, nil)
+	_, key := account(t, h.base, 1_000_000, map[string]any{"name": "sdk", "limit": 500_000, "limit_reset": "month"})
 	raw := runNode(t, modules, "openrouter_sdk.mjs", "SHLYUZ_BASE="+h.base, "SHLYUZ_KEY="+key)
 	var r sdkReport
 	if err := json.Unmarshal(raw, &r); err != nil {
@@ -60,5 +84,38 @@ func TestOpenRouterSDK(t *testing.T) {
 	}
 	if len(r.Providers) < 10 || r.Providers[0] > r.Providers[1] {
 		t.Fatalf("providers %v", r.Providers)
+	}
+
+	// Account: every OpenRouter-named money figure is in credits and agrees with the ledger.
+	if r.CreditsBefore.TotalCredits != 1_000_000 || r.CreditsBefore.TotalUsage != 0 {
+		t.Fatalf("credits before: %+v", r.CreditsBefore)
+	}
+	if len(r.Chats) != 2 || len(r.Generations) != 2 {
+		t.Fatalf("chats %+v, generations %+v", r.Chats, r.Generations)
+	}
+	var spent int64
+	for i, c := range r.Chats {
+		e, err := h.in.store.Entry(t.Context(), "chg-"+c.ID)
+		if err != nil {
+			t.Fatalf("ledger entry of %s: %v", c.ID, err)
+		}
+		g := r.Generations[i]
+		if c.Cost != promptCredits*c.Prompt+completionCredits*c.Completion || c.Cost != -e.Amount() || c.Completion != 8 {
+			t.Fatalf("chat %d: %+v; ledger %d", i, c, -e.Amount())
+		}
+		if g.ID != c.ID || g.TotalCost != c.Cost || g.Usage != c.Cost || g.Prompt != c.Prompt || g.Completion != c.Completion ||
+			g.Streamed != (i == 1) || g.Cancelled || g.Provider != "fake" || g.Finish != "stop" {
+			t.Fatalf("generation %d: %+v, chat %+v", i, g, c)
+		}
+		spent += c.Cost
+	}
+	k := r.Key
+	if k.Usage != spent || k.Daily != spent || k.Weekly != spent || k.Monthly != spent || k.Limit == nil || *k.Limit != 500_000 ||
+		k.Remaining == nil || *k.Remaining != 500_000-spent || k.Reset == nil || *k.Reset != "monthly" || k.Free || !strings.HasPrefix(k.Label, "sk-shz-v1-") {
+		t.Fatalf("key %+v, spent %d", k, spent)
+	}
+	after := r.CreditsAfter
+	if after.TotalCredits != 1_000_000 || after.TotalUsage != spent || after.TotalCredits-after.TotalUsage != balance(t, h.base, key).Data.TotalCredits {
+		t.Fatalf("credits after %+v, spent %d", after, spent)
 	}
 }

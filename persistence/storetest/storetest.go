@@ -64,6 +64,8 @@ func Run(t *testing.T, open func(t *testing.T) shlyuz.Store) {
 		{"RateChanges", testRateChanges},             // issue 12
 		{"Conversations", testConversations},         // issue 12
 		{"ConversationLimit", testConversationLimit}, // issue 12
+		{"AccountSpend", testAccountSpend},           // issue 23
+		{"ActivitySums", testActivitySums},           // issue 23
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })

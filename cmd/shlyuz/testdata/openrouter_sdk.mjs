@@ -6,7 +6,8 @@ import { OpenRouter } from "@openrouter/sdk";
 
 const base = process.env.SHLYUZ_BASE + "/api/v1";
 const key = process.env.SHLYUZ_KEY;
-const or = new OpenRouter({ apiKey: key, serverURL: base });
+// No retries: a failure shows at once, not after the SDK's back-off.
+const or = new OpenRouter({ apiKey: key, serverURL: base, retryConfig: { strategy: "none" } });
 const out = {};
 
 async function all(pages) {
@@ -27,5 +28,31 @@ out.user = (await all(await or.models.listForUser({ bearer: key }))).length;
 const eps = await or.endpoints.list({ author: "mixed", slug: "model" });
 out.endpoints = eps.data.endpoints.map((e) => ({ provider: e.providerName, prompt: e.pricing.prompt, completion: e.pricing.completion }));
 out.providers = (await or.providers.list()).data.map((p) => p.slug);
+
+// Account: credits before, chat plain and streamed, each generation, the key, credits after.
+out.creditsBefore = (await or.credits.getCredits()).data;
+const messages = [{ role: "user", content: "Hello!" }];
+const plain = await or.chat.send({ chatRequest: { model: "test/model", messages } });
+out.chats = [{ id: plain.id, cost: plain.usage.cost, prompt: plain.usage.promptTokens, completion: plain.usage.completionTokens }];
+const stream = await or.chat.send({ chatRequest: { model: "test/model", messages, stream: true } });
+let streamed = { text: "" };
+for await (const chunk of stream) {
+  streamed.id = chunk.id;
+  streamed.text += chunk.choices[0]?.delta?.content ?? "";
+  if (chunk.usage) {
+    Object.assign(streamed, { cost: chunk.usage.cost, prompt: chunk.usage.promptTokens, completion: chunk.usage.completionTokens });
+  }
+}
+out.chats.push(streamed);
+out.generations = [];
+for (const c of out.chats) {
+  const g = (await or.generations.getGeneration({ id: c.id })).data;
+  out.generations.push({ id: g.id, totalCost: g.totalCost, usage: g.usage, prompt: g.tokensPrompt, completion: g.tokensCompletion,
+    streamed: g.streamed, cancelled: g.cancelled, provider: g.providerName, finish: g.finishReason });
+}
+const k = (await or.apiKeys.getCurrentKeyMetadata()).data;
+out.key = { label: k.label, usage: k.usage, daily: k.usageDaily, weekly: k.usageWeekly, monthly: k.usageMonthly, limit: k.limit,
+  remaining: k.limitRemaining, reset: k.limitReset, free: k.isFreeTier };
+out.creditsAfter = (await or.credits.getCredits()).data;
 
 console.log(JSON.stringify(out));
