@@ -1,6 +1,8 @@
 package http
 
 import (
+	"bytes"
+	"encoding/json"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -127,26 +129,50 @@ func (s *Server) generation(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	out, merr := recordMap(g)
+	if merr != nil {
+		return shlyuz.ErrInternal(merr)
+	}
 	var finish *string
 	if g.FinishReason != "" {
 		finish = &g.FinishReason
 	}
-	return c.JSON(fiber.Map{"data": fiber.Map{
-		"id": g.ID, "model": g.Model, "created_at": g.CreatedAt.UTC().Format(time.RFC3339Nano),
-		"provider_name": g.Upstream, "upstream": g.Upstream, "attempts": g.Attempts, "status": g.Status,
-		"api_type": s.apiType(g.Model), "streamed": g.Streamed, "cancelled": g.Status == shlyuz.GenerationCancelled,
+	var cached, reasoning, images any // null: not reported
+	if d := g.PromptDetails; d != nil {
+		cached = d.CachedTokens
+	}
+	if d := g.CompletionDetails; d != nil {
+		reasoning, images = d.ReasoningTokens, d.ImageTokens
+	}
+	for name, v := range (fiber.Map{
+		"created_at": g.CreatedAt.UTC().Format(time.RFC3339Nano), "provider_name": g.Upstream,
+		"api_type": s.apiType(g.Model), "cancelled": g.Status == shlyuz.GenerationCancelled,
 		"finish_reason": finish, "native_finish_reason": finish,
-		"tokens_prompt": g.PromptTokens, "tokens_completion": g.CompletionTokens,
 		"native_tokens_prompt": g.PromptTokens, "native_tokens_completion": g.CompletionTokens,
-		"native_tokens_reasoning": nil, "native_tokens_cached": nil, "native_tokens_completion_images": nil,
+		"native_tokens_reasoning": reasoning, "native_tokens_cached": cached, "native_tokens_completion_images": images,
 		"num_media_prompt": nil, "num_media_completion": nil, "num_input_audio_prompt": nil,
 		"num_search_results": nil, "num_fetches": nil,
-		"total_cost": g.Credits, "usage": g.Credits, "credits": g.Credits, "upstream_inference_cost": nil, "cache_discount": nil,
-		"is_byok": false, "latency": g.LatencyMS, "latency_ms": g.LatencyMS, "generation_time": nil, "moderation_latency": nil,
-		"usage_estimated": g.Estimated, "upstream_id": nil, "router": nil, "app_id": nil, "http_referer": nil,
+		"total_cost": g.Credits, "usage": g.Credits, "upstream_inference_cost": nil, "cache_discount": nil,
+		"is_byok": false, "latency": g.LatencyMS, "generation_time": nil, "moderation_latency": nil,
+		"upstream_id": nil, "router": nil, "app_id": nil, "http_referer": nil,
 		"origin": "", "user_agent": nil, "external_user": nil, "preset_id": nil, "service_tier": nil,
 		"data_region": "global", "web_search_engine": nil, "workspace_id": nil, "provider_responses": nil,
-	}})
+	}) {
+		out[name] = v
+	}
+	return c.JSON(fiber.Map{"data": out})
+}
+
+// recordMap is v's JSON object as a map, to add OpenRouter's fields beside ours.
+func recordMap(v any) (map[string]any, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber() // whole numbers stay whole, however large
+	return out, d.Decode(&out)
 }
 
 // apiType is OpenRouter's name of the API that serves the model.
