@@ -131,6 +131,11 @@ func buildBody(req *shlyuz.UpstreamRequest, stream bool) (body []byte, clientUsa
 	if w.MaxTokens, err = maxTokens(req); err != nil {
 		return nil, false, err
 	}
+	if n, err := number(f, "n"); err != nil {
+		return nil, false, err
+	} else if n != nil && *n != 1 { // never reserve and bill for choices that do not come
+		return nil, false, shlyuz.ErrInvalidValue("n", "Anthropic returns one choice per request: n must be 1.")
+	}
 	if w.Temperature, err = number(f, "temperature"); err != nil {
 		return nil, false, err
 	}
