@@ -24,8 +24,8 @@ func RublesToCredits(rubles string) (Credits, error) {
 		return 0, fmt.Errorf("rubles %q has more precision than a credit", rubles)
 	}
 	v, ok := c.Int64()
-	if !ok {
-		return 0, fmt.Errorf("rubles %q is too large", rubles)
+	if !ok || v > MaxCredits {
+		return 0, fmt.Errorf("rubles %q is too large: at most %s", rubles, FormatRubles(MaxCredits))
 	}
 	return v, nil
 }

@@ -213,6 +213,9 @@ func (a *accountActor) apply(m *acctApply) *acctApplied {
 		current := a.balance.PackageCredits
 		e.PackageDelta = m.Plan.PackageCredits - current // the new package replaces what is left of the old
 	}
+	if err := a.bound(&e); err != nil {
+		return &acctApplied{Err: err}
+	}
 	e.AccountID = a.balance.AccountID
 	e.Epoch = a.balance.Epoch
 	e.CreatedAt = m.Now
@@ -231,7 +234,9 @@ func (a *accountActor) apply(m *acctApply) *acctApplied {
 		if err != nil {
 			return &acctApplied{Err: shlyuz.ErrInternal(err)}
 		}
-		if prev.AccountID != e.AccountID || prev.Kind != e.Kind || (m.Plan == nil && prev.Amount() != e.Amount()) {
+		// A plan's and a refund's amounts depend on the balance at the time: their id alone says they are the same.
+		sameAmount := m.Plan != nil || e.Kind == shlyuz.EntryAdjustment || prev.Amount() == e.Amount()
+		if prev.AccountID != e.AccountID || prev.Kind != e.Kind || !sameAmount {
 			return &acctApplied{Err: shlyuz.ErrConflict("idempotency_conflict", "This idempotency key was already used for a different operation; use a new key.")}
 		}
 		return &acctApplied{Balance: a.balance, Duplicate: true}
@@ -239,4 +244,25 @@ func (a *accountActor) apply(m *acctApply) *acctApplied {
 		a.loadErr = shlyuz.ErrInternal(nil) // fenced: another activation owns the account now
 		return &acctApplied{Err: shlyuz.ErrConflict("account_moved", "The account is being served elsewhere; retry.")}
 	}
+}
+
+// bound keeps an operator's entry within the money invariants: a credit
+// never takes the balance past shlyuz.MaxCredits (a 400, nothing written),
+// and a refund takes back only what remains, neither spent nor held by calls
+// in flight (which spend the package first): a balance never goes below zero.
+func (a *accountActor) bound(e *shlyuz.LedgerEntry) *shlyuz.Error {
+	pkg, bought := max(a.balance.PackageCredits, 0), max(a.balance.BoughtCredits, 0)
+	if e.Kind == shlyuz.EntryAdjustment {
+		heldOnPackage := min(a.reserved, pkg)
+		heldOnBought := max(0, a.reserved-pkg)
+		e.PackageDelta = max(e.PackageDelta, -max(0, pkg-heldOnPackage))
+		e.BoughtDelta = max(e.BoughtDelta, -max(0, bought-heldOnBought))
+		return nil
+	}
+	after := shlyuz.AddChecked(shlyuz.AddChecked(pkg+max(e.PackageDelta, -pkg), bought), e.BoughtDelta)
+	if e.BoughtDelta > shlyuz.MaxCredits || e.PackageDelta > shlyuz.MaxCredits || after > shlyuz.MaxCredits {
+		return shlyuz.ErrInvalidValue("credits", "The balance would be %d credits, above the most an account may hold (%d credits, %s rubles).",
+			after, shlyuz.MaxCredits, shlyuz.FormatRubles(shlyuz.MaxCredits))
+	}
+	return nil
 }

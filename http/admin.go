@@ -208,6 +208,9 @@ func (s *Server) adminTopUp(c *fiber.Ctx) error {
 	if credits <= 0 {
 		return shlyuz.ErrInvalidValue("credits", "A top-up must be positive.")
 	}
+	if err := shlyuz.CheckCredits("credits", credits); err != nil {
+		return err
+	}
 	a, err := s.account(c)
 	if err != nil {
 		return err
@@ -285,6 +288,9 @@ func (s *Server) adminCreateKey(c *fiber.Ctx) error {
 		if err != nil || v < 0 {
 			return shlyuz.ErrInvalidValue("limit", "limit is a whole number of credits, 0 or more.")
 		}
+		if err := shlyuz.CheckCredits("limit", v); err != nil {
+			return err
+		}
 		limit = &v
 	}
 	if reset != shlyuz.ResetNever && limit == nil {
@@ -340,6 +346,9 @@ func (s *Server) adminSetPricing(c *fiber.Ctx) error {
 	if req.K != nil {
 		cur.K = *req.K
 	}
+	if err := shlyuz.CheckPricing(shlyuz.Pricing{Rate: cur.Rate, K: cur.K}); err != nil {
+		return err
+	}
 	if cur.Rate.Sign() <= 0 {
 		return shlyuz.ErrInvalidValue("rate", "rate must be positive.")
 	}
@@ -370,6 +379,9 @@ func (s *Server) adminSavePlan(c *fiber.Ctx) error {
 	}
 	if p.PackageCredits <= 0 {
 		return shlyuz.ErrInvalidValue("package_credits", "package_credits must be positive.")
+	}
+	if err := shlyuz.CheckCredits("package_credits", p.PackageCredits); err != nil {
+		return err
 	}
 	if p.PriceRubles.Sign() < 0 {
 		return shlyuz.ErrInvalidValue("price_rubles", "price_rubles must not be negative.")

@@ -77,12 +77,14 @@ func validateConfig(cfg *Config) error {
 	if h := cfg.HTTP; h.HeaderTimeout < 0 || h.IdleTimeout < 0 || h.BodyGrace < 0 || h.MinBodyRate < 0 || h.MaxConnections < 0 {
 		return bad("http", errors.New("timeouts, min_body_rate and max_connections cannot be negative"))
 	}
-	if p := cfg.Pricing; p != nil && (p.Rate.Sign() <= 0 || p.K.Sign() <= 0) {
-		return bad("pricing", errors.New("rate and K must both be above zero"))
+	if p := cfg.Pricing; p != nil {
+		if err := shlyuz.CheckPricing(shlyuz.Pricing{Rate: p.Rate, K: p.K}); err != nil {
+			return bad("pricing", errors.New(err.Message))
+		}
 	}
 	for i, p := range cfg.Plans {
-		if p.ID == "" || p.PackageCredits <= 0 {
-			return bad(fmt.Sprintf("plans[%d]", i), errors.New("every plan needs an id and package_credits above zero"))
+		if p.ID == "" || p.PackageCredits <= 0 || p.PackageCredits > shlyuz.MaxCredits {
+			return bad(fmt.Sprintf("plans[%d]", i), fmt.Errorf("every plan needs an id and package_credits above zero and at most %d", shlyuz.MaxCredits))
 		}
 	}
 	names := map[string]bool{}
