@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
@@ -278,6 +279,18 @@ func TestBrowserNewcomer(t *testing.T) {
 	b.run("log in", b.fill("Email", email), b.fill("Password", password), b.press("Log in"),
 		textContains("#bought", "0.00\u00a0₽"))
 
+	// With no credits yet the chat says so in the page's words, not the API's. Shift+Enter breaks
+	// the line; Enter sends.
+	var draft, failed string
+	b.run("chat without credits", chromedp.Navigate(g.base+"/account/chat"), chromedp.Focus(field("Message"), chromedp.BySearch),
+		chromedp.SendKeys(field("Message"), "line one", chromedp.BySearch),
+		chromedp.KeyEvent("\r", chromedp.KeyModifiers(input.ModifierShift)),
+		chromedp.SendKeys(field("Message"), "line two", chromedp.BySearch), chromedp.Value(field("Message"), &draft, chromedp.BySearch),
+		chromedp.KeyEvent("\r"), chromedp.WaitVisible(`#conversation [role=alert]`), chromedp.Text(`#conversation [role=alert]`, &failed))
+	if draft != "line one\nline two" || failed != "Not enough credits for this request. Top up your balance." {
+		t.Fatalf("the draft %q; the refusal %q", draft, failed)
+	}
+	b.console.drain() // the 402 is an intended answer
 	b.run("top up", chromedp.Navigate(g.base+"/account/topup"), b.fill("Amount, ₽", "500"), b.press("Go to payment"),
 		chromedp.WaitVisible(button("Оплатить"), chromedp.BySearch))
 	b.run("pay the top-up", b.press("Оплатить"), textContains("#payment-status", "The payment succeeded"))

@@ -41,7 +41,8 @@ func (w *Web) chatPage(c *fiber.Ctx) error {
 	if open != nil && slices.Contains(models, open.Model) {
 		def = open.Model
 	}
-	return w.render(c, fiber.StatusOK, "chat", "chat", fiber.Map{"Models": models, "Default": def, "Conversations": list, "Open": open}, "", "")
+	return w.render(c, fiber.StatusOK, "chat", "chat", fiber.Map{"Models": models, "Default": def, "Conversations": list, "Open": open,
+		"Errors": chatErrors(langOf(c))}, "", "")
 }
 
 // chatSend streams a reply to the conversation through the API's chat path,
@@ -99,4 +100,20 @@ func anySlice[T any](v []T) []any {
 		out[i] = v[i]
 	}
 	return out
+}
+
+// chatErrors are the API's errors the chat may meet, by code, in the page's
+// language: the script shows these rather than the API's English message.
+func chatErrors(lang string) string {
+	m := map[string]string{"": tr(lang, "err_other")}
+	for code, key := range map[string]string{
+		"insufficient_credits": "err_insufficient_credits", "key_limit_exceeded": "err_key_limit_exceeded",
+		"rate_limited": "err_rate_limited", "model_not_available": "err_model_not_available", "model_not_found": "err_model_not_available",
+		"upstream_error": "err_upstream", "upstream_timeout": "err_upstream", "provider_unavailable": "err_upstream", "overloaded": "err_upstream",
+		"request_too_large": "err_request_too_large", "content_policy": "err_content_policy", "internal_error": "err_internal_error",
+	} {
+		m[code] = tr(lang, key)
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
 }

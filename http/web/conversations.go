@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -170,7 +171,8 @@ func (w *Web) conversationBody(c *fiber.Ctx) (conversationBody, *shlyuz.Error) {
 }
 
 // title names a conversation by its first user message's first line, its
-// control characters made spaces (PostgreSQL keeps no NUL in text).
+// control characters made spaces (PostgreSQL keeps no NUL in text) and its
+// Markdown marks dropped ("## **Hi** [there](…)" reads "Hi there").
 func title(msgs []shlyuz.ConversationMessage) string {
 	for _, m := range msgs {
 		if m.Role != "user" {
@@ -180,16 +182,32 @@ func title(msgs []shlyuz.ConversationMessage) string {
 		if i := strings.IndexByte(t, '\n'); i >= 0 {
 			t = t[:i]
 		}
-		t = strings.TrimSpace(strings.Map(func(r rune) rune {
+		t = plainText(strings.TrimSpace(strings.Map(func(r rune) rune {
 			if unicode.IsControl(r) {
 				return ' '
 			}
 			return r
-		}, t))
+		}, t)))
 		if utf8.RuneCountInString(t) > maxTitleRunes {
 			t = string([]rune(t)[:maxTitleRunes-1]) + "…"
 		}
 		return t
 	}
 	return ""
+}
+
+var (
+	mdLink   = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
+	mdLead   = regexp.MustCompile(`^(#{1,6}\s+|>\s*|[-*+]\s+|\d+[.)]\s+)+`)
+	mdMarks  = regexp.MustCompile("(\\*\\*|__|~~|`+)")
+	mdSingle = regexp.MustCompile(`(^|[\s(])[*_]([^*_\s][^*_]*)[*_]`)
+)
+
+// plainText drops a line's Markdown marks: headings, quotes, list bullets, emphasis, code ticks, links (their text stays).
+func plainText(s string) string {
+	s = mdLink.ReplaceAllString(s, "$1")
+	s = mdLead.ReplaceAllString(s, "")
+	s = mdMarks.ReplaceAllString(s, "")
+	s = mdSingle.ReplaceAllString(s, "$1$2")
+	return strings.TrimSpace(s)
 }

@@ -162,3 +162,20 @@ func TestKopecks(t *testing.T) {
 		}
 	}
 }
+
+func TestConversationTitle(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Hello, history", "Hello, history"},
+		{"## **Bold** question", "Bold question"},
+		{"> quoted `code` here\nsecond line", "quoted code here"},
+		{"- see [the docs](https://example.com/) *now*", "see the docs now"},
+		{"1. first __point__", "first point"},
+		{"a\x00b\tc\nd", "a b c"},
+		{"2 * 3 = 6", "2 * 3 = 6"},
+		{"snake_case_name", "snake_case_name"},
+	} {
+		if got := title([]shlyuz.ConversationMessage{{Role: "user", Content: tc.in}}); got != tc.want {
+			t.Errorf("title(%q) = %q; want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -47,6 +47,15 @@ document.addEventListener('DOMContentLoaded', function () {
   var stop = document.getElementById('chat-stop');
   var lang = box.getAttribute('data-lang');
   var controller = null;
+  var errors = JSON.parse(box.getAttribute('data-errors') || '{}');
+  // failure is an API error in the page's language: a known code's words, the server's own message
+  // when it is already in the page's language, else a general line with the code.
+  function failure(err, status) {
+    if (!err) { return new Error(errors[''].replace('%s', String(status))); }
+    if (errors[err.code]) { return new Error(errors[err.code]); }
+    if (lang === 'en' || /[А-Яа-яЁё]/.test(err.message || '')) { return new Error(err.message); }
+    return new Error(errors[''].replace('%s', err.code || String(status)));
+  }
   // The picker remembers the last model chosen (when the gateway still serves it), unless a conversation is open.
   try {
     var last = window.localStorage.getItem('shlyuz.chat.model');
@@ -187,7 +196,7 @@ document.addEventListener('DOMContentLoaded', function () {
       body: JSON.stringify({model: model.value, messages: turns.filter(function (m) { return m.content; })})
     }).then(function (resp) {
       if (!resp.ok) {
-        return resp.json().then(function (e) { throw new Error(e.error ? e.error.message : resp.statusText); });
+        return resp.json().catch(function () { return {}; }).then(function (e) { throw failure(e.error, resp.status); });
       }
       var reader = resp.body.getReader();
       var dec = new TextDecoder();
@@ -203,7 +212,7 @@ document.addEventListener('DOMContentLoaded', function () {
             var data = p.slice(6);
             if (data === '[DONE]') { return; }
             var chunk = JSON.parse(data);
-            if (chunk.error) { throw new Error(chunk.error.message); }
+            if (chunk.error) { throw failure(chunk.error, 0); }
             if (chunk.choices && chunk.choices[0] && chunk.choices[0].delta && chunk.choices[0].delta.content) {
               reply += chunk.choices[0].delta.content;
               body.textContent = reply;
