@@ -233,7 +233,7 @@ func (s *Server) modelEndpoints(c *fiber.Ctx) error {
 		tools := slices.Contains(params, "tool_choice")
 		eps = append(eps, endpoint{
 			Name: u.Name + " | " + m.ID, ModelID: m.ID, ModelName: m.Name, ContextLength: m.ContextLength,
-			Pricing: pricingOf(m, m.Price.Scale(u.PriceMultiplier)), ProviderName: u.Name, Tag: u.Name,
+			Pricing: pricingOf(m.Price.Scale(u.PriceMultiplier)), ProviderName: u.Name, Tag: u.Name,
 			MaxCompletionTokens: &maxOut, MaxPromptTokens: maxPrompt, SupportedParameters: params,
 			SupportsToolChoice: toolChoiceSupport{Auto: tools, None: tools, Required: tools, Function: tools},
 		})

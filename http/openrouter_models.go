@@ -46,22 +46,40 @@ type architecture struct {
 }
 
 // v1Pricing is OpenRouter's pricing object in credits per unit, as decimal
-// strings: per token for the token parts, per request for request. A part
-// the price model does not bill apart is the part it is billed as (a cached
-// read at the prompt price, reasoning at the completion price); a fee the
-// gateway never charges is "0".
+// strings: per token for the token parts, per request for request. Every
+// part of the price model is shown: a part the list does not price apart
+// holds what it bills as (a cached read the prompt price, reasoning the
+// completion price); a fee the gateway never charges (web search) is "0".
+// Overrides hold the long-context price above its prompt size.
 type v1Pricing struct {
-	Prompt                 string         `json:"prompt"`
-	Completion             string         `json:"completion"`
-	InputCacheRead         string         `json:"input_cache_read,omitempty"`
-	InputCacheWrite        string         `json:"input_cache_write,omitempty"`
-	InternalReasoning      string         `json:"internal_reasoning,omitempty"`
-	Image                  string         `json:"image,omitempty"`
-	Audio                  string         `json:"audio,omitempty"`
-	Request                string         `json:"request,omitempty"`
-	WebSearch              string         `json:"web_search,omitempty"`
-	CreditsPer1KPrompt     shlyuz.Decimal `json:"credits_per_1k_prompt"`
-	CreditsPer1KCompletion shlyuz.Decimal `json:"credits_per_1k_completion"`
+	Prompt                 string          `json:"prompt"`
+	Completion             string          `json:"completion"`
+	InputCacheRead         string          `json:"input_cache_read"`
+	InputCacheWrite        string          `json:"input_cache_write"`
+	InputCacheWrite1h      string          `json:"input_cache_write_1h"`
+	InternalReasoning      string          `json:"internal_reasoning"`
+	Image                  string          `json:"image"`       // per input image token
+	ImageToken             string          `json:"image_token"` // the same
+	ImageOutput            string          `json:"image_output"`
+	Audio                  string          `json:"audio"` // per input audio token
+	AudioOutput            string          `json:"audio_output"`
+	Request                string          `json:"request"`
+	WebSearch              string          `json:"web_search"`
+	Overrides              []priceOverride `json:"overrides,omitempty"`
+	CreditsPer1KPrompt     shlyuz.Decimal  `json:"credits_per_1k_prompt"`
+	CreditsPer1KCompletion shlyuz.Decimal  `json:"credits_per_1k_completion"`
+}
+
+// priceOverride is OpenRouter's conditional price: above min_prompt_tokens
+// prompt tokens, these parts replace the base ones.
+type priceOverride struct {
+	MinPromptTokens   int64  `json:"min_prompt_tokens"`
+	Prompt            string `json:"prompt"`
+	Completion        string `json:"completion"`
+	InputCacheRead    string `json:"input_cache_read"`
+	InputCacheWrite   string `json:"input_cache_write"`
+	InputCacheWrite1h string `json:"input_cache_write_1h"`
+	Audio             string `json:"audio"`
 }
 
 type topProvider struct {
@@ -104,7 +122,7 @@ func toV1Model(m *shlyuz.PricedModel, p shlyuz.Pricing, params []string) v1Model
 	}
 	return v1Model{
 		ID: m.ID, CanonicalSlug: m.ID, Object: "model", Created: m.Created, OwnedBy: m.Provider(), Name: m.Name,
-		ContextLength: ctx, Architecture: architectureOf(m), Pricing: pricingOf(m, m.Price),
+		ContextLength: ctx, Architecture: architectureOf(m), Pricing: pricingOf(m.Price),
 		TopProvider:         topProvider{ContextLength: ctx, MaxCompletionTokens: &maxOut},
 		SupportedParameters: params, DefaultParameters: &defaultParameters{}, SupportedVoices: voices,
 		Links:        modelLinks{Details: "/api/v1/models/" + escapeModelID(m.ID) + "/endpoints"},
@@ -150,18 +168,20 @@ func tokenizerOf(author string) string {
 }
 
 // pricingOf is the price in OpenRouter's pricing object, in credits.
-func pricingOf(m *shlyuz.PricedModel, pr shlyuz.Price) v1Pricing {
-	prompt, completion := perToken(pr.PromptMicro), perToken(pr.CompletionMicro)
+func pricingOf(pr shlyuz.Price) v1Pricing {
 	out := v1Pricing{
-		Prompt: prompt, Completion: completion,
-		InputCacheRead: prompt, InputCacheWrite: prompt, InternalReasoning: completion,
-		Image: "0", Request: "0", WebSearch: "0",
+		Prompt: perToken(pr.PromptMicro), Completion: perToken(pr.CompletionMicro),
+		InputCacheRead: perToken(pr.CacheReadMicro), InputCacheWrite: perToken(pr.CacheWriteMicro),
+		InputCacheWrite1h: perToken(pr.CacheWrite1hMicro), InternalReasoning: perToken(pr.ReasoningMicro),
+		Image: perToken(pr.ImageInMicro), ImageToken: perToken(pr.ImageInMicro), ImageOutput: perToken(pr.ImageOutMicro),
+		Audio: perToken(pr.AudioInMicro), AudioOutput: perToken(pr.AudioOutMicro),
+		Request: perToken(pr.RequestMicro), WebSearch: "0",
 		CreditsPer1KPrompt: pr.CreditsPer1KPrompt(), CreditsPer1KCompletion: pr.CreditsPer1KCompletion(),
 	}
-	for _, in := range m.InputModalities {
-		if in == "audio" {
-			out.Audio = prompt // input audio is billed as prompt tokens
-		}
+	if l := pr.Long; l != nil && pr.LongAbove > 0 {
+		out.Overrides = []priceOverride{{MinPromptTokens: pr.LongAbove, Prompt: perToken(l.PromptMicro), Completion: perToken(l.CompletionMicro),
+			InputCacheRead: perToken(l.CacheReadMicro), InputCacheWrite: perToken(l.CacheWriteMicro),
+			InputCacheWrite1h: perToken(l.CacheWrite1hMicro), Audio: perToken(l.AudioInMicro)}}
 	}
 	return out
 }

@@ -25,10 +25,11 @@ type sdkReport struct {
 	Get struct {
 		ID, Prompt, Modality string
 	} `json:"get"`
-	Count     int            `json:"count"`
-	User      int            `json:"user"`
-	Endpoints []endpointSeen `json:"endpoints"`
-	Providers []string       `json:"providers"`
+	Claude    map[string]string `json:"claude"`
+	Count     int               `json:"count"`
+	User      int               `json:"user"`
+	Endpoints []endpointSeen    `json:"endpoints"`
+	Providers []string          `json:"providers"`
 
 	CreditsBefore, CreditsAfter struct {
 		TotalCredits int64 `json:"totalCredits"`
@@ -73,6 +74,12 @@ func TestOpenRouterSDK(t *testing.T) {
 	}
 	if r.Get.ID != "test/model" || r.Get.Prompt != "10" || r.Get.Modality != "text+image->text" {
 		t.Fatalf("models.get: %+v", r.Get)
+	}
+	// Anthropic's list per Mtok: $3 in, $15 out, $0.30 a cached read, $3.75 a 5-minute write, $6 an hour's.
+	wantClaude := map[string]string{"prompt": "30", "completion": "150", "cacheRead": "3", "cacheWrite": "37.5",
+		"cacheWrite1h": "60", "reasoning": "150", "request": "0"}
+	if !reflect.DeepEqual(r.Claude, wantClaude) {
+		t.Fatalf("claude/sonnet-4.5 pricing %v, want %v", r.Claude, wantClaude)
 	}
 	if r.Models < 300 || r.Count != r.Models || r.User != r.Models {
 		t.Fatalf("%d models listed, count %d, user %d", r.Models, r.Count, r.User)

@@ -23,6 +23,9 @@ const m = models.find((x) => x.id === "test/model");
 out.listed = m ? { prompt: m.pricing.prompt, completion: m.pricing.completion, details: m.links.details } : null;
 const one = await or.models.get({ author: "test", slug: "model" });
 out.get = { id: one.data.id, prompt: one.data.pricing.prompt, modality: one.data.architecture.modality };
+const claude = (await or.models.get({ author: "claude", slug: "sonnet-4.5" })).data.pricing;
+out.claude = { prompt: claude.prompt, completion: claude.completion, cacheRead: claude.inputCacheRead, cacheWrite: claude.inputCacheWrite,
+  cacheWrite1h: claude.inputCacheWrite1h, reasoning: claude.internalReasoning, request: claude.request };
 out.count = (await or.models.count()).data.count;
 out.user = (await all(await or.models.listForUser({ bearer: key }))).length;
 const eps = await or.endpoints.list({ author: "mixed", slug: "model" });
