@@ -61,11 +61,24 @@ func (w *RateWindow) Admit(rl RateLimit, now time.Time) (RateState, bool) {
 	return st, !full
 }
 
-// Spend counts tokens a request used (or corrects its earlier count) in the
-// window that is current at now.
-func (w *RateWindow) Spend(tokens int64, now time.Time) {
+// Hold counts a request's estimated tokens at its admission, so concurrent
+// requests cannot all pass a tokens-a-minute limit before any has settled;
+// it returns the window they were counted in, for Settle.
+func (w *RateWindow) Hold(tokens int64, now time.Time) time.Time {
 	w.roll(now)
-	w.Tokens = max(0, w.Tokens+tokens)
+	w.Tokens = AddChecked(w.Tokens, tokens)
+	return w.Start
+}
+
+// Settle replaces a held estimate by the tokens the request used: in the
+// window it was held in, the estimate is taken back; a later window counts
+// only what was used.
+func (w *RateWindow) Settle(held int64, heldIn time.Time, used int64, now time.Time) {
+	w.roll(now)
+	if w.Start.Equal(heldIn) {
+		w.Tokens = max(0, w.Tokens-max(held, 0))
+	}
+	w.Tokens = AddChecked(w.Tokens, used)
 }
 
 // ErrRateLimitedKey is a key over its rate limit.

@@ -36,11 +36,38 @@ func TestRateWindow(t *testing.T) {
 			var w RateWindow
 			for i, s := range tc.steps {
 				now := t0.Add(s.at)
-				w.Spend(s.spend, now)
+				w.Hold(s.spend, now)
 				st, ok := w.Admit(tc.limit, now)
 				if ok != s.ok || st.Remaining != s.remaining || st.RetryAfter != s.retry {
 					t.Fatalf("step %d: ok %v remaining %d retry %s, want %v %d %s", i, ok, st.Remaining, st.RetryAfter, s.ok, s.remaining, s.retry)
 				}
+			}
+		})
+	}
+}
+
+func TestRateWindowHoldsTheEstimateUntilSettled(t *testing.T) {
+	t0 := time.Date(2026, 11, 25, 10, 0, 30, 0, time.UTC)
+	for _, tc := range []struct {
+		name        string
+		held, used  int64
+		settleAfter time.Duration
+		want        int64 // tokens in the window after the settlement
+	}{
+		{"used less than held", 50, 20, time.Second, 20},
+		{"used more than held", 50, 70, time.Second, 70},
+		{"failed: nothing used", 50, 0, time.Second, 0},
+		{"settled in the next window", 50, 20, 61 * time.Second, 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var w RateWindow
+			in := w.Hold(tc.held, t0)
+			if w.Tokens != tc.held {
+				t.Fatalf("held %d, window %d", tc.held, w.Tokens)
+			}
+			w.Settle(tc.held, in, tc.used, t0.Add(tc.settleAfter))
+			if w.Tokens != tc.want {
+				t.Fatalf("window %d, want %d", w.Tokens, tc.want)
 			}
 		})
 	}

@@ -34,6 +34,10 @@ type hold struct {
 	amount    shlyuz.Credits
 	keyID     string
 	requester string // the member whose call it is; "" for this node's or a video job's
+	// tokens is the estimate counted against the key's tokens-a-minute limit
+	// at admission, in the window starting at tokensIn; settled to the real count.
+	tokens   int64
+	tokensIn time.Time
 }
 
 func (a *accountActor) Receive(ctx actor.Context) {
@@ -130,8 +134,9 @@ func (a *accountActor) reserve(m *acctReserve) *reserved {
 	}
 	k.roll(a, m.Now)
 	a.expire(m.Now)
-	if _, ok := a.holds[m.GenID]; ok { // a retried request: replace its hold
+	if prev, ok := a.holds[m.GenID]; ok { // a retried request: replace its hold
 		a.dropHold(m.GenID)
+		k.rate.Settle(prev.tokens, prev.tokensIn, 0, m.Now)
 	} else if rl := k.key.RateLimit; rl != nil { // a new call counts against the rate limit
 		if st, ok := k.rate.Admit(*rl, m.Now); !ok {
 			return &reserved{Err: shlyuz.ErrRateLimitedKey(*rl, st)}
@@ -163,7 +168,12 @@ func (a *accountActor) reserve(m *acctReserve) *reserved {
 		return &reserved{Err: shlyuz.ErrInsufficientCredits(max(free, 0), afford, max(tokens, 1), m.MaxTokens > 0)}
 	}
 	amount := m.Price.Charge(m.Prompt, shlyuz.MulChecked(tokens, n))
-	a.addHold(m.GenID, hold{amount: amount, keyID: k.key.ID, requester: m.Requester})
+	h := hold{amount: amount, keyID: k.key.ID, requester: m.Requester}
+	if rl := k.key.RateLimit; rl != nil && rl.TokensPerMinute > 0 { // the worst case counts until the call settles
+		h.tokens = shlyuz.AddChecked(m.Prompt, shlyuz.MulChecked(tokens, n))
+		h.tokensIn = k.rate.Hold(h.tokens, m.Now)
+	}
+	a.addHold(m.GenID, h)
 	return &reserved{KeyID: k.key.ID, AccountID: a.balance.AccountID, Tokens: tokens, Amount: amount, Epoch: a.balance.Epoch}
 }
 

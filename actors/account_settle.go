@@ -35,8 +35,8 @@ func (a *accountActor) settle(ctx actor.Context, m *acctSettle, reply func(*sett
 		_, _ = a.keyOf(m.KeyID) // loaded before the charge is committed: its spend counts the charge once
 	}
 	k := a.keys[h.keyID]
-	if k != nil && k.key.RateLimit != nil && m.Tokens > 0 {
-		k.rate.Spend(m.Tokens, m.Now)
+	if k != nil && k.key.RateLimit != nil && (m.Tokens > 0 || h.tokens > 0) {
+		k.rate.Settle(h.tokens, h.tokensIn, m.Tokens, m.Now)
 	}
 	var entry *shlyuz.LedgerEntry
 	if amount := min(m.Amount, h.amount); amount > 0 {

@@ -230,10 +230,11 @@ func (g *Gateway) Catalog() *shlyuz.Catalog { return g.catalog.Load() }
 func (g *Gateway) Store() shlyuz.Store { return g.store }
 
 // request asks an account's actor: a node that left the cluster while
-// serving it is a moving account (503, retry), any other failure a 500.
+// serving it, or an account not placed yet (membership settling after a
+// restart), is a moving account (503, retry), any other failure a 500.
 func (g *Gateway) request(identity, kind string, msg any) (any, error) {
 	res, err := g.dir.Request(identity, kind, msg, g.timeout)
-	if errors.Is(err, directory.ErrMemberLeft) {
+	if errors.Is(err, directory.ErrMemberLeft) || errors.Is(err, directory.ErrNoActivation) {
 		return nil, shlyuz.ErrAccountMoving()
 	}
 	if err != nil {

@@ -59,6 +59,10 @@ type Directory struct {
 // the directory finds it now.
 var ErrMemberLeft = errors.New("cluster: the member serving the actor left the cluster")
 
+// ErrNoActivation is an identity the cluster could not place (yet): after a
+// node's restart, before membership settles. Retry shortly.
+var ErrNoActivation = errors.New("cluster: no activation")
+
 type pidKey struct{ kind, identity string }
 
 // Start starts this node as a member of the cluster with the given kinds.
@@ -277,7 +281,7 @@ func (d *Directory) RequestAll(kind string, msg any, timeout time.Duration) erro
 func (d *Directory) pid(key pidKey) (*actor.PID, error) {
 	pid := d.c.Get(key.identity, key.kind)
 	if pid == nil {
-		return nil, fmt.Errorf("cluster: no activation of %s", key.kind)
+		return nil, fmt.Errorf("%w of %s", ErrNoActivation, key.kind)
 	}
 	pid = Detached(pid)
 	d.pids.Store(key, pid)

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 )
@@ -57,6 +58,48 @@ func TestKeyRateLimits(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != 429 || resp.Header.Get("X-RateLimit-Limit") != "10" || resp.Header.Get("X-RateLimit-Remaining") != "0" {
 			t.Fatalf("after the minute's tokens: %d, headers %v", resp.StatusCode, resp.Header)
+		}
+	})
+	t.Run("tokens a minute under a burst", func(t *testing.T) {
+		// 200 concurrent calls against 100 tokens a minute: each is admitted
+		// only while the window is under the limit counting the estimates of
+		// the calls in flight, so all but one admitted call fit in the limit.
+		const limit = 100
+		_, key := account(t, h.base, 100_000_000, map[string]any{"rate_limit": map[string]any{"tokens_per_minute": limit}})
+		var mu sync.Mutex
+		var passed, refused int
+		var sum, largest int64
+		var wg sync.WaitGroup
+		for range 200 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				resp := postChat(t, h.base, key, chatBody("test/model", false, 16))
+				defer resp.Body.Close()
+				var out struct {
+					Usage struct {
+						TotalTokens int64 `json:"total_tokens"`
+					} `json:"usage"`
+				}
+				_ = jsonDecode(resp.Body, &out)
+				mu.Lock()
+				defer mu.Unlock()
+				switch resp.StatusCode {
+				case 200:
+					passed++
+					sum += out.Usage.TotalTokens
+					largest = max(largest, out.Usage.TotalTokens)
+				case 429:
+					refused++
+				default:
+					t.Errorf("status %d", resp.StatusCode)
+				}
+			}()
+		}
+		wg.Wait()
+		t.Logf("200 calls against %d tokens a minute: %d passed using %d tokens, %d refused", limit, passed, sum, refused)
+		if passed == 0 || passed+refused != 200 || sum-largest >= limit {
+			t.Fatalf("%d passed using %d tokens (largest %d), %d refused", passed, sum, largest, refused)
 		}
 	})
 	t.Run("bad values", func(t *testing.T) {
