@@ -38,11 +38,11 @@ func TestRequestGolden(t *testing.T) {
 	defer f.Close()
 	golden.Run(t, "request", ".json", func(t *testing.T, c golden.Case) []byte {
 		req := golden.LoadRequest(t, c.Path, "public/model")
-		body, clientUsage, err := buildBody(req, req.Stream)
+		body, o, err := buildBody(req, req.Stream)
 		if err != nil {
 			return []byte(describeError(t, err))
 		}
-		out := fmt.Appendf(nil, "client_usage=%v\n", clientUsage)
+		out := fmt.Appendf(nil, "client_usage=%v json_tool=%q reasoning=%v\n", o.clientUsage, o.jsonTool, o.reasoning)
 		out = append(out, golden.Indent(t, body)...)
 		out = append(out, '\n')
 
@@ -61,6 +61,19 @@ func TestRequestGolden(t *testing.T) {
 	})
 }
 
+// replyOptions are the reading options of response and stream cases whose
+// request asked for reasoning or a response_format.
+var replyOptions = map[string]options{
+	"thinking_shown": {reasoning: true},
+	"json_tool":      {jsonTool: "answer"},
+}
+
+// streamFields are request fields of the stream cases that need them.
+var streamFields = map[string]map[string]json.RawMessage{
+	"thinking_shown": {"reasoning": json.RawMessage(`{"max_tokens":2000}`)},
+	"json_tool":      {"response_format": json.RawMessage(`{"type":"json_schema","json_schema":{"name":"answer","schema":{"type":"object"}}}`)},
+}
+
 // TestResponseGolden checks the translation of Anthropic Messages into OpenAI choices.
 func TestResponseGolden(t *testing.T) {
 	golden.Run(t, "response", ".json", func(t *testing.T, c golden.Case) []byte {
@@ -68,7 +81,7 @@ func TestResponseGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := decodeReply(raw)
+		r, err := decodeReply(raw, replyOptions[c.Name])
 		if err != nil {
 			return []byte(describeError(t, err))
 		}
@@ -98,6 +111,12 @@ func TestStreamGolden(t *testing.T) {
 
 		req := golden.ChatRequest("public/model", "m", true, clientAskedUsage[c.Name])
 		req.MaxTokens = 100
+		if extra := streamFields[c.Name]; extra != nil {
+			req.MaxTokens = 4000
+			for k, v := range extra {
+				req.Fields[k] = v
+			}
+		}
 		st, err := p.ChatStream(context.Background(), req)
 		if err != nil {
 			t.Fatal(err)

@@ -61,7 +61,7 @@ func (p *Provider) nativeChat(ctx context.Context, req *shlyuz.UpstreamRequest, 
 	if err != nil {
 		return nil, err
 	}
-	r, err := decodeReply(data)
+	r, err := decodeReply(data, options{})
 	if err != nil {
 		return nil, err
 	}

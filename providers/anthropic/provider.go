@@ -137,7 +137,7 @@ func (p *Provider) Chat(ctx context.Context, req *shlyuz.UpstreamRequest) (*shly
 	if n := req.NativeOf(shlyuz.ProtocolAnthropic); n != nil {
 		return p.nativeChat(ctx, req, n)
 	}
-	body, _, err := buildBody(req, false)
+	body, o, err := buildBody(req, false)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func (p *Provider) Chat(ctx context.Context, req *shlyuz.UpstreamRequest) (*shly
 	if err != nil {
 		return nil, err
 	}
-	r, err := decodeReply(data)
+	r, err := decodeReply(data, o)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +160,7 @@ func (p *Provider) ChatStream(ctx context.Context, req *shlyuz.UpstreamRequest) 
 	if n := req.NativeOf(shlyuz.ProtocolAnthropic); n != nil {
 		return p.nativeStream(ctx, req, n)
 	}
-	body, clientUsage, err := buildBody(req, true)
+	body, o, err := buildBody(req, true)
 	if err != nil {
 		return nil, err
 	}
@@ -168,8 +168,8 @@ func (p *Provider) ChatStream(ctx context.Context, req *shlyuz.UpstreamRequest) 
 	if err != nil {
 		return nil, err
 	}
-	cw := newChunkWriter(req.GenerationID, req.Model, p.now().Unix(), clientUsage)
-	return newStream(b, cw), nil
+	cw := newChunkWriter(req.GenerationID, req.Model, p.now().Unix(), o.clientUsage)
+	return newStream(b, cw, o), nil
 }
 
 // wireReply is the Anthropic Message the adapter reads.
@@ -183,11 +183,14 @@ type wireReply struct {
 
 // wireBlock is one content block of a reply.
 type wireBlock struct {
-	Type  string          `json:"type"`
-	Text  string          `json:"text"`
-	ID    string          `json:"id"`
-	Name  string          `json:"name"`
-	Input json.RawMessage `json:"input"`
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"`
+	Data      string          `json:"data"` // redacted_thinking
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
 }
 
 // wireUsage is Anthropic's usage object. input_tokens excludes the cached
@@ -226,8 +229,10 @@ func (w *wireUsage) usage() shlyuz.Usage {
 	return u.Normalized()
 }
 
-// decodeReply turns an Anthropic Message into a ChatResponse (Created unset).
-func decodeReply(data []byte) (*shlyuz.ChatResponse, error) {
+// decodeReply turns an Anthropic Message into a ChatResponse (Created
+// unset): thinking as reasoning and reasoning_details when o.reasoning, the
+// forced tool of a response_format as the message's text.
+func decodeReply(data []byte, o options) (*shlyuz.ChatResponse, error) {
 	var w wireReply
 	if err := json.Unmarshal(data, &w); err != nil {
 		e := upstream.Malformed("the reply is not valid JSON")
@@ -241,14 +246,32 @@ func decodeReply(data []byte) (*shlyuz.ChatResponse, error) {
 		return nil, upstream.Malformed("the reply is not a message")
 	}
 	var (
-		text  strings.Builder
-		calls []toolCallOut
+		text      strings.Builder
+		calls     []toolCallOut
+		reasoning strings.Builder
+		details   []reasoningDetail
+		answered  bool // the forced tool of a response_format was called
 	)
 	for _, b := range w.Content {
 		switch b.Type {
 		case "text":
 			text.WriteString(b.Text)
+		case "thinking":
+			reasoning.WriteString(b.Thinking)
+			details = append(details, reasoningDetail{Type: "reasoning.text", Text: b.Thinking, Signature: b.Signature,
+				Format: reasoningFormat, Index: len(details)})
+		case "redacted_thinking":
+			details = append(details, reasoningDetail{Type: "reasoning.encrypted", Data: b.Data, Format: reasoningFormat, Index: len(details)})
 		case "tool_use":
+			if o.jsonTool != "" && b.Name == o.jsonTool {
+				args, err := argumentsText(b.Input)
+				if err != nil {
+					return nil, upstream.Malformed("a tool call's input is not a JSON object")
+				}
+				text.WriteString(args)
+				answered = true
+				continue
+			}
 			args, err := argumentsText(b.Input)
 			if err != nil {
 				return nil, upstream.Malformed("a tool call's input is not a JSON object")
@@ -262,7 +285,14 @@ func decodeReply(data []byte) (*shlyuz.ChatResponse, error) {
 		stop = *w.StopReason
 	}
 	finish := finishReason(stop)
+	if answered && len(calls) == 0 && finish == "tool_calls" {
+		finish = "stop"
+	}
 	msg := messageOut{Role: "assistant", ToolCalls: calls}
+	if o.reasoning && len(details) > 0 {
+		r := reasoning.String()
+		msg.Reasoning, msg.ReasoningDetails = &r, details
+	}
 	if text.Len() > 0 || len(calls) == 0 {
 		s := text.String()
 		msg.Content = &s
@@ -287,10 +317,26 @@ type choiceOut struct {
 }
 
 type messageOut struct {
-	Role      string        `json:"role"`
-	Content   *string       `json:"content"`
-	ToolCalls []toolCallOut `json:"tool_calls,omitempty"`
+	Role             string            `json:"role"`
+	Content          *string           `json:"content"`
+	Reasoning        *string           `json:"reasoning,omitempty"`
+	ReasoningDetails []reasoningDetail `json:"reasoning_details,omitempty"`
+	ToolCalls        []toolCallOut     `json:"tool_calls,omitempty"`
 }
+
+// reasoningDetail is OpenRouter's reasoning_details entry: Anthropic's
+// thinking with its signature, or redacted thinking, to send back as is.
+type reasoningDetail struct {
+	Type      string `json:"type"` // reasoning.text, reasoning.encrypted
+	Text      string `json:"text,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	Data      string `json:"data,omitempty"`
+	Format    string `json:"format"`
+	Index     int    `json:"index"`
+}
+
+// reasoningFormat marks reasoning details as Anthropic's (OpenRouter's name).
+const reasoningFormat = "anthropic-claude-v1"
 
 type toolCallOut struct {
 	ID       string      `json:"id"`

@@ -11,8 +11,9 @@ import (
 )
 
 // The Anthropic request, in the order its members are sent. Fields the
-// client sent that Anthropic does not know (n, seed, logprobs, penalties,
-// response_format, stream_options, OpenAI's metadata, …) are not carried.
+// client sent that Anthropic does not know (seed, logprobs, penalties,
+// stream_options, OpenAI's metadata, …) are not carried; response_format is a
+// forced tool and reasoning a thinking budget (params.go).
 type wireRequest struct {
 	Model         string          `json:"model"`
 	MaxTokens     int64           `json:"max_tokens"`
@@ -25,6 +26,7 @@ type wireRequest struct {
 	Tools         []wireTool      `json:"tools,omitempty"`
 	ToolChoice    *wireToolChoice `json:"tool_choice,omitempty"`
 	Metadata      *wireMetadata   `json:"metadata,omitempty"`
+	Thinking      *wireThinking   `json:"thinking,omitempty"`
 	Stream        bool            `json:"stream,omitempty"`
 }
 
@@ -44,6 +46,9 @@ type block struct {
 	Input        json.RawMessage `json:"input,omitempty"`
 	ToolUseID    string          `json:"tool_use_id,omitempty"`
 	Content      any             `json:"content,omitempty"` // tool_result: a string or []block
+	Thinking     *string         `json:"thinking,omitempty"`
+	Signature    string          `json:"signature,omitempty"`
+	Data         string          `json:"data,omitempty"` // redacted_thinking
 	CacheControl json.RawMessage `json:"cache_control,omitempty"`
 }
 
@@ -74,10 +79,11 @@ type wireMetadata struct {
 
 // The client's OpenAI shapes the adapter reads.
 type clientMessage struct {
-	Role       string           `json:"role"`
-	Content    json.RawMessage  `json:"content"`
-	ToolCalls  []clientToolCall `json:"tool_calls"`
-	ToolCallID string           `json:"tool_call_id"`
+	Role             string            `json:"role"`
+	Content          json.RawMessage   `json:"content"`
+	ToolCalls        []clientToolCall  `json:"tool_calls"`
+	ToolCallID       string            `json:"tool_call_id"`
+	ReasoningDetails []reasoningDetail `json:"reasoning_details"`
 }
 
 type clientToolCall struct {
@@ -121,15 +127,15 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // also reports whether the client asked for usage in the stream (its chunks
 // then carry "usage": null, as OpenAI's do). A request that cannot be
 // expressed comes back as a 400 *shlyuz.Error, the client's fault.
-func buildBody(req *shlyuz.UpstreamRequest, stream bool) (body []byte, clientUsage bool, err error) {
+func buildBody(req *shlyuz.UpstreamRequest, stream bool) (body []byte, o options, err error) {
 	f := req.Fields
 	w := wireRequest{Model: req.UpstreamModel, Stream: stream}
 
 	if err := translateMessages(f["messages"], &w); err != nil {
-		return nil, false, err
+		return nil, o, err
 	}
 	if w.MaxTokens, err = maxTokens(req); err != nil {
-		return nil, false, err
+		return nil, o, err
 	}
 	if n, err := number(f, "n"); err != nil {
 		return nil, false, err
@@ -137,7 +143,7 @@ func buildBody(req *shlyuz.UpstreamRequest, stream bool) (body []byte, clientUsa
 		return nil, false, shlyuz.ErrInvalidValue("n", "Anthropic returns one choice per request: n must be 1.")
 	}
 	if w.Temperature, err = number(f, "temperature"); err != nil {
-		return nil, false, err
+		return nil, o, err
 	}
 	if t := w.Temperature; t != nil {
 		// OpenAI's range is 0–2, Anthropic's 0–1.
@@ -145,19 +151,25 @@ func buildBody(req *shlyuz.UpstreamRequest, stream bool) (body []byte, clientUsa
 		w.Temperature = &v
 	}
 	if w.TopP, err = number(f, "top_p"); err != nil {
-		return nil, false, err
+		return nil, o, err
 	}
 	if k, err := number(f, "top_k"); err != nil {
-		return nil, false, err
+		return nil, o, err
 	} else if k != nil && *k > 0 {
 		n := int64(*k)
 		w.TopK = &n
 	}
 	if w.StopSequences, err = stopSequences(f["stop"]); err != nil {
-		return nil, false, err
+		return nil, o, err
 	}
 	if err := translateTools(f, &w); err != nil {
-		return nil, false, err
+		return nil, o, err
+	}
+	if o.jsonTool, err = translateResponseFormat(f, &w); err != nil {
+		return nil, o, err
+	}
+	if o.reasoning, err = translateReasoning(f, &w); err != nil {
+		return nil, o, err
 	}
 	if u := f["user"]; len(u) > 0 && u[0] == '"' {
 		if id := upstream.JSONText(u); id != "" {
@@ -169,14 +181,14 @@ func buildBody(req *shlyuz.UpstreamRequest, stream bool) (body []byte, clientUsa
 			IncludeUsage bool `json:"include_usage"`
 		}
 		if v := f["stream_options"]; len(v) > 0 && json.Unmarshal(v, &so) == nil {
-			clientUsage = so.IncludeUsage
+			o.clientUsage = so.IncludeUsage
 		}
 	}
 	body, err = marshal(&w)
 	if err != nil {
-		return nil, false, shlyuz.ErrInternal(err)
+		return nil, o, shlyuz.ErrInternal(err)
 	}
-	return body, clientUsage, nil
+	return body, o, nil
 }
 
 // maxTokens is the ceiling the gateway decided, or the client's, or the default.
@@ -467,7 +479,7 @@ func assistantBlocks(m *clientMessage, i int) ([]block, error) {
 	if err != nil {
 		return nil, err
 	}
-	blocks := make([]block, 0, len(parts)+len(m.ToolCalls))
+	blocks := thinkingBlocks(m.ReasoningDetails)
 	for _, p := range parts {
 		text := p.Text
 		if p.Type == "refusal" {
@@ -623,4 +635,42 @@ func translateTools(f map[string]json.RawMessage, w *wireRequest) error {
 		}
 	}
 	return nil
+}
+
+// thinkingBlocks are an assistant message's signed reasoning_details (from
+// an Anthropic reply, streamed or not: entries of one index are joined) as
+// the thinking blocks Anthropic wants back ahead of the turn's tool calls.
+func thinkingBlocks(details []reasoningDetail) []block {
+	var out []block
+	last := -1
+	for _, d := range details {
+		if d.Format != reasoningFormat {
+			continue
+		}
+		if d.Type == "reasoning.encrypted" && d.Data != "" {
+			out, last = append(out, block{Type: "redacted_thinking", Data: d.Data}), -1
+			continue
+		}
+		if d.Type != "reasoning.text" {
+			continue
+		}
+		if n := len(out); n > 0 && last == d.Index && out[n-1].Type == "thinking" {
+			t := *out[n-1].Thinking + d.Text
+			out[n-1].Thinking = &t
+			if d.Signature != "" {
+				out[n-1].Signature = d.Signature
+			}
+			continue
+		}
+		t := d.Text
+		out, last = append(out, block{Type: "thinking", Thinking: &t, Signature: d.Signature}), d.Index
+	}
+	// Anthropic takes back only signed thinking.
+	signed := out[:0]
+	for _, b := range out {
+		if b.Type == "redacted_thinking" || b.Signature != "" {
+			signed = append(signed, b)
+		}
+	}
+	return signed
 }

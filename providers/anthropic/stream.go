@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"strconv"
 
 	"github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/providers/internal/sse"
@@ -13,6 +14,11 @@ import (
 // decoder turns Anthropic's named SSE events into OpenAI chunks.
 type decoder struct {
 	cw *chunkWriter
+	o  options
+
+	json     map[int]bool // content block indexes of the response_format's forced tool
+	answered bool         // that tool was called
+	nDetails int          // reasoning_details entries told so far
 
 	usage    streamUsage
 	tools    map[int]*toolBlock // content block index → the tool call it streams
@@ -29,8 +35,8 @@ type toolBlock struct {
 
 // newStream reads an Anthropic SSE stream and emits OpenAI chunks. A ping,
 // like a comment, shows the upstream is alive.
-func newStream(body *upstream.Body, cw *chunkWriter) *sse.Stream {
-	return sse.NewStream(body, &decoder{cw: cw}, sse.Config{SkipsAlive: true})
+func newStream(body *upstream.Body, cw *chunkWriter, o options) *sse.Stream {
+	return sse.NewStream(body, &decoder{cw: cw, o: o}, sse.Config{SkipsAlive: true})
 }
 
 // End handles the upstream closing the stream without message_stop.
@@ -55,11 +61,14 @@ type wireEvent struct {
 		Name  string          `json:"name"`
 		Text  json.RawMessage `json:"text"`
 		Input json.RawMessage `json:"input"`
+		Data  json.RawMessage `json:"data"`
 	} `json:"content_block"`
 	Delta *struct {
 		Type        string          `json:"type"`
 		Text        json.RawMessage `json:"text"`
 		PartialJSON json.RawMessage `json:"partial_json"`
+		Thinking    json.RawMessage `json:"thinking"`
+		Signature   json.RawMessage `json:"signature"`
 		StopReason  *string         `json:"stop_reason"`
 	} `json:"delta"`
 	Usage *deltaUsage     `json:"usage"`
@@ -104,7 +113,25 @@ func (dc *decoder) Decode(e sse.Event) (ev shlyuz.StreamEvent, skip bool, err er
 			if nonEmptyString(cb.Text) {
 				return dc.emit(dc.cw.text(cb.Text), 1), false, nil
 			}
+		case "redacted_thinking":
+			if dc.o.reasoning && nonEmptyString(cb.Data) {
+				return dc.emit(dc.detail("reasoning.encrypted", "data", cb.Data, false), 0), false, nil
+			}
 		case "tool_use":
+			if dc.o.jsonTool != "" && cb.Name == dc.o.jsonTool {
+				if dc.json == nil {
+					dc.json = make(map[int]bool, 1)
+				}
+				dc.json[w.Index], dc.answered = true, true
+				if len(cb.Input) > 0 && cb.Input[0] == '{' && !emptyObject(cb.Input) {
+					args, err := argumentsText(cb.Input)
+					if err != nil {
+						return ev, false, upstream.Malformed("a tool call's input is not a JSON object")
+					}
+					return dc.emit(dc.cw.text(appendJSONString(nil, args)), 1), false, nil
+				}
+				return ev, true, nil
+			}
 			tb := &toolBlock{index: dc.nTools}
 			dc.nTools++
 			if len(cb.Input) > 0 && cb.Input[0] == '{' && !emptyObject(cb.Input) {
@@ -132,9 +159,25 @@ func (dc *decoder) Decode(e sse.Event) (ev shlyuz.StreamEvent, skip bool, err er
 			if nonEmptyString(d.Text) {
 				return dc.emit(dc.cw.text(d.Text), 1), false, nil
 			}
+		case "thinking_delta":
+			if dc.o.reasoning && nonEmptyString(d.Thinking) {
+				return dc.emit(dc.detail("reasoning.text", "text", d.Thinking, true), 1), false, nil
+			}
+		case "signature_delta":
+			if dc.o.reasoning && nonEmptyString(d.Signature) {
+				ev = dc.emit(dc.detail("reasoning.text", "signature", d.Signature, false), 0)
+				dc.nDetails++ // the signature closes its thinking block's entry
+				return ev, false, nil
+			}
 		case "input_json_delta":
 			if len(d.PartialJSON) > 0 && d.PartialJSON[0] != '"' {
 				return ev, false, upstream.Malformed("a tool input delta is not a string")
+			}
+			if dc.json[w.Index] {
+				if nonEmptyString(d.PartialJSON) {
+					return dc.emit(dc.cw.text(d.PartialJSON), 1), false, nil
+				}
+				return ev, true, nil
 			}
 			if tb := dc.tools[w.Index]; tb != nil && nonEmptyString(d.PartialJSON) {
 				tb.gotDeltas = true
@@ -160,6 +203,9 @@ func (dc *decoder) Decode(e sse.Event) (ev shlyuz.StreamEvent, skip bool, err er
 		if w.Delta != nil && w.Delta.StopReason != nil && !dc.finished {
 			dc.finished = true
 			reason := finishReason(*w.Delta.StopReason)
+			if reason == "tool_calls" && dc.answered && dc.nTools == 0 {
+				reason = "stop" // the tool was the response_format's answer
+			}
 			ev = dc.emit(dc.cw.finish(reason), 0)
 			ev.FinishReason = reason
 			return ev, false, nil
@@ -192,4 +238,30 @@ func nonEmptyString(v json.RawMessage) bool {
 // emptyObject reports whether v is {} (with any whitespace).
 func emptyObject(v json.RawMessage) bool {
 	return string(bytes.Join(bytes.Fields(v), nil)) == "{}"
+}
+
+// detail is a chunk of reasoning: a reasoning_details entry with the field
+// (text, signature or data, a JSON string literal), and the text as
+// reasoning too when withText.
+func (dc *decoder) detail(typ, field string, v json.RawMessage, withText bool) []byte {
+	d := make([]byte, 0, 2*len(v)+128)
+	d = append(d, '{')
+	if withText {
+		d = append(d, `"reasoning":`...)
+		d = append(d, v...)
+		d = append(d, ',')
+	}
+	d = append(d, `"reasoning_details":[{"type":`...)
+	d = appendJSONString(d, typ)
+	d = append(d, ',', '"')
+	d = append(d, field...)
+	d = append(d, `":`...)
+	d = append(d, v...)
+	d = append(d, `,"format":"`+reasoningFormat+`","index":`...)
+	d = strconv.AppendInt(d, int64(dc.nDetails), 10)
+	d = append(d, "}]}"...)
+	if typ == "reasoning.encrypted" {
+		dc.nDetails++
+	}
+	return dc.cw.chunk(d, "")
 }

@@ -90,6 +90,7 @@ func (tc *toolCall) appendJSON(b []byte, index int) []byte {
 // chunker turns the chunks of a Gemini stream into OpenAI chunks; each
 // candidate (candidateCount, the client's n) is a choice of its own.
 type chunker struct {
+	thoughts     bool // the request asked for the reasoning text
 	generationID string
 	prefix       []byte // {"id":…,"object":"chat.completion.chunk","created":…,"model":…,"choices":[
 	clientUsage  bool   // the client asked for usage: chunks carry "usage":null, as OpenAI's do
@@ -105,7 +106,7 @@ type choiceState struct {
 }
 
 func newChunker(req *shlyuz.UpstreamRequest, created int64) *chunker {
-	c := &chunker{generationID: req.GenerationID, choices: map[int]*choiceState{}}
+	c := &chunker{generationID: req.GenerationID, choices: map[int]*choiceState{}, thoughts: showsThoughts(req.Fields)}
 	var so struct {
 		IncludeUsage bool `json:"include_usage"`
 	}
@@ -182,7 +183,7 @@ func (c *chunker) appendChoice(b []byte, cand *candidate, sep bool) (out []byte,
 		st = &choiceState{}
 		c.choices[cand.Index] = st
 	}
-	var text strings.Builder
+	var text, reasoning strings.Builder
 	var calls []toolCall
 	var parts []part
 	if cand.Content != nil {
@@ -191,6 +192,9 @@ func (c *chunker) appendChoice(b []byte, cand *candidate, sep bool) (out []byte,
 			p := &parts[i]
 			switch {
 			case p.Thought:
+				if c.thoughts {
+					reasoning.WriteString(p.Text)
+				}
 			case p.FunctionCall != nil:
 				calls = append(calls, newToolCall(c.generationID, callNumber(cand.Index, st.calls+len(calls)), p))
 			default:
@@ -202,7 +206,7 @@ func (c *chunker) appendChoice(b []byte, cand *candidate, sep bool) (out []byte,
 	st.calls += len(calls)
 	finish = finishReason(cand.FinishReason, st.calls > 0)
 	images, hasImages := appendImages(nil, parts, false)
-	content = text.Len() > 0 || len(calls) > 0 || hasImages
+	content = text.Len() > 0 || len(calls) > 0 || hasImages || reasoning.Len() > 0
 	if !content && finish == "" {
 		return nil, false, ""
 	}
@@ -225,6 +229,14 @@ func (c *chunker) appendChoice(b []byte, cand *candidate, sep bool) (out []byte,
 	} else if text.Len() > 0 {
 		b = append(b, `"content":`...)
 		b = appendJSONString(b, text.String())
+		sepField = true
+	}
+	if reasoning.Len() > 0 {
+		if sepField {
+			b = append(b, ',')
+		}
+		b = append(b, `"reasoning":`...)
+		b = appendJSONString(b, reasoning.String())
 		sepField = true
 	}
 	if len(calls) > 0 {

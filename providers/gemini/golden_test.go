@@ -55,7 +55,7 @@ func TestReplyGolden(t *testing.T) {
 		}
 		defer p.CloseIdleConnections()
 		p.now = func() time.Time { return time.Unix(1760000000, 0) }
-		resp, err := p.Chat(context.Background(), goldenRequest(false))
+		resp, err := p.Chat(context.Background(), withReasoning(c.Name, goldenRequest(false)))
 		var out bytes.Buffer
 		if err != nil {
 			out.WriteString(golden.Describe(t, err))
@@ -65,6 +65,14 @@ func TestReplyGolden(t *testing.T) {
 		}
 		return out.Bytes()
 	})
+}
+
+// withReasoning asks for the reasoning text in the cases named thoughts_shown.
+func withReasoning(name string, req *shlyuz.UpstreamRequest) *shlyuz.UpstreamRequest {
+	if name == "thoughts_shown" {
+		req.Fields["reasoning"] = json.RawMessage(`{"effort":"medium"}`)
+	}
+	return req
 }
 
 func goldenRequest(stream bool) *shlyuz.UpstreamRequest {
@@ -82,7 +90,7 @@ func TestStreamGolden(t *testing.T) {
 		}
 		defer p.CloseIdleConnections()
 		p.now = func() time.Time { return time.Unix(1760000000, 0) }
-		st, err := p.ChatStream(context.Background(), goldenRequest(true))
+		st, err := p.ChatStream(context.Background(), withReasoning(c.Name, goldenRequest(true)))
 		if err != nil {
 			t.Fatal(err)
 		}

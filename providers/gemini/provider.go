@@ -144,7 +144,7 @@ func (p *Provider) Chat(ctx context.Context, req *shlyuz.UpstreamRequest) (*shly
 	if err != nil {
 		return nil, err
 	}
-	return decodeReply(data, req.GenerationID, p.now())
+	return decodeReply(data, req.GenerationID, p.now(), showsThoughts(req.Fields))
 }
 
 // ChatStream opens a streamed call. It returns once the upstream's response
@@ -163,7 +163,7 @@ func (p *Provider) ChatStream(ctx context.Context, req *shlyuz.UpstreamRequest) 
 }
 
 // decodeReply turns a generateContent reply into OpenAI's choices.
-func decodeReply(data []byte, generationID string, now time.Time) (*shlyuz.ChatResponse, error) {
+func decodeReply(data []byte, generationID string, now time.Time, thoughts bool) (*shlyuz.ChatResponse, error) {
 	var w wireResponse
 	if err := json.Unmarshal(data, &w); err != nil {
 		e := upstream.Malformed("the reply is not valid JSON")
@@ -187,7 +187,7 @@ func decodeReply(data []byte, generationID string, now time.Time) (*shlyuz.ChatR
 			b = append(b, ',')
 		}
 		var finish string
-		b, finish = appendReplyChoice(b, &w.Candidates[i], generationID)
+		b, finish = appendReplyChoice(b, &w.Candidates[i], generationID, thoughts)
 		if i == 0 {
 			first = finish
 		}
@@ -207,15 +207,17 @@ func decodeReply(data []byte, generationID string, now time.Time) (*shlyuz.ChatR
 
 // appendReplyChoice appends the OpenAI choice of one candidate of a reply,
 // and says its finish reason.
-func appendReplyChoice(b []byte, c *candidate, generationID string) ([]byte, string) {
-	var text strings.Builder
+func appendReplyChoice(b []byte, c *candidate, generationID string, thoughts bool) ([]byte, string) {
+	var text, reasoning strings.Builder
 	var calls []toolCall
 	if c.Content != nil {
 		for i := range c.Content.Parts {
 			part := &c.Content.Parts[i]
 			switch {
 			case part.Thought:
-				// Thinking is billed (usage), not shown.
+				if thoughts { // the thought summaries, when asked for; thinking is billed either way
+					reasoning.WriteString(part.Text)
+				}
 			case part.FunctionCall != nil:
 				calls = append(calls, newToolCall(generationID, callNumber(c.Index, len(calls)), part))
 			default:
@@ -234,6 +236,10 @@ func appendReplyChoice(b []byte, c *candidate, generationID string) ([]byte, str
 		b = append(b, "null"...)
 	} else {
 		b = appendJSONString(b, text.String())
+	}
+	if reasoning.Len() > 0 {
+		b = append(b, `,"reasoning":`...)
+		b = appendJSONString(b, reasoning.String())
 	}
 	if len(calls) > 0 {
 		b = append(b, `,"tool_calls":[`...)

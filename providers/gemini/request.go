@@ -793,6 +793,10 @@ func translateGeneration(req *shlyuz.UpstreamRequest) (*generationConfig, *shlyu
 		}
 	}
 
+	if err := translateThinking(f, gc); err != nil {
+		return nil, err
+	}
+
 	var rf struct {
 		Type       string `json:"type"`
 		JSONSchema *struct {

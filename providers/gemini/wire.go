@@ -96,6 +96,7 @@ type generationConfig struct {
 	ResponseModalities []string        `json:"responseModalities,omitempty"` // ["TEXT","IMAGE"]: image output
 	ImageConfig        *imageConfig    `json:"imageConfig,omitempty"`
 	SpeechConfig       *speechConfig   `json:"speechConfig,omitempty"` // responseModalities ["AUDIO"]: the voice
+	ThinkingConfig     *thinkingConfig `json:"thinkingConfig,omitempty"`
 }
 
 // speechConfig names a TTS model's prebuilt voice.
@@ -117,7 +118,7 @@ type imageConfig struct {
 func (g *generationConfig) empty() bool {
 	return g.MaxOutputTokens == 0 && g.CandidateCount == 0 && g.Temperature == nil && g.TopP == nil && g.TopK == nil &&
 		len(g.StopSequences) == 0 && g.Seed == nil && g.PresencePenalty == nil && g.FrequencyPenalty == nil &&
-		g.ResponseMimeType == "" && len(g.ResponseJSONSchema) == 0 && len(g.ResponseModalities) == 0 && g.ImageConfig == nil && g.SpeechConfig == nil
+		g.ResponseMimeType == "" && len(g.ResponseJSONSchema) == 0 && len(g.ResponseModalities) == 0 && g.ImageConfig == nil && g.SpeechConfig == nil && g.ThinkingConfig == nil
 }
 
 // wireResponse is a GenerateContentResponse: a whole reply, or one chunk of a stream.
