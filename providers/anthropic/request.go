@@ -138,9 +138,9 @@ func buildBody(req *shlyuz.UpstreamRequest, stream bool) (body []byte, o options
 		return nil, o, err
 	}
 	if n, err := number(f, "n"); err != nil {
-		return nil, false, err
+		return nil, o, err
 	} else if n != nil && *n != 1 { // never reserve and bill for choices that do not come
-		return nil, false, shlyuz.ErrInvalidValue("n", "Anthropic returns one choice per request: n must be 1.")
+		return nil, o, shlyuz.ErrInvalidValue("n", "Anthropic returns one choice per request: n must be 1.")
 	}
 	if w.Temperature, err = number(f, "temperature"); err != nil {
 		return nil, o, err
