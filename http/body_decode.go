@@ -42,6 +42,7 @@ func (s *Server) decodeBody(c *fiber.Ctx, rule bodyRule, lease *bodyLease) error
 	req.Header.Del(fiber.HeaderContentEncoding)
 	req.SetBodyRaw(body)
 	req.Header.SetContentLength(len(body))
+	c.Locals(localOwnBody, true)
 	return nil
 }
 
@@ -64,7 +65,7 @@ func inflate(coding string, in []byte, limit int, lease *bodyLease) ([]byte, err
 	if err != nil {
 		return nil, errBadEncoding(coding, err)
 	}
-	out, err := readUpTo(r, limit, lease, nil)
+	out, err := readUpTo(r, limit, -1, lease, nil)
 	if err != nil && !errors.As(err, new(*shlyuz.Error)) {
 		return nil, errBadEncoding(coding, err)
 	}

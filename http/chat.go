@@ -2,6 +2,7 @@ package http
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"time"
@@ -90,7 +91,11 @@ func (s *Server) chatCompletions(c *fiber.Ctx) error {
 // ChatAs answers the chat request in c's body as the key with the hash, on
 // the API's one path (reservation, upstream, settlement): the web chat's way in.
 func (s *Server) ChatAs(c *fiber.Ctx, keyHash string) error {
-	call, perr := parseChat(c.Body())
+	body := c.Body()
+	if !ownBody(c) {
+		body = bytes.Clone(body) // fasthttp reuses its buffer after the handler; the call keeps spans of the body
+	}
+	call, perr := parseChat(body)
 	if perr != nil {
 		return perr
 	}

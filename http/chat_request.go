@@ -18,7 +18,8 @@ type providerPrefs struct {
 
 // parseChat reads an OpenAI chat request: one validating pass that splits the
 // top level into raw members (kept for the upstream, which gets them back byte
-// for byte), then only the fields the gateway acts on.
+// for byte), then only the fields the gateway acts on. The call holds spans of
+// body, which must stay unchanged for the call's life.
 func parseChat(body []byte) (*actors.ChatCall, *shlyuz.Error) {
 	fields, err := splitObject(body)
 	if err != nil {
