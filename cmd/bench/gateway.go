@@ -138,11 +138,20 @@ func getJSON(c *http.Client, url, key string, out any) bool {
 
 // scrapeMallocs reads go_memstats_mallocs_total from a Prometheus text endpoint.
 func scrapeMallocs(c *http.Client, url string) (float64, string) {
+	return scrapeMetric(c, url, "", "go_memstats_mallocs_total")
+}
+
+// scrapeMetric reads one sample from a Prometheus text endpoint, with the
+// admin token when one is given.
+func scrapeMetric(c *http.Client, url, token, name string) (float64, string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return 0, err.Error()
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	resp, err := c.Do(req)
 	if err != nil {
@@ -153,15 +162,18 @@ func scrapeMallocs(c *http.Client, url string) (float64, string) {
 	if resp.StatusCode != http.StatusOK {
 		return 0, fmt.Sprintf("GET %s: HTTP %d", url, resp.StatusCode)
 	}
-	v, ok := parseMallocs(raw)
+	v, ok := parseMetric(raw, name)
 	if !ok {
-		return 0, "GET " + url + " has no go_memstats_mallocs_total"
+		return 0, "GET " + url + " has no " + name
 	}
 	return v, ""
 }
 
 // parseMallocs finds the go_memstats_mallocs_total sample in Prometheus text.
-func parseMallocs(text []byte) (float64, bool) {
+func parseMallocs(text []byte) (float64, bool) { return parseMetric(text, "go_memstats_mallocs_total") }
+
+// parseMetric finds the sample of the metric name in Prometheus text.
+func parseMetric(text []byte, metric string) (float64, bool) {
 	sc := bufio.NewScanner(bytes.NewReader(text))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -176,7 +188,7 @@ func parseMallocs(text []byte) (float64, bool) {
 		if i := strings.IndexByte(name, '{'); i >= 0 {
 			name = name[:i]
 		}
-		if name != "go_memstats_mallocs_total" {
+		if name != metric {
 			continue
 		}
 		f := strings.Fields(rest)

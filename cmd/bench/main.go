@@ -302,6 +302,7 @@ type bench struct {
 	res                      *Results
 	gwPID                    int // 0: unknown
 	fakePID                  map[string]int
+	adminToken               string // of the built-in gateway, for its /metrics
 	barePID                  int    // the bare proxy of scenario 7
 	bareURL                  string // its …/v1 base
 	instantURL, instantModel string // scenario 7's direct side
@@ -510,6 +511,7 @@ func (b *bench) startGateway(ctx context.Context, setup *Setup, ups []benchUpstr
 		return nil, err
 	}
 	token := randomHex(16)
+	b.adminToken = token
 	env := append(os.Environ(), "SHLYUZ_ADMIN_TOKEN="+token)
 	if o.directKey != "" {
 		env = append(env, upstreamKeyEnv+"="+o.directKey)

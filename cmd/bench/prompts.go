@@ -90,6 +90,10 @@ type PromptResult struct {
 	GatewayRatio  float64     `json:"gateway_ratio"` // the issue's bound at 150 KB: at least 0.8
 	LoopOrder     string      `json:"loop_order"`
 	GatewayLoopMs float64     `json:"gateway_loop_added_p50_ms"`
+	// AllocBytes is the gateway's heap allocation per request at concurrency
+	// 1 (go_memstats_alloc_bytes_total), and its ratio to the body's size.
+	AllocBytes   *float64 `json:"gateway_alloc_bytes_per_request,omitempty"`
+	AllocPerBody *float64 `json:"gateway_alloc_per_body_byte,omitempty"`
 }
 
 // prompts runs scenario 7 for every size.
@@ -113,11 +117,18 @@ func (b *bench) prompts(ctx context.Context, instantURL, bareURL string, model, 
 		}
 		b.logf("7/7 prompt %s (%d bytes): %d requests per side at concurrency 1, then %s per side at %d", size.name, len(body), n, o.promptDuration, o.promptConc)
 		interleave(ctx, b.client, sides, max(1, n/10), o.block)
+		heap := b.allocBytes()
 		lats, errs := interleave(ctx, b.client, sides, n, o.block)
+		allocated := heap()
 		r := PromptResult{Size: size.name, PromptChars: size.chars, BodyBytes: len(body), Requests: n,
 			Direct: summarize(lats[0], errs[0]), Bare: summarize(lats[1], errs[1]), Gateway: summarize(lats[2], errs[2]),
 			Concurrency: o.promptConc, DurationS: o.promptDuration.Seconds()}
 		r.BareAdded, r.GatewayAdded = added(r.Direct, r.Bare), added(r.Direct, r.Gateway)
+		if allocated > 0 && len(lats[2]) > 0 {
+			per := round4(allocated / float64(len(lats[2])+errs[2].total()))
+			ratio := round4(per / float64(len(body)))
+			r.AllocBytes, r.AllocPerBody = &per, &ratio
+		}
 		if r.Direct.P50Ms > 0 {
 			r.AddedPerP50 = round4(r.GatewayAdded.P50Ms / r.Direct.P50Ms)
 		}
@@ -158,6 +169,26 @@ func (b *bench) prompts(ctx context.Context, instantURL, bareURL string, model, 
 		}
 	}
 	return out
+}
+
+// allocBytes starts counting the gateway's heap allocations: the returned
+// func gives the bytes allocated since, less what a scrape itself costs, or
+// 0 when the gateway's /metrics cannot be read.
+func (b *bench) allocBytes() func() float64 {
+	url := b.o.metrics
+	if url == "" {
+		url = metricsURL(firstBase(b.gwBase))
+	}
+	const name = "go_memstats_alloc_bytes_total"
+	a0, why0 := scrapeMetric(b.ctl, url, b.adminToken, name)
+	a1, why1 := scrapeMetric(b.ctl, url, b.adminToken, name)
+	return func() float64 {
+		a2, why2 := scrapeMetric(b.ctl, url, b.adminToken, name)
+		if why0 != "" || why1 != "" || why2 != "" {
+			return 0
+		}
+		return max(0, a2-a1-(a1-a0))
+	}
 }
 
 // interleave sends n requests per target at concurrency 1, in blocks, the

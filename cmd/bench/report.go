@@ -314,13 +314,17 @@ func writePrompts(w io.Writer, rs []PromptResult) {
 	}
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	p("## 7. Large contexts: direct, bare proxy, gateway (instant upstream; concurrency 1 in rotating blocks, then a closed loop)\n\n")
-	p("| prompt | body bytes | direct p50 | bare proxy added p50 | gateway added p50 | added ÷ direct p50 | gateway added p99 | c | direct req/s | bare ÷ direct | gateway ÷ direct | CPU µs/req gw · bare | errors d / bare / gw |\n")
-	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
+	p("| prompt | body bytes | direct p50 | bare proxy added p50 | gateway added p50 | added ÷ direct p50 | gateway added p99 | c | direct req/s | bare ÷ direct | gateway ÷ direct | CPU µs/req gw · bare | gateway allocates (× body) | errors d / bare / gw |\n")
+	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n")
 	for _, r := range rs {
-		p("| %s | %d | %s | %s | **%s** | **%.2f** | %s | %d | %.0f | %.2f | **%.2f** | %s · %s | %s / %s / %s |\n",
+		alloc := "n/a"
+		if r.AllocBytes != nil && r.AllocPerBody != nil {
+			alloc = fmt.Sprintf("%.0f KB (%.2f)", *r.AllocBytes/1000, *r.AllocPerBody)
+		}
+		p("| %s | %d | %s | %s | **%s** | **%.2f** | %s | %d | %.0f | %.2f | **%.2f** | %s · %s | %s | %s / %s / %s |\n",
 			r.Size, r.BodyBytes, f3(r.Direct.P50Ms), s3(r.BareAdded.P50Ms), s3(r.GatewayAdded.P50Ms), r.AddedPerP50, s3(r.GatewayAdded.P99Ms),
 			r.Concurrency, r.DirectLoop.RPS, r.BareRatio, r.GatewayRatio, optUs(r.GatewayLoop.GatewayCPUUs), optUs(r.BareLoop.GatewayCPUUs),
-			errCell(r.Direct), errCell(r.Bare), errCell(r.Gateway))
+			alloc, errCell(r.Direct), errCell(r.Bare), errCell(r.Gateway))
 	}
 	p("\n")
 }
