@@ -19,6 +19,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -36,6 +37,9 @@ type Store struct {
 	path      string
 	soleMu    sync.Mutex
 	sole      *os.File // holds the single-node lock (LockSole) until Close
+	written   atomic.Bool
+	cpStop    chan struct{}
+	cpDone    chan struct{}
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -46,7 +50,11 @@ var (
 )
 
 // pragmas are applied to every connection the pool opens.
-const pragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+// WAL with synchronous=NORMAL: a committed transaction is in the WAL file,
+// which a crash of the process (kill -9) cannot lose; only a crash of the
+// machine could lose the last commits. Checkpoints run beside the writers
+// (checkpoint.go), never inside a commit.
+const pragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=wal_autocheckpoint(0)&_txlock=immediate"
 
 // maxConns bounds the pool: many readers, one writer at a time.
 const maxConns = 8
@@ -80,12 +88,18 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("sqlite: %s: %w", path, err)
 	}
+	s.cpStop, s.cpDone = make(chan struct{}), make(chan struct{})
+	go s.checkpointer()
 	return s, nil
 }
 
 // Close closes the database. Closing twice is harmless.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		if s.cpStop != nil {
+			close(s.cpStop)
+			<-s.cpDone
+		}
 		s.closeStatements()
 		s.closeErr = s.db.Close()
 		s.soleMu.Lock()
@@ -141,6 +155,7 @@ func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: commit: %w", err)
 	}
+	s.written.Store(true)
 	return nil
 }
 
