@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -76,10 +77,11 @@ func TestWebAreaDevMailbox(t *testing.T) {
 	if !strings.Contains(parts["text/plain"], "Чтобы подтвердить адрес") || !strings.Contains(parts["text/html"], `<a href="`+strings.ReplaceAll(link, "&", "&amp;")+`">`) {
 		t.Fatalf("the letter's parts: %q", parts)
 	}
-	if log := c.log.String(); !strings.Contains(log, "development mailbox") || !strings.Contains(log, files[0]) {
-		t.Fatalf("the log does not name the letter's file %s:\n%s", files[0], log)
-	}
 	if st, body := u.get(link); st != 200 || !strings.Contains(body, "Адрес подтверждён") {
 		t.Fatalf("the letter's link: %d\n%s", st, body)
+	}
+	c.stop(t, syscall.SIGTERM) // its output is read once it has all been written
+	if log := c.log.String(); !strings.Contains(log, "development mailbox") || !strings.Contains(log, files[0]) || !strings.Contains(log, "/confirm?") {
+		t.Fatalf("the log does not name the letter's file %s and its link:\n%s", files[0], log)
 	}
 }
