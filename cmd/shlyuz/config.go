@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
@@ -86,7 +88,7 @@ func loadConfig(path string) (*Config, error) {
 		dec := yaml.NewDecoder(bytes.NewReader([]byte(expandEnv(string(raw)))))
 		dec.KnownFields(true)
 		if err := dec.Decode(cfg); err != nil {
-			return nil, fmt.Errorf("config %s: %w", path, err)
+			return nil, fmt.Errorf("%s: %s", path, plainYAML(err))
 		}
 	}
 	for i := range cfg.Upstreams {
@@ -110,4 +112,35 @@ func expandEnv(s string) string {
 		}
 		return os.Getenv(name)
 	})
+}
+
+var (
+	yamlUnknown = regexp.MustCompile(`line (\d+): field (\S+) not found in type \S+`)
+	yamlType    = regexp.MustCompile(`line (\d+): cannot unmarshal !!(\w+) ` + "`" + `([^` + "`" + `]*)` + "`" + ` into (\S+)`)
+	goTypes     = map[string]string{"int": "a whole number", "int64": "a whole number", "uint32": "a whole number",
+		"bool": "true or false", "time.Duration": "a duration such as 30s", "string": "text"}
+)
+
+// plainYAML words a YAML decoding error for the operator: each problem with
+// its line and the setting, without Go's type names.
+func plainYAML(err error) string {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return strings.TrimPrefix(err.Error(), "yaml: ")
+	}
+	var out []string
+	for _, e := range te.Errors {
+		if m := yamlUnknown.FindStringSubmatch(e); m != nil {
+			out = append(out, fmt.Sprintf("line %s: there is no setting %q (a typo?)", m[1], m[2]))
+		} else if m := yamlType.FindStringSubmatch(e); m != nil {
+			want := goTypes[m[4]]
+			if want == "" {
+				want = "another kind of value"
+			}
+			out = append(out, fmt.Sprintf("line %s: %q is not valid here, it must be %s", m[1], m[3], want))
+		} else {
+			out = append(out, e)
+		}
+	}
+	return strings.Join(out, "; ")
 }

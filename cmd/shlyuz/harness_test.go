@@ -27,7 +27,7 @@ import (
 // upstream over loopback. Tests that restart or kill a gateway run it as a
 // child process: this test binary re-executed as `shlyuz serve`.
 
-const adminToken = "test-admin-token"
+const adminToken = "test-admin-token-7f3a9c1e5b2d8046"
 
 // Test prices: 1 USD per Mtok at rate 100 and K 1 is 10 credits a token.
 const (

@@ -214,6 +214,9 @@ func (in *instance) start(ctx context.Context, cfg *Config, addr address, db str
 		}
 	}
 	adminToken := os.Getenv("SHLYUZ_ADMIN_TOKEN")
+	if err := checkAdminToken(adminToken); err != nil {
+		return err
+	}
 	if adminToken != "" {
 		log.Info("the operator API is on (/api/admin, SHLYUZ_ADMIN_TOKEN is set)")
 	} else {
@@ -280,7 +283,11 @@ func orDefault(v, def string) string {
 func openStore(ctx context.Context, dsn string) (shlyuz.Store, error) {
 	switch {
 	case strings.HasPrefix(dsn, "sqlite://"):
-		return sqlite.Open(ctx, strings.TrimPrefix(dsn, "sqlite://"))
+		path := strings.TrimPrefix(dsn, "sqlite://")
+		if err := sqliteFolder(path); err != nil {
+			return nil, err
+		}
+		return sqlite.Open(ctx, path)
 	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
 		return cockroach.Open(ctx, dsn)
 	}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -124,6 +126,48 @@ func validateConfig(cfg *Config) error {
 		if m.ID == "" {
 			return bad(fmt.Sprintf("models[%d].id", i), errors.New("every model needs an id"))
 		}
+	}
+	return nil
+}
+
+// minAdminToken is the shortest admin token the gateway starts with.
+const minAdminToken = 32
+
+// checkAdminToken refuses an operator token that can be guessed: shorter
+// than minAdminToken, or of a few characters repeated (change-me-change-me…).
+// An empty one leaves the operator API off.
+func checkAdminToken(tok string) error {
+	if tok == "" {
+		return nil
+	}
+	const how = "; make one with: openssl rand -hex 32"
+	if len(tok) < minAdminToken {
+		return bad("SHLYUZ_ADMIN_TOKEN", fmt.Errorf("the admin token is %d characters long; it must be at least %d random characters%s", len(tok), minAdminToken, how))
+	}
+	distinct := map[rune]bool{}
+	for _, r := range strings.ToLower(tok) {
+		distinct[r] = true
+	}
+	if len(distinct) < 10 || strings.Contains(strings.ToLower(tok), "change") {
+		return bad("SHLYUZ_ADMIN_TOKEN", errors.New("the admin token is a well-known or guessable one; use random characters"+how))
+	}
+	return nil
+}
+
+// sqliteFolder says plainly when the folder of a SQLite file is missing (the
+// driver says only "unable to open database file").
+func sqliteFolder(path string) error {
+	file, _, _ := strings.Cut(path, "?")
+	dir := filepath.Dir(file)
+	if file == "" || strings.HasPrefix(file, ":memory:") || strings.HasPrefix(file, "file:") {
+		return nil
+	}
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("the folder %s for the SQLite file does not exist; create it (mkdir -p %s) or choose another path", dir, dir)
+	case err == nil && !st.IsDir():
+		return fmt.Errorf("%s, where the SQLite file should go, is not a folder", dir)
 	}
 	return nil
 }
