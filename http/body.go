@@ -3,9 +3,11 @@ package http
 import (
 	"errors"
 	"io"
+	"math/bits"
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -146,9 +148,9 @@ func (s *Server) readStream(c *fiber.Ctx, limit int, lease *bodyLease) ([]byte, 
 // bytes come: doubling, capped at limit+1; with an announced size
 // (announced > 0) fourfold and capped at that size (plus one byte, to see
 // the end), so that an honest body ends in a buffer of its size after a few
-// growths (a 150 KB body allocates 1.5 times its size, not 3 times). Each
-// growth is taken from the lease; beforeRead is told the count so far before
-// every read.
+// growths. The buffers it outgrows go back to pools for the next bodies, so
+// in the steady state a body allocates about its own size. Each growth is
+// taken from the lease; beforeRead is told the count so far before every read.
 func readUpTo(r io.Reader, limit, announced int, lease *bodyLease, beforeRead func(received int)) ([]byte, error) {
 	var buf []byte
 	for {
@@ -163,8 +165,9 @@ func readUpTo(r io.Reader, limit, announced int, lease *bodyLease, beforeRead fu
 			if err := lease.take(size); err != nil {
 				return nil, err
 			}
-			grown := make([]byte, len(buf), size)
+			grown := stagingBuffer(size)[:len(buf)]
 			copy(grown, buf)
+			releaseStaging(buf)
 			buf = grown
 		}
 		if beforeRead != nil {
@@ -181,6 +184,40 @@ func readUpTo(r io.Reader, limit, announced int, lease *bodyLease, beforeRead fu
 		if err != nil {
 			return nil, err
 		}
+	}
+}
+
+// stagingPools hold the buffers bodies outgrew while they were read, by size
+// class (16 KiB times a power of two, up to 4 MiB); a sync.Pool lets the
+// collector take them back when bodies stop coming.
+var stagingPools [9]sync.Pool
+
+// stagingClass is the pool of buffers of exactly size bytes, or -1.
+func stagingClass(size int) int {
+	if size < 16<<10 || size&(size-1) != 0 {
+		return -1
+	}
+	if k := bits.TrailingZeros(uint(size)) - 14; k < len(stagingPools) {
+		return k
+	}
+	return -1
+}
+
+// stagingBuffer is an empty buffer of capacity size, from a pool when size is a class.
+func stagingBuffer(size int) []byte {
+	if k := stagingClass(size); k >= 0 {
+		if p, ok := stagingPools[k].Get().(*[]byte); ok {
+			return (*p)[:0]
+		}
+	}
+	return make([]byte, 0, size)
+}
+
+// releaseStaging gives an outgrown buffer back to its pool; nothing may use it after.
+func releaseStaging(b []byte) {
+	if k := stagingClass(cap(b)); k >= 0 {
+		b = b[:0]
+		stagingPools[k].Put(&b)
 	}
 }
 
