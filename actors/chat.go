@@ -26,6 +26,8 @@ type ChatCall struct {
 	AllowFallbacks bool
 	Started        time.Time
 	Native         *shlyuz.NativeRequest // the request in the client's own protocol, for an upstream that speaks it
+	Only, Ignore   []string              // provider.only / provider.ignore: upstream names
+	Sort           string                // provider.sort: price, latency or throughput (route_prefs.go)
 }
 
 // Receipt is what a finished call used and cost; Credits is exactly the debit.
@@ -268,14 +270,21 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 		}
 		models = append(models, m)
 	}
+	if err := cl.g.checkPrefs(cl.c); err != nil {
+		return err
+	}
 	var last error
 	for _, m := range models {
-		route, ups := cl.g.upstreamsFor(m.ID, cl.c.Order, cl.c.AllowFallbacks)
+		route, routed := cl.g.upstreamsFor(m.ID, cl.c.Order, cl.c.AllowFallbacks)
+		ups := cl.g.preferUpstreams(routed, cl.c)
 		if cl.supports != nil {
 			ups = slices.DeleteFunc(ups, func(u *Upstream) bool { return !cl.supports(u) })
 		}
 		if len(ups) == 0 { // nothing could serve it: no reservation, no charge
 			last = cl.g.noUpstream(m.ID, cl.c.Order)
+			if len(routed) > 0 && len(cl.c.Only)+len(cl.c.Ignore) > 0 {
+				last = excludedAll(m.ID, routed)
+			}
 			if !cl.c.AllowFallbacks {
 				break
 			}
@@ -309,6 +318,7 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 			cl.upTime = time.Since(began)
 			if err == nil {
 				cl.note(u, nil)
+				cl.g.stats.observeLatency(u, cl.upTime)
 				cl.upstream = u
 				return nil
 			}
@@ -449,6 +459,9 @@ func (cl *call) settle(u shlyuz.Usage, status, finish string) *Receipt {
 	}
 	price := cl.model.Price.Scale(cl.upstream.Config.PriceMultiplier) // the serving upstream's price
 	u = u.Normalized()
+	if status == shlyuz.GenerationCompleted {
+		cl.g.stats.observeThroughput(cl.upstream, u.CompletionTokens, time.Since(cl.c.Started))
+	}
 	return cl.settleBill(price.Bill(u), u, status, finish)
 }
 

@@ -97,6 +97,7 @@ type Gateway struct {
 	baseModel      []shlyuz.Model
 	catalog        atomic.Pointer[shlyuz.Catalog]
 	upstreams      map[string]*Upstream
+	stats          statsTable // what was measured of each upstream (route_prefs.go)
 	routes         []shlyuz.Route
 	timeout        time.Duration
 	observe        func(g *shlyuz.Generation, total, upstream time.Duration)

@@ -14,6 +14,9 @@ import (
 type providerPrefs struct {
 	Order          []string `json:"order"`
 	AllowFallbacks *bool    `json:"allow_fallbacks"`
+	Only           []string `json:"only"`
+	Ignore         []string `json:"ignore"`
+	Sort           string   `json:"sort"` // price, latency, throughput
 }
 
 // parseChat reads an OpenAI chat request: one validating pass that splits the
@@ -96,7 +99,7 @@ func parseChat(body []byte) (*actors.ChatCall, *shlyuz.Error) {
 		return nil, err
 	}
 	if prefs != nil {
-		call.Order = prefs.Order
+		call.Order, call.Only, call.Ignore, call.Sort = prefs.Order, prefs.Only, prefs.Ignore, prefs.Sort
 		if prefs.AllowFallbacks != nil {
 			call.AllowFallbacks = *prefs.AllowFallbacks
 		}
