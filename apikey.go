@@ -24,6 +24,8 @@ type Key struct {
 	LimitReset LimitReset `json:"limit_reset"`
 	ExpiresAt  *time.Time `json:"expires_at"`
 	RateLimit  *RateLimit `json:"rate_limit"` // nil: none
+	// Management: the key manages the account's keys (/api/v1/keys) and never calls a model.
+	Management bool       `json:"management,omitempty"`
 	RevokedAt  *time.Time `json:"revoked_at,omitempty"`
 	CreatedAt  time.Time  `json:"created_at"`
 }

@@ -132,6 +132,16 @@ func ErrKeyRevoked() *Error {
 	return newErr(401, TypeAuthentication, "key_revoked", "The API key was revoked. Create a new one in your account.")
 }
 
+// ErrManagementKey is a management key used to call a model: it only manages keys.
+func ErrManagementKey() *Error {
+	return newErr(403, TypePermission, "management_key", "A management key manages API keys (/api/v1/keys) and cannot call models. Use an API key.")
+}
+
+// ErrNotManagementKey is an API key used where only a management key may act.
+func ErrNotManagementKey() *Error {
+	return newErr(403, TypePermission, "management_key_required", "Only a management key may manage API keys. Create one in your account.")
+}
+
 // ErrKeyExpired is a key past its expiry.
 func ErrKeyExpired() *Error {
 	return newErr(401, TypeAuthentication, "key_expired", "The API key has expired. Create a new one in your account.")

@@ -132,6 +132,9 @@ func (a *accountActor) reserve(m *acctReserve) *reserved {
 	if err := k.key.Usable(m.Now); err != nil {
 		return &reserved{Err: err}
 	}
+	if k.key.Management {
+		return &reserved{Err: shlyuz.ErrManagementKey()}
+	}
 	k.roll(a, m.Now)
 	a.expire(m.Now)
 	if prev, ok := a.holds[m.GenID]; ok { // a retried request: replace its hold

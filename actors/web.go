@@ -18,6 +18,7 @@ type KeySpec struct {
 	LimitReset shlyuz.LimitReset
 	ExpiresAt  *time.Time
 	RateLimit  *shlyuz.RateLimit // nil: the gateway's default
+	Management bool              // a management key: manages keys, calls no model
 }
 
 // CreateKey makes a key for an account (the operator API and the web area
@@ -32,7 +33,7 @@ func (g *Gateway) CreateKey(ctx context.Context, accountID string, s KeySpec) (s
 	}
 	plain, hash := shlyuz.NewKeySecret()
 	k := shlyuz.Key{ID: newKeyID(now.Unix()), AccountID: accountID, Name: s.Name, Hash: hash, Label: shlyuz.MaskKey(plain),
-		Limit: s.Limit, LimitReset: s.LimitReset, ExpiresAt: s.ExpiresAt, RateLimit: s.RateLimit, CreatedAt: now.UTC()}
+		Limit: s.Limit, LimitReset: s.LimitReset, ExpiresAt: s.ExpiresAt, RateLimit: s.RateLimit, Management: s.Management, CreatedAt: now.UTC()}
 	if err := g.store.CreateKey(ctx, k); err != nil {
 		return "", shlyuz.Key{}, shlyuz.ErrInternal(err)
 	}

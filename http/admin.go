@@ -264,6 +264,7 @@ type createKeyReq struct {
 	LimitReset string            `json:"limit_reset"`
 	ExpiresAt  *string           `json:"expires_at"` // RFC 3339 or a date
 	RateLimit  *shlyuz.RateLimit `json:"rate_limit"`
+	Management bool              `json:"management"` // a management key (/api/v1/keys), never a model's caller
 }
 
 func (s *Server) adminCreateKey(c *fiber.Ctx) error {
@@ -271,51 +272,61 @@ func (s *Server) adminCreateKey(c *fiber.Ctx) error {
 	if err := decodeStrict(c, &req); err != nil {
 		return err
 	}
-	if !shlyuz.KeyNameFits(req.Name) {
-		return shlyuz.ErrInvalidValue("name", "A key's name has at most %d characters and no control characters.", shlyuz.MaxKeyName)
+	spec, serr := keySpecOf(&req)
+	if serr != nil {
+		return serr
 	}
 	a, err := s.account(c)
 	if err != nil {
 		return err
 	}
+	plain, k, kerr := s.gw.CreateKey(c.UserContext(), a.ID, spec)
+	if kerr != nil {
+		return kerr
+	}
+	return c.Status(fiber.StatusCreated).JSON(fiber.Map{"key": plain, "data": k})
+}
+
+// keySpecOf checks a request for a new key (the operator API's and the
+// management API's /api/v1/keys) and makes its spec.
+func keySpecOf(req *createKeyReq) (actors.KeySpec, *shlyuz.Error) {
+	if !shlyuz.KeyNameFits(req.Name) {
+		return actors.KeySpec{}, shlyuz.ErrInvalidValue("name", "A key's name has at most %d characters and no control characters.", shlyuz.MaxKeyName)
+	}
 	reset, rerr := shlyuz.ParseLimitReset(req.LimitReset)
 	if rerr != nil {
-		return shlyuz.ErrInvalidValue("limit_reset", "%s", rerr.Error())
+		return actors.KeySpec{}, shlyuz.ErrInvalidValue("limit_reset", "%s", rerr.Error())
 	}
 	var limit *shlyuz.Credits
 	if req.Limit != nil && string(req.Limit) != "null" {
 		v, err := wholeNumber(req.Limit)
 		if err != nil || v < 0 {
-			return shlyuz.ErrInvalidValue("limit", "limit is a whole number of credits, 0 or more.")
+			return actors.KeySpec{}, shlyuz.ErrInvalidValue("limit", "limit is a whole number of credits, 0 or more.")
 		}
 		if err := shlyuz.CheckCredits("limit", v); err != nil {
-			return err
+			return actors.KeySpec{}, err
 		}
 		limit = &v
 	}
 	if reset != shlyuz.ResetNever && limit == nil {
-		return shlyuz.ErrInvalidValue("limit_reset", "limit_reset needs a limit: it says when the limit's spend starts again.")
+		return actors.KeySpec{}, shlyuz.ErrInvalidValue("limit_reset", "limit_reset needs a limit: it says when the limit's spend starts again.")
 	}
 	var expires *time.Time
 	if req.ExpiresAt != nil {
 		at, err := shlyuz.ParseInstant(*req.ExpiresAt)
 		if err != nil {
-			return shlyuz.ErrInvalidValue("expires_at", "expires_at: %s.", err.Error())
+			return actors.KeySpec{}, shlyuz.ErrInvalidValue("expires_at", "expires_at: %s.", err.Error())
 		}
 		if !at.After(time.Now()) {
-			return shlyuz.ErrInvalidValue("expires_at", "expires_at must be in the future.")
+			return actors.KeySpec{}, shlyuz.ErrInvalidValue("expires_at", "expires_at must be in the future.")
 		}
 		expires = &at
 	}
 	if rl := req.RateLimit; rl != nil && (rl.RequestsPerMinute < 0 || rl.TokensPerMinute < 0 || *rl == (shlyuz.RateLimit{})) {
-		return shlyuz.ErrInvalidValue("rate_limit", "rate_limit takes requests_per_minute and/or tokens_per_minute, whole numbers above 0.")
+		return actors.KeySpec{}, shlyuz.ErrInvalidValue("rate_limit", "rate_limit takes requests_per_minute and/or tokens_per_minute, whole numbers above 0.")
 	}
-	plain, k, kerr := s.gw.CreateKey(c.UserContext(), a.ID, actors.KeySpec{Name: req.Name, Limit: limit, LimitReset: reset,
-		ExpiresAt: expires, RateLimit: req.RateLimit})
-	if kerr != nil {
-		return kerr
-	}
-	return c.Status(fiber.StatusCreated).JSON(fiber.Map{"key": plain, "data": k})
+	return actors.KeySpec{Name: req.Name, Limit: limit, LimitReset: reset, ExpiresAt: expires, RateLimit: req.RateLimit,
+		Management: req.Management}, nil
 }
 
 func (s *Server) adminRevokeKey(c *fiber.Ctx) error {

@@ -123,6 +123,7 @@ func New(gw *actors.Gateway, o Options) *Server {
 	v1 := s.App.Group("/api/v1")
 	v1.Post("/chat/completions", keyHashOnly, s.chatCompletions)
 	s.catalogRoutes(v1) // openrouter_catalog.go
+	s.keyRoutes(v1)     // openrouter_keys.go
 	v1.Get("/key", s.authenticated, s.keyInfo)
 	v1.Get("/credits", s.authenticated, s.credits)
 	v1.Get("/generation", s.authenticated, s.generation)

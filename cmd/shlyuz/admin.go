@@ -80,8 +80,12 @@ var adminCommands = []adminCommand{
 		expires := fs.String("expires-at", "", "when the key stops working: a date (2027-06-30) or an RFC 3339 instant")
 		rpm := fs.String("rpm", "", "rate limit: requests a minute")
 		tpm := fs.String("tpm", "", "rate limit: tokens a minute")
+		management := fs.Bool("management", false, "a management key: manages the account's API keys (/api/v1/keys), calls no model")
 		return func(id string) (string, string, map[string]any, error) {
 			body := map[string]any{}
+			if *management {
+				body["management"] = true
+			}
 			rate := map[string]int64{}
 			for _, f := range []struct{ flag, field, v string }{{"--rpm", "requests_per_minute", *rpm}, {"--tpm", "tokens_per_minute", *tpm}} {
 				if f.v == "" {

@@ -46,6 +46,20 @@ type sdkReport struct {
 		Prompt, Completion   int64
 		Streamed, Cancelled  bool
 	}
+	MgmtIsManagement bool `json:"mgmtIsManagement"`
+	MgmtChat         any  `json:"mgmtChat"`
+	Made             struct {
+		Name, Reset, Plain string
+		Limit              int64
+		Disabled           bool
+	}
+	KeyListed, ListedAfterDelete, Deleted, ListedDisabled bool
+	Updated                                               struct{ Limit, Remaining int64 }
+	Got                                                   struct{ Usage, Remaining, Monthly int64 }
+	Activity                                              []struct {
+		Model, Provider                     string
+		Usage, Requests, Prompt, Completion int64
+	}
 	Key struct {
 		Label                         string
 		Usage, Daily, Weekly, Monthly int64
@@ -61,8 +75,12 @@ type sdkReport struct {
 // agree with the ledger and the test prices.
 func TestOpenRouterSDK(t *testing.T) {
 	modules := npmInstall(t, openRouterSDK)
-	_, key := account(t, h.base, 1_000_000, map[string]any{"name": "sdk", "limit": 500_000, "limit_reset": "month"})
-	raw := runNode(t, modules, "openrouter_sdk.mjs", "SHLYUZ_BASE="+h.base, "SHLYUZ_KEY="+key)
+	acct, key := account(t, h.base, 1_000_000, map[string]any{"name": "sdk", "limit": 500_000, "limit_reset": "month"})
+	var mgmt struct{ Key string }
+	if st := call(t, h.base, "POST", "/api/admin/accounts/"+acct+"/keys", adminToken, map[string]any{"name": "keys", "management": true}, &mgmt); st != 201 {
+		t.Fatalf("management key: %d", st)
+	}
+	raw := runNode(t, modules, "openrouter_sdk.mjs", "SHLYUZ_BASE="+h.base, "SHLYUZ_KEY="+key, "SHLYUZ_MGMT_KEY="+mgmt.Key)
 	var r sdkReport
 	if err := json.Unmarshal(raw, &r); err != nil {
 		t.Fatalf("%v: %s", err, raw)
@@ -97,7 +115,7 @@ func TestOpenRouterSDK(t *testing.T) {
 	if r.CreditsBefore.TotalCredits != 1_000_000 || r.CreditsBefore.TotalUsage != 0 {
 		t.Fatalf("credits before: %+v", r.CreditsBefore)
 	}
-	if len(r.Chats) != 2 || len(r.Generations) != 2 {
+	if len(r.Chats) != 3 || len(r.Generations) != 2 {
 		t.Fatalf("chats %+v, generations %+v", r.Chats, r.Generations)
 	}
 	var spent int64
@@ -105,6 +123,10 @@ func TestOpenRouterSDK(t *testing.T) {
 		e, err := h.in.store.Entry(t.Context(), "chg-"+c.ID)
 		if err != nil {
 			t.Fatalf("ledger entry of %s: %v", c.ID, err)
+		}
+		spent += c.Cost
+		if i == 2 { // the key the management key made
+			continue
 		}
 		g := r.Generations[i]
 		if c.Cost != promptCredits*c.Prompt+completionCredits*c.Completion || c.Cost != -e.Amount() || c.Completion != 8 {
@@ -114,11 +136,34 @@ func TestOpenRouterSDK(t *testing.T) {
 			g.Streamed != (i == 1) || g.Cancelled || g.Provider != "fake" || g.Finish != "stop" {
 			t.Fatalf("generation %d: %+v, chat %+v", i, g, c)
 		}
-		spent += c.Cost
+	}
+	third := r.Chats[2].Cost
+	if third != promptCredits*r.Chats[2].Prompt+completionCredits*r.Chats[2].Completion {
+		t.Fatalf("the made key's chat: %+v", r.Chats[2])
+	}
+
+	// Keys: the management key manages keys and calls no model.
+	if !r.MgmtIsManagement || r.MgmtChat != float64(403) {
+		t.Fatalf("management key: is_management_key %v, its chat %v", r.MgmtIsManagement, r.MgmtChat)
+	}
+	if r.Made.Name != "made-by-sdk" || r.Made.Limit != 100_000 || r.Made.Reset != "monthly" || r.Made.Disabled || r.Made.Plain != "sk-shz-v1-" ||
+		!r.KeyListed || r.Updated.Limit != 200_000 || r.Updated.Remaining != 200_000 {
+		t.Fatalf("made %+v, listed %v, updated %+v", r.Made, r.KeyListed, r.Updated)
+	}
+	if r.Got.Usage != third || r.Got.Monthly != third || r.Got.Remaining != 200_000-third {
+		t.Fatalf("the made key after its chat: %+v, chat cost %d", r.Got, third)
+	}
+	if !r.Deleted || r.ListedAfterDelete || !r.ListedDisabled {
+		t.Fatalf("deleted %v, listed after %v, listed disabled %v", r.Deleted, r.ListedAfterDelete, r.ListedDisabled)
+	}
+	if len(r.Activity) != 1 || r.Activity[0].Model != "test/model" || r.Activity[0].Provider != "fake" || r.Activity[0].Requests != 3 ||
+		r.Activity[0].Usage != spent || r.Activity[0].Completion != 24 {
+		t.Fatalf("activity %+v, spent %d", r.Activity, spent)
 	}
 	k := r.Key
-	if k.Usage != spent || k.Daily != spent || k.Weekly != spent || k.Monthly != spent || k.Limit == nil || *k.Limit != 500_000 ||
-		k.Remaining == nil || *k.Remaining != 500_000-spent || k.Reset == nil || *k.Reset != "monthly" || k.Free || !strings.HasPrefix(k.Label, "sk-shz-v1-") {
+	mine := spent - third // the SDK's key spent the first two chats
+	if k.Usage != mine || k.Daily != mine || k.Weekly != mine || k.Monthly != mine || k.Limit == nil || *k.Limit != 500_000 ||
+		k.Remaining == nil || *k.Remaining != 500_000-mine || k.Reset == nil || *k.Reset != "monthly" || k.Free || !strings.HasPrefix(k.Label, "sk-shz-v1-") {
 		t.Fatalf("key %+v, spent %d", k, spent)
 	}
 	after := r.CreditsAfter

@@ -80,9 +80,9 @@ func keyString(k shlyuz.Key) string {
 	if k.RateLimit != nil {
 		rate = fmt.Sprintf("%+v", *k.RateLimit)
 	}
-	return fmt.Sprintf("id=%s account=%s name=%q hash=%s label=%s limit=%s reset=%q expires=%s revoked=%s created=%s rate=%s",
+	return fmt.Sprintf("id=%s account=%s name=%q hash=%s label=%s limit=%s reset=%q expires=%s revoked=%s created=%s rate=%s management=%v",
 		k.ID, k.AccountID, k.Name, k.Hash, k.Label, limit, k.LimitReset,
-		deref(k.ExpiresAt), deref(k.RevokedAt), deref(&k.CreatedAt), rate)
+		deref(k.ExpiresAt), deref(k.RevokedAt), deref(&k.CreatedAt), rate, k.Management)
 }
 
 func normKey(k shlyuz.Key) shlyuz.Key {
@@ -118,6 +118,7 @@ func testKeys(t *testing.T, s shlyuz.Store) {
 	plain, _ := newKey("acct-1", "key-a", at(time.Second)) // older: listed first
 	zero, _ := newKey("acct-1", "key-c", at(2*time.Second))
 	zero.Limit = ptr(shlyuz.Credits(0)) // a zero ceiling is not "no ceiling"
+	zero.Management = true
 	other, _ := newKey("acct-2", "key-d", at(0))
 	for _, k := range []shlyuz.Key{limited, plain, zero, other} {
 		if err := s.CreateKey(ctx, k); err != nil {

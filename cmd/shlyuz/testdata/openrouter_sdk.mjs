@@ -56,6 +56,32 @@ for (const c of out.chats) {
 const k = (await or.apiKeys.getCurrentKeyMetadata()).data;
 out.key = { label: k.label, usage: k.usage, daily: k.usageDaily, weekly: k.usageWeekly, monthly: k.usageMonthly, limit: k.limit,
   remaining: k.limitRemaining, reset: k.limitReset, free: k.isFreeTier };
+
+// Keys by a management key: create, list, get, update, use, delete; activity.
+const mgmt = new OpenRouter({ apiKey: process.env.SHLYUZ_MGMT_KEY, serverURL: base, retryConfig: { strategy: "none" } });
+out.mgmtIsManagement = (await mgmt.apiKeys.getCurrentKeyMetadata()).data.isManagementKey;
+try {
+  await mgmt.chat.send({ chatRequest: { model: "test/model", messages } });
+  out.mgmtChat = 200;
+} catch (e) {
+  out.mgmtChat = e.statusCode ?? String(e);
+}
+const made = await mgmt.apiKeys.create({ requestBody: { name: "made-by-sdk", limit: 100000, limitReset: "monthly" } });
+const hash = made.data.hash;
+out.made = { name: made.data.name, limit: made.data.limit, reset: made.data.limitReset, disabled: made.data.disabled, plain: made.key.slice(0, 10) };
+out.keyListed = (await mgmt.apiKeys.list()).data.map((x) => x.hash).includes(hash);
+const updated = (await mgmt.apiKeys.update({ hash, requestBody: { limit: 200000 } })).data;
+out.updated = { limit: updated.limit, remaining: updated.limitRemaining };
+const made2 = new OpenRouter({ apiKey: made.key, serverURL: base, retryConfig: { strategy: "none" } });
+const third = await made2.chat.send({ chatRequest: { model: "test/model", messages } });
+out.chats.push({ id: third.id, cost: third.usage.cost, prompt: third.usage.promptTokens, completion: third.usage.completionTokens });
+const got = (await mgmt.apiKeys.get({ hash })).data;
+out.got = { usage: got.usage, remaining: got.limitRemaining, monthly: got.usageMonthly };
+out.deleted = (await mgmt.apiKeys.delete({ hash })).deleted;
+out.listedAfterDelete = (await mgmt.apiKeys.list()).data.map((x) => x.hash).includes(hash);
+out.listedDisabled = (await mgmt.apiKeys.list({ includeDisabled: true })).data.find((x) => x.hash === hash)?.disabled;
+out.activity = (await mgmt.analytics.getUserActivity()).data.map((a) => ({ model: a.model, usage: a.usage, requests: a.requests,
+  prompt: a.promptTokens, completion: a.completionTokens, provider: a.providerName }));
 out.creditsAfter = (await or.credits.getCredits()).data;
 
 console.log(JSON.stringify(out));
