@@ -173,14 +173,14 @@ var adminCommands = []adminCommand{
 			return "PUT", "/api/admin/plans/" + id, body, nil
 		}
 	}},
-	{"accounts", "", "list accounts (issue 12)", func(fs *flag.FlagSet) func(string) (string, string, map[string]any, error) {
+	{"accounts", "", "list accounts", func(fs *flag.FlagSet) func(string) (string, string, map[string]any, error) {
 		limit := fs.Int("limit", 50, "how many")
 		offset := fs.Int("offset", 0, "how many to skip")
 		return func(string) (string, string, map[string]any, error) {
 			return "GET", fmt.Sprintf("/api/admin/accounts?limit=%d&offset=%d", *limit, *offset), nil, nil
 		}
 	}},
-	{"activity", "ACCOUNT", "an account's generations, newest first (issue 12)", func(fs *flag.FlagSet) func(string) (string, string, map[string]any, error) {
+	{"activity", "ACCOUNT", "an account's generations, newest first", func(fs *flag.FlagSet) func(string) (string, string, map[string]any, error) {
 		limit := fs.Int("limit", 50, "how many")
 		return func(id string) (string, string, map[string]any, error) {
 			return "GET", fmt.Sprintf("/api/admin/accounts/%s/activity?limit=%d", url.PathEscape(id), *limit), nil, nil

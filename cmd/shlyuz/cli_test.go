@@ -20,10 +20,10 @@ func TestCommandLine(t *testing.T) {
 		nosays string
 	}{
 		{"serve --help", 0, "-listen", ""},
-		{"admin --help", 0, "create-key", ""},
+		{"admin --help", 0, "create-key", "issue"}, // for users: no internal notes
 		{"admin create-key --help", 0, "-limit-reset", "-rubles"}, // its own flags only
 		{"admin topup --help", 0, "-idempotency-key", "-limit"},
-		{"version", 0, "shlyuz", ""},
+		{"version", 0, "shlyuz", "(devel)"},
 		{"frobnicate", 2, `unknown command "frobnicate"`, ""},
 		{"admin frobnicate", 1, `unknown command "frobnicate"`, ""},
 		{"admin create-key acc-1 --limit abc", 1, `--limit: "abc" is not a whole number`, "invalid character"},

@@ -48,22 +48,37 @@ func main() {
 	}
 }
 
-// version is the module version and the commit it was built from.
+// buildVersion, when set at build time (-ldflags "-X main.buildVersion=v1.2.3"),
+// is the version printed.
+var buildVersion string
+
+// version is the module version (or, for a build from a checkout that
+// stamped none, the commit), with the Go version it was built with.
 func version() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "shlyuz (unknown version)"
+		return "shlyuz " + orDefault(buildVersion, "(no build information)")
 	}
-	v := "shlyuz " + bi.Main.Version
+	v := buildVersion
+	if v == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = bi.Main.Version
+	}
+	var rev, modified string
 	for _, s := range bi.Settings {
 		switch s.Key {
 		case "vcs.revision":
-			v += " " + s.Value
+			rev = s.Value
 		case "vcs.modified":
 			if s.Value == "true" {
-				v += " (modified)"
+				modified = " (modified)"
 			}
 		}
 	}
-	return v + " " + bi.GoVersion
+	switch {
+	case v == "" && rev != "":
+		v = "commit " + rev[:min(12, len(rev))]
+	case v == "":
+		v = "built without a version stamp (go run, go test or -buildvcs=false; go build in a git checkout stamps one)"
+	}
+	return "shlyuz " + v + modified + " " + bi.GoVersion
 }

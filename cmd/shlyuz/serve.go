@@ -167,6 +167,9 @@ func (in *instance) start(ctx context.Context, cfg *Config, addr address, db str
 		upCfgs, routes = []shlyuz.UpstreamConfig{up}, []shlyuz.Route{route}
 		log.Info("no upstream configured: the built-in demo upstream serves the demo/ models")
 	}
+	if err := checkRoutes(routes, models); err != nil {
+		return err
+	}
 	warnUpstreams(log, upCfgs, routes)
 	ups := make([]*actors.Upstream, 0, len(upCfgs))
 	for i, u := range upCfgs {

@@ -130,6 +130,25 @@ func validateConfig(cfg *Config) error {
 	return nil
 }
 
+// checkRoutes refuses a route that matches no model of the catalog (a
+// pattern such as openai/* silently served nothing), naming it.
+func checkRoutes(routes []shlyuz.Route, models []shlyuz.Model) error {
+	for i, r := range routes {
+		matched := false
+		for _, m := range models {
+			if ok, _ := r.Matches(m.ID); ok {
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			return bad(fmt.Sprintf("routes[%d].match", i), fmt.Errorf("the route %q matches no model of the catalog: name a model id, "+
+				"a prefix ending in / (such as openai/), or * for every model", r.Match))
+		}
+	}
+	return nil
+}
+
 // minAdminToken is the shortest admin token the gateway starts with.
 const minAdminToken = 32
 

@@ -47,6 +47,7 @@ func TestBadSettingsPrintOneLineAndExit(t *testing.T) {
 		{"listen", "--db " + db + " --listen 127.0.0.1:99999", nil, "--listen", "invalid port"},
 		{"protocol", "--db " + db + " --config " + config("proto", "upstreams:\n  - {name: a, base_url: \"http://x\", protocol: smoke}\n"+route), nil, "upstreams[0]", `protocol "smoke" is not supported`},
 		{"route to unknown upstream", "--db " + db + " --config " + config("route", up+"routes:\n  - {match: \"*\", upstreams: [b]}\n"), nil, "routes[0].upstreams", `"b", which is not configured`},
+		{"route matching no model", "--db " + db + " --config " + config("nomatch", up+"routes:\n  - {match: \"openai/*\", upstreams: [a]}\n"), nil, "routes[0].match", `the route "openai/*" matches no model`},
 		{"upstream without base_url", "--db " + db + " --config " + config("nobase", "upstreams:\n  - {name: a}\n"), nil, "upstreams[0].base_url", "needs a base_url"},
 		{"upstream named twice", "--db " + db + " --config " + config("twice", up+"  - {name: a, base_url: \"http://y\"}\n"), nil, "upstreams[1].name", "used by another"},
 		{"journal interval", "--db " + db + " --config " + config("journal", "journal_interval: -5s\n"), nil, "journal_interval", "out of range"},
