@@ -20,7 +20,7 @@ func TestCommandLine(t *testing.T) {
 		nosays string
 	}{
 		{"serve --help", 0, "-listen", ""},
-		{"admin --help", 0, "create-key", "issue"}, // for users: no internal notes
+		{"admin --help", 0, "create-key", "issue"},                // for users: no internal notes
 		{"admin create-key --help", 0, "-limit-reset", "-rubles"}, // its own flags only
 		{"admin topup --help", 0, "-idempotency-key", "-limit"},
 		{"version", 0, "shlyuz", "(devel)"},
