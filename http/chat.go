@@ -99,10 +99,13 @@ func (s *Server) ChatAs(c *fiber.Ctx, keyHash string) error {
 	if perr != nil {
 		return perr
 	}
-	s.defaultModalities(call)
 	call.KeyHash = keyHash
 	call.GenerationID = newID("gen-")
 	c.Set("X-Generation-Id", call.GenerationID)
+	if m, ok := s.gw.Catalog().Get(call.Models[0]); ok && m.Image != nil {
+		return s.chatImages(c, call) // an image-only model: the image path (chat_images.go)
+	}
+	s.defaultModalities(call)
 	if call.Stream {
 		return s.streamChat(c, call)
 	}

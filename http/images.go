@@ -53,13 +53,26 @@ func (s *Server) createImages(c *fiber.Ctx) error {
 	if e != nil {
 		return e
 	}
+	id := newID("gen-")
+	c.Set("X-Generation-Id", id)
+	out, u, err := s.makeImages(c, id, c.Locals(localKeyHash).(string), in, m, opt, n)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"created": time.Now().Unix(), "data": out, "usage": u})
+}
+
+// makeImages reserves, generates and settles the images of a checked
+// request as generation id: the image API's path, and chat's for an
+// image-only model (chat_images.go).
+func (s *Server) makeImages(c *fiber.Ctx, id, keyHash string, in *imageInput, m *shlyuz.PricedModel, opt shlyuz.ImageOption, n int) ([]imageData, imageUsage, error) {
+	cat := s.gw.Catalog()
 	call := &actors.MediaCall{
-		GenerationID: newID("gen-"), KeyHash: c.Locals(localKeyHash).(string), Model: m.ID, AllowFallbacks: true,
+		GenerationID: id, KeyHash: keyHash, Model: m.ID, AllowFallbacks: true,
 		Started: time.Now(), Worst: m.ImageWorst(opt, n, in.Prompt, cat.Pricing),
 		Supports: func(u *actors.Upstream) bool { _, ok := u.Provider.(shlyuz.ImageProvider); return ok },
 	}
 	applyPrefs(call, in.Provider)
-	c.Set("X-Generation-Id", call.GenerationID)
 	var result *shlyuz.ImageResult
 	media, err := s.gw.StartMedia(c.UserContext(), call, func(ctx context.Context, u *actors.Upstream, req *shlyuz.UpstreamRequest) error {
 		r, err := u.Provider.(shlyuz.ImageProvider).GenerateImages(ctx, &shlyuz.ImageRequest{
@@ -69,7 +82,7 @@ func (s *Server) createImages(c *fiber.Ctx) error {
 		return err
 	})
 	if err != nil {
-		return err
+		return nil, imageUsage{}, err
 	}
 	out := make([]imageData, 0, len(result.Images))
 	for _, img := range result.Images {
@@ -79,7 +92,7 @@ func (s *Server) createImages(c *fiber.Ctx) error {
 	}
 	if len(out) == 0 {
 		media.Fail(nil)
-		return shlyuz.ErrUpstream("The upstream produced no image (it may have filtered the result); nothing was charged.")
+		return nil, imageUsage{}, shlyuz.ErrUpstream("The upstream produced no image (it may have filtered the result); nothing was charged.")
 	}
 	cost := m.ImageCost(opt, len(out), result.Usage, cat.Pricing)
 	u := imageUsage{Images: len(out)}
@@ -90,7 +103,7 @@ func (s *Server) createImages(c *fiber.Ctx) error {
 	receipt := media.Settle(cost, shlyuz.Usage{PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens, TotalTokens: u.TotalTokens},
 		shlyuz.GenerationCompleted, "stop")
 	u.Credits = receipt.Credits
-	return c.JSON(fiber.Map{"created": time.Now().Unix(), "data": out, "usage": u})
+	return out, u, nil
 }
 
 // parseImages reads an image request and checks it against the catalog.

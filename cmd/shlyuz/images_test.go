@@ -228,11 +228,17 @@ func TestImageAPI(t *testing.T) {
 		})
 	}
 
-	t.Run("not through chat", func(t *testing.T) {
-		var e apiError
+	t.Run("through chat too", func(t *testing.T) { // issue 19: chat serves image-only models (chat_images_test.go)
+		var r struct {
+			Choices []struct {
+				Message struct {
+					Images []any `json:"images"`
+				} `json:"message"`
+			} `json:"choices"`
+		}
 		if st := call(t, h.base, "POST", "/api/v1/chat/completions", key, map[string]any{"model": "openai/dall-e-3",
-			"messages": []map[string]any{{"role": "user", "content": "hi"}}}, &e); st != 400 || *e.Error.Param != "model" {
-			t.Fatalf("%d %+v", st, e.Error)
+			"messages": []map[string]any{{"role": "user", "content": "hi"}}}, &r); st != 200 || len(r.Choices) != 1 || len(r.Choices[0].Message.Images) != 1 {
+			t.Fatalf("%d %+v", st, r)
 		}
 	})
 
