@@ -8,6 +8,10 @@ type PricedModel struct {
 	Price Price
 }
 
+// DefaultCreated dates a model nobody dated (an operator's, in the config or
+// through the admin API): 2026-01-01T00:00:00Z, the catalog's epoch.
+const DefaultCreated int64 = 1767225600
+
 // Catalog is the set of models clients may call, priced. It is immutable:
 // a change of pricing or overrides builds a new one.
 type Catalog struct {
@@ -20,6 +24,9 @@ type Catalog struct {
 func NewCatalog(models []Model, p Pricing) *Catalog {
 	c := &Catalog{byID: make(map[string]*PricedModel, len(models)), Pricing: p}
 	for _, m := range models {
+		if m.Created <= 0 { // OpenAI's Model schema requires it
+			m.Created = DefaultCreated
+		}
 		c.byID[m.ID] = &PricedModel{Model: m, Price: m.PriceUnder(p)}
 	}
 	c.list = make([]*PricedModel, 0, len(c.byID))

@@ -51,7 +51,7 @@ func TestEmbeddedModelsShape(t *testing.T) {
 		if m.USD.PromptPerMTok.Sign() < 0 || m.USD.CompletionPerMTok.Sign() < 0 {
 			t.Errorf("%s: negative price", m.ID)
 		}
-		if price := m.PriceUnder(Pricing{Rate: MustDecimal("90"), K: MustDecimal("1")}); price.PromptMicro == 0 && price.CompletionMicro == 0 && (m.Image == nil || m.Image.Unit == ImageUnitToken) && !pricedByAudio(m) {
+		if price := m.PriceUnder(Pricing{Rate: MustDecimal("90"), K: MustDecimal("1")}); price.PromptMicro == 0 && price.CompletionMicro == 0 && (m.Image == nil || m.Image.Unit == ImageUnitToken) && !pricedByAudio(m) && (m.Video == nil || m.Video.USDPerSecond.Sign() <= 0) {
 			t.Errorf("%s: free model in the catalog", m.ID)
 		}
 		if len(m.InputModalities) == 0 || len(m.OutputModalities) == 0 {
@@ -112,7 +112,7 @@ func TestEmbeddedModelsModalities(t *testing.T) {
 		imageOutput bool
 	}{
 		{"google/gemini-2.5-flash-image", true},
-		{"openai/gpt-5-image", true},
+		{"google/gemini-3-pro-image-preview", true},
 		{"demo/image", true},
 		{"demo/echo", false},
 		{"demo/fast", false},

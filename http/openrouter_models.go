@@ -2,6 +2,7 @@ package http
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -211,8 +212,12 @@ func parametersOf(m *shlyuz.PricedModel, protocol string) []string {
 	if m.Video != nil || m.Image != nil || m.Speech != nil || !m.Outputs("text") {
 		return []string{}
 	}
-	if p, ok := chatParameters[protocol]; ok {
-		return p
+	p, ok := chatParameters[protocol]
+	if !ok {
+		return []string{}
 	}
-	return []string{}
+	if protocol == "openai" && shlyuz.OpenAIReasoningModel(m.ID) { // the sampling parameters OpenAI refuses are dropped
+		return slices.DeleteFunc(slices.Clone(p), func(k string) bool { return slices.Contains(shlyuz.ReasoningRefused, k) })
+	}
+	return p
 }

@@ -15,7 +15,9 @@ type publicModel struct {
 	OutputModalities       []string              `json:"output_modalities"`
 	CreditsPer1KPrompt     shlyuz.Decimal        `json:"credits_per_1k_prompt"`
 	CreditsPer1KCompletion shlyuz.Decimal        `json:"credits_per_1k_completion"`
-	ImagePricing           *imagePricing         `json:"image_pricing,omitempty"` // a model of the image API
+	CreditsPer1KParts      *partsPer1K           `json:"credits_per_1k_parts,omitempty"` // cache, reasoning, audio…, the long-context tier
+	VideoPricing           *videoPricing         `json:"video_pricing,omitempty"`        // a model of the video API
+	ImagePricing           *imagePricing         `json:"image_pricing,omitempty"`        // a model of the image API
 	SpeechPricing          *speechPricing        `json:"speech_pricing,omitempty"`
 	TranscriptionPricing   *transcriptionPricing `json:"transcription_pricing,omitempty"`
 }
@@ -32,6 +34,7 @@ func (s *Server) publicModels(c *fiber.Ctx) error {
 			CreditsPer1KPrompt: m.Price.CreditsPer1KPrompt(), CreditsPer1KCompletion: m.Price.CreditsPer1KCompletion(),
 			ImagePricing: imagePricingOf(m, cat.Pricing), SpeechPricing: speechPricingOf(m, cat.Pricing),
 			TranscriptionPricing: transcriptionPricingOf(m, cat.Pricing),
+			CreditsPer1KParts:    partsOf(&m.Price), VideoPricing: videoPricingOf(m, cat.Pricing),
 		}
 	}
 	return c.JSON(fiber.Map{"data": out})

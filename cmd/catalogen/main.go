@@ -3,12 +3,21 @@
 // generated file: do not edit it by hand; change this program or its inputs and
 // run it again from the repository root:
 //
-//	go run ./cmd/catalogen -prices ../shared/data/genai-prices.json -modelsdev ../shared/data/models-dev.json -out catalog.json
+//	go run ./cmd/catalogen -prices ../shared/data/genai-prices.json -modelsdev ../shared/data/models-dev.json \
+//	    -litellm ../shared/data/litellm-model-prices.json -out catalog.json
 //
 // Prices come from the "openrouter" provider of genai-prices.json (USD per
-// million tokens, ids shaped "<provider>/<model_name>"). Modalities, context
-// length, maximum output and the release date come from models-dev.json when a
-// matching record exists. Prices are copied as the literal text of the source
+// million tokens, ids shaped "<provider>/<model_name>"): input, output, cache
+// reads and writes, audio, per-request fees and the long-context tier of a
+// tiered price; DeepSeek's models take DeepSeek's own list (the "deepseek"
+// provider, its standard-hours price set, the dearer), not a reseller's.
+// Modalities, context length, maximum output and the release date come from
+// models-dev.json when a matching record exists; limits it lacks and the
+// one-hour cache write price come from litellm-model-prices.json. A text
+// model whose context length no file knows is left out (never listed with
+// 0); a model with no known release date is dated the data's snapshot
+// (created is required by OpenAI's Model schema). Video and embedding models
+// are listed by hand (video.go) with prices from litellm-model-prices.json. Prices are copied as the literal text of the source
 // numbers, never through a float, so no digit changes on the way. The output
 // is sorted by id and byte-for-byte deterministic. A few demo models, served
 // by the gateway's built-in demo upstream, are added.
@@ -39,6 +48,7 @@ import (
 func main() {
 	pricesPath := flag.String("prices", "../shared/data/genai-prices.json", "genai-prices data.json")
 	modelsDevPath := flag.String("modelsdev", "../shared/data/models-dev.json", "models.dev catalog")
+	litellmPath := flag.String("litellm", "../shared/data/litellm-model-prices.json", "LiteLLM's model prices and limits")
 	outPath := flag.String("out", "catalog.json", "where to write the catalog")
 	flag.BoolVar(&verbose, "v", false, "log which models.dev record each model was matched with")
 	flag.Parse()
@@ -53,7 +63,17 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	models, stats := build(prices, dev)
+	lite, err := readLiteLLM(*litellmPath)
+	if err != nil {
+		log.Fatal(err)
+	}
+	deepseek, err := readProvider(*pricesPath, "deepseek")
+	if err != nil {
+		log.Fatal(err)
+	}
+	models, stats := build(prices, dev, lite, deepseek)
+	models = append(models, videoModels(lite)...)
+	models = append(models, embeddingModels(lite)...)
 	models = append(models, demoModels()...)
 	models = append(models, russianModels()...)
 	models = append(models, imageModels()...)
@@ -77,8 +97,8 @@ func main() {
 			images++
 		}
 	}
-	log.Printf("wrote %s: %d models (%d with image output, %d matched in models.dev); skipped %d without a provider prefix, %d router aliases, %d without a usable price",
-		*outPath, len(models), images, stats.matched, stats.noPrefix, stats.aliases, stats.noPrice)
+	log.Printf("wrote %s: %d models (%d with image output, %d matched in models.dev, %d at DeepSeek's own prices); skipped %d without a provider prefix, %d router aliases, %d without a usable price, %d text models with no known context length",
+		*outPath, len(models), images, stats.matched, stats.deepseek, stats.noPrefix, stats.aliases, stats.noPrice, stats.noContext)
 }
 
 // catalogModel is shlyuz.Model as written to catalog.json, with the USD
@@ -93,6 +113,7 @@ type catalogModel struct {
 	USD              literalUSD         `json:"usd"`
 	RUB              *literalRUB        `json:"rub,omitempty"`
 	Created          int64              `json:"created,omitempty"`
+	Video            *videoSpec         `json:"video,omitempty"`
 	Image            *imageSpec         `json:"image,omitempty"`
 	Speech           *speechSpec        `json:"speech,omitempty"`
 	Transcription    *transcriptionSpec `json:"transcription,omitempty"`
@@ -101,11 +122,13 @@ type catalogModel struct {
 type literalRUB struct {
 	Prompt     json.Number `json:"prompt_rub_per_mtok"`
 	Completion json.Number `json:"completion_rub_per_mtok"`
+	literalParts
 }
 
 type literalUSD struct {
 	Prompt     json.Number `json:"prompt_usd_per_mtok"`
 	Completion json.Number `json:"completion_usd_per_mtok"`
+	literalParts
 }
 
 // --- genai-prices.json ---
@@ -126,9 +149,13 @@ type pricesModel struct {
 type priced struct {
 	pricesModel
 	input, output json.Number
+	parts         literalParts
 }
 
-func readPrices(path string) ([]pricesModel, error) {
+func readPrices(path string) ([]pricesModel, error) { return readProvider(path, "openrouter") }
+
+// readProvider reads one provider's models from genai-prices.json.
+func readProvider(path, provider string) ([]pricesModel, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -140,11 +167,11 @@ func readPrices(path string) ([]pricesModel, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	for _, p := range providers {
-		if p.ID == "openrouter" {
+		if p.ID == provider {
 			return p.Models, nil
 		}
 	}
-	return nil, fmt.Errorf("%s: no openrouter provider", path)
+	return nil, fmt.Errorf("%s: no %s provider", path, provider)
 }
 
 // basePrices picks the price set in force without conditions. "prices" is
@@ -355,9 +382,13 @@ var idShape = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*/[a-z0-9][a-z0-9._:-]*$`)
 
 var verbose bool
 
-type buildStats struct{ matched, noPrefix, aliases, noPrice int }
+type buildStats struct{ matched, noPrefix, aliases, noPrice, noContext, deepseek int }
 
-func build(source []pricesModel, dev *devIndex) ([]catalogModel, buildStats) {
+// snapshotCreated dates a model no file dates: the day of the price data's
+// snapshot (genai-prices at 2026-08-21), 2026-08-21T00:00:00Z.
+const snapshotCreated = 1787270400
+
+func build(source []pricesModel, dev *devIndex, lite litellmIndex, deepseek []pricesModel) ([]catalogModel, buildStats) {
 	var st buildStats
 	var out []catalogModel
 	// Legacy entries without a provider prefix often carry the display name
@@ -380,6 +411,10 @@ func build(source []pricesModel, dev *devIndex) ([]catalogModel, buildStats) {
 			log.Printf("skipping %q: not a <provider>/<model_name> id", src.ID)
 			continue
 		}
+		if own, ok := deepseekOwn(src.ID, deepseek); ok {
+			src.Prices = own
+			st.deepseek++
+		}
 		p, ok, err := pricesOf(src)
 		if err != nil {
 			log.Printf("skipping %s: %v", src.ID, err)
@@ -395,7 +430,7 @@ func build(source []pricesModel, dev *devIndex) ([]catalogModel, buildStats) {
 			ContextLength:    p.ContextWindow,
 			InputModalities:  []string{"text"},
 			OutputModalities: []string{"text"},
-			USD:              literalUSD{Prompt: p.input, Completion: p.output},
+			USD:              literalUSD{Prompt: p.input, Completion: p.output, literalParts: p.parts},
 		}
 		d, ok := dev.match(p.ID, p.Name)
 		if verbose {
@@ -430,6 +465,27 @@ func build(source []pricesModel, dev *devIndex) ([]catalogModel, buildStats) {
 			m.InputModalities = append(slices.Clone(m.InputModalities), "text", "image")
 			m.OutputModalities = append(slices.Clone(m.OutputModalities), "text", "image")
 		}
+		if l, ok := lite.find(m.ID); ok {
+			if m.ContextLength == 0 {
+				m.ContextLength = limit(l.MaxInputTokens)
+			}
+			if m.MaxOutputTokens == 0 {
+				m.MaxOutputTokens = limit(l.MaxOutputTokens)
+			}
+			if h, ok := perMTok(l.CacheWrite1hToken); ok && l.CacheWrite1hToken != "" && m.USD.CacheWrite != "" {
+				m.USD.CacheWrite1h = h
+			}
+			if m.USD.LongContext == nil {
+				m.USD.LongContext = longFromLiteLLM(l, &m.USD.literalParts)
+			}
+		}
+		if m.ContextLength == 0 {
+			st.noContext++ // never listed with an unknown context
+			continue
+		}
+		if m.Created == 0 {
+			m.Created = snapshotCreated
+		}
 		if m.ContextLength > 0 && m.MaxOutputTokens > m.ContextLength {
 			m.MaxOutputTokens = m.ContextLength
 		}
@@ -461,7 +517,11 @@ func pricesOf(src pricesModel) (priced, bool, error) {
 	if in.String() == "0" && out.String() == "0" {
 		return priced{}, false, nil // free models are not resold
 	}
-	return priced{pricesModel: src, input: in, output: out}, true, nil
+	parts, err := partsOf(set)
+	if err != nil {
+		return priced{}, false, err
+	}
+	return priced{pricesModel: src, input: in, output: out, parts: parts}, true, nil
 }
 
 // demoModels are served by the gateway's built-in demo upstream, so a fresh
@@ -493,15 +553,20 @@ func russianModels() []catalogModel {
 	rub := func(perMTok string) *literalRUB {
 		return &literalRUB{Prompt: json.Number(perMTok), Completion: json.Number(perMTok)}
 	}
+	giga := func(perMTok string) *literalRUB { // Sber bills no precached (cache-read) tokens
+		r := rub(perMTok)
+		r.CacheRead = "0"
+		return r
+	}
 	zero := literalUSD{Prompt: "0", Completion: "0"}
 	text, vision := []string{"text"}, []string{"text", "image"}
 	return []catalogModel{
 		{ID: "sber/gigachat-2-lite", Name: "Sber: GigaChat 2 Lite", ContextLength: 131072, MaxOutputTokens: 8192,
-			InputModalities: text, OutputModalities: text, USD: zero, RUB: rub("200"), Created: created},
+			InputModalities: text, OutputModalities: text, USD: zero, RUB: giga("200"), Created: created},
 		{ID: "sber/gigachat-2-pro", Name: "Sber: GigaChat 2 Pro", ContextLength: 131072, MaxOutputTokens: 8192,
-			InputModalities: vision, OutputModalities: text, USD: zero, RUB: rub("1500"), Created: created},
+			InputModalities: vision, OutputModalities: text, USD: zero, RUB: giga("1500"), Created: created},
 		{ID: "sber/gigachat-2-max", Name: "Sber: GigaChat 2 Max", ContextLength: 131072, MaxOutputTokens: 8192,
-			InputModalities: vision, OutputModalities: text, USD: zero, RUB: rub("1950"), Created: created},
+			InputModalities: vision, OutputModalities: text, USD: zero, RUB: giga("1950"), Created: created},
 		{ID: "yandex/yandexgpt-lite", Name: "Yandex: YandexGPT Lite", ContextLength: 32768, MaxOutputTokens: 8000,
 			InputModalities: text, OutputModalities: text, USD: zero, RUB: rub("200"), Created: created},
 		{ID: "yandex/yandexgpt-pro", Name: "Yandex: YandexGPT Pro", ContextLength: 32768, MaxOutputTokens: 8000,

@@ -92,6 +92,10 @@ func TestExampleConfigAsDocumented(t *testing.T) {
 			t.Errorf("%s: %d, want %d", model, resp.StatusCode, status)
 		}
 	}
+	var video struct{ ID, Status string }
+	if st := call(t, g.base, "POST", "/api/v1/videos", key, map[string]any{"model": "fake/video", "prompt": "a lighthouse", "seconds": "4"}, &video); st != 202 || video.ID == "" {
+		t.Errorf("fake/video: %d %+v", st, video)
+	}
 	g.stop(t, syscall.SIGTERM)
 
 	other := runGateway(t, dir, env, "--config", config, "--db", "sqlite://./other.db")

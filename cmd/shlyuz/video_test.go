@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -145,12 +146,23 @@ func TestVideoJobEndToEnd(t *testing.T) {
 				} `json:"pricing"`
 			} `json:"data"`
 		}
-		if st := call(t, h.base, "GET", "/api/v1/videos/models", key, nil, &ms); st != 200 || len(ms.Data) != 4 ||
-			ms.Data[3].ID != "vid/model" || ms.Data[3].Pricing.CreditsPerSecond != creditsPerVideoSecond || len(ms.Data[3].Durations) != 2 {
+		// The four test models and the catalog's six (Sora 2 and Pro, Veo 3.1 and Fast, Kling, Hailuo).
+		const videoModels = 4 + 6
+		st := call(t, h.base, "GET", "/api/v1/videos/models", key, nil, &ms)
+		i := slices.IndexFunc(ms.Data, func(m struct {
+			ID        string `json:"id"`
+			Durations []int  `json:"supported_durations"`
+			Pricing   struct {
+				CreditsPerSecond int64 `json:"credits_per_second"`
+			} `json:"pricing"`
+		}) bool {
+			return m.ID == "vid/model"
+		})
+		if st != 200 || len(ms.Data) != videoModels || i < 0 || ms.Data[i].Pricing.CreditsPerSecond != creditsPerVideoSecond || len(ms.Data[i].Durations) != 2 {
 			t.Fatalf("video models: %d %+v", st, ms)
 		}
 		var list struct{ Data []struct{ ID string } }
-		if st := call(t, h.base, "GET", "/api/v1/models?output_modalities=video", key, nil, &list); st != 200 || len(list.Data) != 4 {
+		if st := call(t, h.base, "GET", "/api/v1/models?output_modalities=video", key, nil, &list); st != 200 || len(list.Data) != videoModels {
 			t.Fatalf("models of video output: %d %+v", st, list)
 		}
 	})
