@@ -5,6 +5,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"path"
 	"regexp"
 	"sort"
@@ -108,10 +109,11 @@ const createSchemaMigrations = `CREATE TABLE IF NOT EXISTS schema_migrations (
     applied_at BIGINT NOT NULL
 )`
 
-// migrateAttempts bounds how often Migrate starts over: two nodes migrating
-// one database at once may collide, and the loser finds the work done when it
-// tries again.
-const migrateAttempts = 5
+// migrateAttempts bounds how often Migrate starts over: nodes migrating one
+// database at once may collide (PostgreSQL's CREATE TABLE IF NOT EXISTS is not
+// safe against a concurrent one), and the loser finds the work done when it
+// tries again. The pauses are jittered so colliders spread out.
+const migrateAttempts = 12
 
 // Migrate brings the schema up to date: it creates schema_migrations when
 // absent, then applies each migration it does not record, each in its own
@@ -127,7 +129,7 @@ func Migrate(ctx context.Context, inTx InTx, migrations []Migration) error {
 		}
 		select {
 		case <-ctx.Done():
-		case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
+		case <-time.After(time.Duration(attempt)*20*time.Millisecond + rand.N(time.Duration(attempt)*40*time.Millisecond)):
 		}
 	}
 	return err

@@ -105,7 +105,8 @@ func newBrowser(t *testing.T) *browser {
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("lang", "en-US"))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(actx)
-	ctx, cancelTime := context.WithTimeout(ctx, 3*time.Minute)
+	// The budget of every page the test visits: a loaded 2-core machine under -race has needed over 3 minutes.
+	ctx, cancelTime := context.WithTimeout(ctx, 6*time.Minute)
 	t.Cleanup(func() { cancelTime(); cancelTab(); cancelAlloc() })
 	if err := chromedp.Run(ctx); err != nil { // starts the browser
 		t.Fatalf("start chromium: %v", err)
