@@ -33,21 +33,10 @@ func byteMask(x uint64, c byte) uint64 {
 // gather packs the high bits of x's eight bytes into the low eight bits.
 func gather(x uint64) uint64 { return ((x >> 7) * gatherHi) >> 56 }
 
-// ascii counts the plain ASCII at the start of b, up to the first backslash,
-// control character or byte above 0x7F and at most 64 bytes, and returns how
-// many bytes it counted (0 when b starts with none).
-func (t *tally) ascii(b []byte) int {
-	if len(b) < 64 {
-		buf := asciiPad
-		copy(buf[:], b)
-		return t.ascii64(&buf)
-	}
-	return t.ascii64((*[64]byte)(b[:64]))
-}
-
-func (t *tally) ascii64(b *[64]byte) int {
-	var lat, dig, spc, esc uint64
-	m := 64
+// classifyWords is classifyBlock in portable Go, eight bytes at a time in a
+// machine word; it stops at the first word with a byte it stops at.
+func classifyWords(b *[64]byte) (lat, dig, spc, esc uint64, m int) {
+	m = 64
 	for w := 0; w < 8; w++ {
 		x := binary.LittleEndian.Uint64(b[w*8:])
 		a := x &^ highBits
@@ -70,6 +59,23 @@ func (t *tally) ascii64(b *[64]byte) int {
 			break
 		}
 	}
+	return lat, dig, spc, esc, m
+}
+
+// ascii counts the plain ASCII at the start of b, up to the first backslash,
+// control character or byte above 0x7F and at most 64 bytes, and returns how
+// many bytes it counted (0 when b starts with none).
+func (t *tally) ascii(b []byte) int {
+	if len(b) < 64 {
+		buf := asciiPad
+		copy(buf[:], b)
+		return t.ascii64(&buf)
+	}
+	return t.ascii64((*[64]byte)(b[:64]))
+}
+
+func (t *tally) ascii64(b *[64]byte) int {
+	lat, dig, spc, esc, m := classifyBlock(b)
 
 	// An escape is one character: \n, \t and \r a space, \b and \f a Latin
 	// letter, \" \\ \/ punctuation (unescape's reading). Its backslash is

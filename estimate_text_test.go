@@ -161,3 +161,33 @@ func BenchmarkTextTokens(b *testing.B) {
 		})
 	}
 }
+
+// TestClassifyBlockAsWords: the platform's classification (SSE2 on amd64)
+// gives the portable word-at-a-time one's masks on every kind of block.
+func TestClassifyBlockAsWords(t *testing.T) {
+	rng := rand.New(rand.NewPCG(64, 24))
+	alphabet := []byte("aZq09 \t\n\\\"/.,!~`@[{_\x7f\x01\x1f\x20\x80\xff\xd0\xb6\xdc")
+	var b [64]byte
+	for i := range 100_000 {
+		for j := range b {
+			if i%2 == 0 {
+				b[j] = byte(rng.IntN(256))
+			} else {
+				b[j] = alphabet[rng.IntN(len(alphabet))]
+			}
+		}
+		if i%7 == 0 { // mostly plain text, a stop late or none
+			for j := range b {
+				b[j] = "the cat sat, 42 times\\n"[rng.IntN(23)]
+			}
+			if rng.IntN(2) == 0 {
+				b[rng.IntN(64)] = 0x80
+			}
+		}
+		l, d, s, e, m := classifyBlock(&b)
+		wl, wd, ws, we, wm := classifyWords(&b)
+		if l != wl || d != wd || s != ws || e != we || m != wm {
+			t.Fatalf("classifyBlock(%q) = %x %x %x %x %d; classifyWords gives %x %x %x %x %d", b, l, d, s, e, m, wl, wd, ws, we, wm)
+		}
+	}
+}
