@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -73,8 +75,21 @@ func (b *browser) checkFit(path string, width int, ignore []string, more ...chro
 	step := fmt.Sprintf("%s at %d px", path, width)
 	b.console.drain()
 	ign, _ := json.Marshal(ignore)
-	b.run(step, append([]chromedp.Action{chromedp.EmulateViewport(int64(width), 900), chromedp.Navigate(path)},
-		append(more, chromedp.Evaluate(fitAudit, &f), chromedp.Evaluate(languageAudit+"("+string(ign)+")", &words))...)...)
+	var violations []string
+	awaited := func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }
+	// A phone in the dark, a desktop in the light: both color schemes pass the same checks.
+	scheme := "light"
+	if width < 600 {
+		scheme = "dark"
+	}
+	step += " (" + scheme + ")"
+	media := emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}})
+	b.run(step, append([]chromedp.Action{media, chromedp.EmulateViewport(int64(width), 900), chromedp.Navigate(path)},
+		append(more, chromedp.Evaluate(fitAudit, &f), chromedp.Evaluate(languageAudit+"("+string(ign)+")", &words),
+			chromedp.Evaluate(axeSource(b.t), nil), chromedp.Evaluate(axeAudit, &violations, awaited))...)...)
+	if len(violations) > 0 {
+		b.t.Errorf("%s: axe-core %s finds:\n  %s", step, axeVersion, axeFailures(violations))
+	}
 	if f.Scroll > f.Inner || f.Scroll > f.Client {
 		b.t.Errorf("%s scrolls sideways: scrollWidth %d, innerWidth %d, clientWidth %d; sticking out: %s (screenshot: %s)",
 			step, f.Scroll, f.Inner, f.Client, strings.Join(f.Out, ", "), b.screenshot(step+" overflow"))

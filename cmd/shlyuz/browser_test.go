@@ -269,6 +269,7 @@ func TestBrowserNewcomer(t *testing.T) {
 
 	var shown int
 	b.run("landing search", chromedp.Navigate(g.base+"/?lang=en"), b.fill("Search models", "gemini-2.5-flash-image"),
+		b.press("Filter"), textContains("#models-count", "1 models"),
 		chromedp.Evaluate(`Array.from(document.querySelectorAll('#models li[data-modality]')).filter(function (r) { return !r.hidden }).length`, &shown))
 	if shown != 1 {
 		t.Fatalf("the search shows %d models; want gemini-2.5-flash-image alone", shown)

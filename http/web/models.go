@@ -1,8 +1,10 @@
 package web
 
 import (
+	"net/url"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -82,7 +84,11 @@ type modelRow struct {
 	Prices                       []unitPrice
 }
 
+// landingPage is how many model cards a page of the landing shows.
+const landingPage = 48
+
 type landingData struct {
+	Prev, Next            string
 	Models                []modelRow
 	Count                 int64
 	Q, Modality, Provider string
@@ -125,6 +131,21 @@ func (w *Web) landing(c *fiber.Ctx) error {
 	sort.Strings(d.Providers)
 	sort.SliceStable(d.Models, func(i, j int) bool { return d.Models[i].Served && !d.Models[j].Served })
 	d.Count = int64(len(d.Models))
+	page := max(c.QueryInt("page", 1), 1)
+	q2 := url.Values{}
+	for k, v := range map[string]string{"q": d.Q, "modality": d.Modality, "provider": d.Provider, "all": c.Query("all")} {
+		if v != "" {
+			q2.Set(k, v)
+		}
+	}
+	link := func(p int) string { q2.Set("page", strconv.Itoa(p)); return "/?" + q2.Encode() }
+	if page > 1 {
+		d.Prev = link(page - 1)
+	}
+	if page*landingPage < len(d.Models) {
+		d.Next = link(page + 1)
+	}
+	d.Models = d.Models[min((page-1)*landingPage, len(d.Models)):min(page*landingPage, len(d.Models))]
 	return w.render(c, fiber.StatusOK, "landing", "brand", d, "", "")
 }
 

@@ -1,4 +1,4 @@
-// Progressive helpers of the account area: copy a new key, filter the model list.
+// Progressive helpers of the account area: copy a new key, apply the model filters.
 document.addEventListener('DOMContentLoaded', function () {
   document.querySelectorAll('[data-copy]').forEach(function (btn) {
     btn.addEventListener('click', function () {
@@ -9,27 +9,11 @@ document.addEventListener('DOMContentLoaded', function () {
       } else { src.select(); document.execCommand('copy'); done(); }
     });
   });
-  // The landing's model list: search and filters apply as they change (the form works without script too).
-  var q = document.getElementById('model-search');
-  var list = document.getElementById('models');
-  if (q && list) {
-    var mod = document.getElementById('modality'), prov = document.getElementById('provider');
-    var count = document.getElementById('models-count');
-    var apply = function () {
-      var v = q.value.toLowerCase().trim(), n = 0;
-      list.querySelectorAll('li[data-modality]').forEach(function (li) {
-        var show = (v === '' || li.textContent.toLowerCase().indexOf(v) >= 0) &&
-          (!mod.value || li.getAttribute('data-modality') === mod.value) &&
-          (!prov.value || li.getAttribute('data-provider') === prov.value);
-        li.hidden = !show;
-        if (show) { n++; }
-      });
-      if (count) { count.textContent = count.getAttribute('data-template').replace('%s', String(n)); }
-    };
-    q.addEventListener('input', apply);
-    mod.addEventListener('change', apply);
-    prov.addEventListener('change', apply);
-  }
+  // The landing's filters apply as soon as one is chosen (the form works without script too).
+  ['modality', 'provider'].forEach(function (id) {
+    var sel = document.getElementById(id);
+    if (sel && sel.form && sel.form.id === 'model-filters') { sel.addEventListener('change', function () { sel.form.requestSubmit(); }); }
+  });
 });
 
 // The web chat: streams a reply from /account/chat (the API's own SSE), shows its cost, and keeps each
