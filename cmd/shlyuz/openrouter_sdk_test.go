@@ -171,3 +171,39 @@ func TestOpenRouterSDK(t *testing.T) {
 		t.Fatalf("credits after %+v, spent %d", after, spent)
 	}
 }
+
+// The Vercel AI SDK with OpenRouter's provider, at versions that run on Node 20.
+var openRouterAISDK = []string{"@openrouter/ai-sdk-provider@2.9.1", "ai@6.0.325", "zod@4.6.7"}
+
+// TestOpenRouterAISDK drives generateText and streamText through
+// @openrouter/ai-sdk-provider, changed only in base URL and key: the text
+// arrives, the usage is read, and OpenRouter's cost (in credits) is what the
+// ledger debited.
+func TestOpenRouterAISDK(t *testing.T) {
+	modules := npmInstall(t, openRouterAISDK...)
+	_, key := account(t, h.base, 1_000_000, nil)
+	raw := runNode(t, modules, "openrouter_ai_sdk.mjs", "SHLYUZ_BASE="+h.base, "SHLYUZ_KEY="+key)
+	var r map[string]struct {
+		ID, Text            string
+		Input, Output, Cost int64
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatalf("%v: %s", err, raw)
+	}
+	after := balance(t, h.base, key).Data.TotalCredits // /credits commits this node's journal: the entries are in the store
+	var spent int64
+	for _, call := range []string{"generate", "stream"} {
+		c := r[call]
+		e, err := h.in.store.Entry(t.Context(), "chg-"+c.ID)
+		if err != nil {
+			t.Fatalf("%s: ledger entry of %q: %v", call, c.ID, err)
+		}
+		if c.Text == "" || c.Output != 8 || c.Cost != promptCredits*c.Input+completionCredits*c.Output || c.Cost != -e.Amount() {
+			t.Fatalf("%s: %+v, ledger %d", call, c, -e.Amount())
+		}
+		spent += c.Cost
+	}
+	if after != 1_000_000-spent {
+		t.Fatalf("balance %d, spent %d", after, spent)
+	}
+}
