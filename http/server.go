@@ -23,8 +23,10 @@ type Options struct {
 	Heartbeat  time.Duration // SSE comment while a stream is idle; default 1s
 	AdminToken string        // empty: the operator API is off
 	Log        *slog.Logger
-	// Metrics, when set, records every request and serves GET /metrics.
-	Metrics *metrics.Metrics
+	// Metrics, when set, records every request and serves GET /metrics, to
+	// the admin token's bearer unless PublicMetrics.
+	Metrics       *metrics.Metrics
+	PublicMetrics bool
 	// CORSOrigins may call /api from a browser (["*"]: any; empty: the default,
 	// any, as OpenRouter allows); the operator API is never open to them.
 	CORSOrigins []string
@@ -108,7 +110,11 @@ func New(gw *actors.Gateway, o Options) *Server {
 	}
 	s.App.Use(s.readBody)
 	if o.Metrics != nil {
-		s.App.Get("/metrics", adaptor.HTTPHandler(o.Metrics.Handler()))
+		if o.PublicMetrics {
+			s.App.Get("/metrics", adaptor.HTTPHandler(o.Metrics.Handler()))
+		} else {
+			s.App.Get("/metrics", s.adminAuth, adaptor.HTTPHandler(o.Metrics.Handler()))
+		}
 	}
 
 	s.App.Use("/api", s.cors())

@@ -290,7 +290,7 @@ func TestOverReportedUsageChargesTheReservation(t *testing.T) {
 	if st := call(t, h.base, "GET", "/api/v1/generation?id="+resp.Header.Get("X-Generation-Id"), key, nil, &g); st != 200 || !g.Data.OverReserved || g.Data.Credits != r.Usage.Credits {
 		t.Errorf("generation %d %+v", st, g.Data)
 	}
-	if body := get(t, h.base+"/metrics", "", 200); !strings.Contains(body, `shlyuz_over_reserved_total{model="bill/gpt-4o-mini",upstream="fake"}`) {
+	if body := get(t, h.base+"/metrics", adminToken, 200); !strings.Contains(body, `shlyuz_over_reserved_total{model="bill/gpt-4o-mini",upstream="fake"}`) {
 		t.Error("/metrics does not count the over-reported call")
 	}
 }

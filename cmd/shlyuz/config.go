@@ -36,6 +36,10 @@ type Config struct {
 	BodyLimit int           `yaml:"body_limit"` // bytes, of an /api/v1 body (after inflating)
 	// HTTP bounds slow and idle clients; zero values take http.Options' defaults.
 	HTTP httpConfig `yaml:"http"`
+	// Metrics: GET /metrics needs the admin token unless public is true.
+	Metrics struct {
+		Public bool `yaml:"public"`
+	} `yaml:"metrics"`
 	// Pricing applies until the operator sets one through the admin API.
 	Pricing *struct {
 		Rate shlyuz.Decimal `yaml:"rate"`

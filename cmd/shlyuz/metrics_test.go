@@ -14,7 +14,8 @@ func TestMetricsAndPprof(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("chat %d", resp.StatusCode)
 	}
-	body := get(t, h.base+"/metrics", "", 200)
+	get(t, h.base+"/metrics", "", 401) // the admin token's unless metrics: {public: true}
+	body := get(t, h.base+"/metrics", adminToken, 200)
 	for _, want := range []string{
 		`shlyuz_generations_total{model="test/model",status="completed",stream="false",upstream="fake"}`,
 		`shlyuz_http_requests_total{route="/api/v1/chat/completions",status="200"}`,

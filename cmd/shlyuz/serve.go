@@ -237,7 +237,7 @@ func (in *instance) start(ctx context.Context, cfg *Config, addr address, db str
 	in.srv = shzhttp.New(in.gw, shzhttp.Options{BodyLimit: cfg.BodyLimit, Heartbeat: cfg.Heartbeat,
 		AdminToken: adminToken, Log: log, Metrics: m, CORSOrigins: corsOrigins(cfg.CORS.AllowedOrigins), Web: mountWeb,
 		HeaderTimeout: cfg.HTTP.HeaderTimeout, IdleTimeout: cfg.HTTP.IdleTimeout, BodyGrace: cfg.HTTP.BodyGrace,
-		MinBodyRate: cfg.HTTP.MinBodyRate, MaxConns: cfg.HTTP.MaxConnections})
+		MinBodyRate: cfg.HTTP.MinBodyRate, MaxConns: cfg.HTTP.MaxConnections, PublicMetrics: cfg.Metrics.Public})
 	ln, err := addr.Listen() // ready: from now on connections are accepted
 	if err != nil {
 		return bad("--listen (SHLYUZ_LISTEN, listen in the config)", err)
