@@ -52,9 +52,9 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Stream {
-		s.anthropicStream(w, r, req.Model, sc)
+		s.anthropicStream(w, r, req.Model, sc, req.thinks())
 	} else {
-		anthropicReply(w, req.Model, sc)
+		anthropicReply(w, req.Model, sc, req.thinks())
 	}
 }
 
@@ -77,7 +77,20 @@ type anthropicRequest struct {
 	Temperature   *float64 `json:"temperature"`
 	TopP          *float64 `json:"top_p"`
 	StopSequences []string `json:"stop_sequences"`
+	Thinking      *struct {
+		Type         string `json:"type"`
+		BudgetTokens int64  `json:"budget_tokens"`
+	} `json:"thinking"`
 }
+
+// thinks reports whether the request turned extended thinking on.
+func (r *anthropicRequest) thinks() bool { return r.Thinking != nil && r.Thinking.Type == "enabled" }
+
+// The fake's thinking block, when the request turns thinking on.
+const (
+	AnthropicThinking  = "Let me think this through."
+	AnthropicSignature = "fake-signature"
+)
 
 // anthropicBlock is any content block.
 type anthropicBlock struct {
@@ -140,6 +153,16 @@ func parseAnthropic(body []byte) (req anthropicRequest, ask Ask, msg string) {
 		return req, ask, "temperature: Input should be less than or equal to 1"
 	case req.TopP != nil && (*req.TopP < 0 || *req.TopP > 1):
 		return req, ask, "top_p: Input should be less than or equal to 1"
+	}
+	if req.thinks() {
+		switch b := req.Thinking.BudgetTokens; {
+		case b < 1024:
+			return req, ask, "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
+		case b >= *req.MaxTokens:
+			return req, ask, "`max_tokens` must be greater than `thinking.budget_tokens`"
+		case req.Temperature != nil && *req.Temperature != 1:
+			return req, ask, "`temperature` may only be set to 1 when thinking is enabled"
+		}
 	}
 	for _, s := range req.StopSequences {
 		if strings.TrimSpace(s) == "" {
@@ -230,6 +253,11 @@ func parseAnthropic(body []byte) (req anthropicRequest, ask Ask, msg string) {
 				return req, ask, "messages." + strconv.Itoa(i-1) + ": `tool_use` ids were found without `tool_result` blocks immediately after: " + id +
 					". Each `tool_use` block must have a corresponding `tool_result` block in the next message."
 			}
+		}
+		if req.thinks() && m.Role == "assistant" && len(uses) > 0 && i == len(req.Messages)-2 &&
+			blocks[0].Type != "thinking" && blocks[0].Type != "redacted_thinking" {
+			return req, ask, at + ".content.0.type: Expected `thinking` or `redacted_thinking`, but found `" + blocks[0].Type +
+				"`. When `thinking` is enabled, a final `assistant` message must start with a thinking block."
 		}
 		pendingUses = uses
 		if i == len(req.Messages)-1 {
@@ -348,13 +376,16 @@ func anthropicToolID(tc *ToolCall) string {
 }
 
 // anthropicReply writes a non-streamed Message.
-func anthropicReply(w http.ResponseWriter, model string, sc *Script) {
+func anthropicReply(w http.ResponseWriter, model string, sc *Script, thinks bool) {
 	b := make([]byte, 0, 320+len(model)+sc.Tokens*8)
 	b = append(b, `{"id":"msg_fake_`...)
 	b = append(b, sc.ID...)
 	b = append(b, `","type":"message","role":"assistant","model":`...)
 	b = appendJSONString(b, model)
 	b = append(b, `,"content":[`...)
+	if thinks {
+		b = append(b, `{"type":"thinking","thinking":"`+AnthropicThinking+`","signature":"`+AnthropicSignature+`"},`...)
+	}
 	if tc := sc.ToolCall; tc != nil {
 		b = append(b, `{"type":"tool_use","id":`...)
 		b = appendJSONString(b, anthropicToolID(tc))
@@ -419,7 +450,7 @@ func anthropicToolFragments(args string) []string {
 // anthropicStream writes a Messages event stream: message_start,
 // content_block_start, ping, content_block_delta per word (or tool input
 // fragment), content_block_stop, message_delta, message_stop.
-func (s *Server) anthropicStream(w http.ResponseWriter, r *http.Request, model string, sc *Script) {
+func (s *Server) anthropicStream(w http.ResponseWriter, r *http.Request, model string, sc *Script, thinks bool) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")
@@ -444,17 +475,29 @@ func (s *Server) anthropicStream(w http.ResponseWriter, r *http.Request, model s
 		return
 	}
 
+	// A thinking block first when thinking is on: the content block after it has index 1.
+	idx := "0"
+	if thinks {
+		idx = "1"
+		if !ev.send("content_block_start", []byte(`{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`)) ||
+			!ev.send("content_block_delta", []byte(`{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"`+AnthropicThinking+`"}}`)) ||
+			!ev.send("content_block_delta", []byte(`{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"`+AnthropicSignature+`"}}`)) ||
+			!ev.send("content_block_stop", []byte(`{"type":"content_block_stop","index":0}`)) {
+			return
+		}
+	}
+
 	// The pieces streamed as deltas: words, or fragments of the tool input.
 	var pieces []string
 	if tc := sc.ToolCall; tc != nil {
-		b = append(b[:0], `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":`...)
+		b = append(b[:0], `{"type":"content_block_start","index":`+idx+`,"content_block":{"type":"tool_use","id":`...)
 		b = appendJSONString(b, anthropicToolID(tc))
 		b = append(b, `,"name":`...)
 		b = appendJSONString(b, tc.Name)
 		b = append(b, `,"input":{}}}`...)
 		pieces = anthropicToolFragments(tc.Arguments)
 	} else {
-		b = append(b[:0], `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`...)
+		b = append(b[:0], `{"type":"content_block_start","index":`+idx+`,"content_block":{"type":"text","text":""}}`...)
 		for i := 0; i < sc.Tokens; i++ {
 			pieces = append(pieces, Token(i))
 		}
@@ -481,7 +524,7 @@ func (s *Server) anthropicStream(w http.ResponseWriter, r *http.Request, model s
 		if !s.Pace(ctx, pace) {
 			return
 		}
-		b = append(b[:0], `{"type":"content_block_delta","index":0,"delta":`...)
+		b = append(b[:0], `{"type":"content_block_delta","index":`+idx+`,"delta":`...)
 		if sc.ToolCall != nil {
 			b = append(b, `{"type":"input_json_delta","partial_json":`...)
 		} else {
@@ -508,7 +551,7 @@ func (s *Server) anthropicStream(w http.ResponseWriter, r *http.Request, model s
 		return
 	}
 
-	if !ev.send("content_block_stop", []byte(`{"type":"content_block_stop","index":0}`)) {
+	if !ev.send("content_block_stop", []byte(`{"type":"content_block_stop","index":`+idx+`}`)) {
 		return
 	}
 	b = append(b[:0], `{"type":"message_delta","delta":{"stop_reason":"`...)
