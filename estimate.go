@@ -216,3 +216,27 @@ func estimatePromptJSON(messages json.RawMessage) (PromptEstimate, error) {
 	}
 	return w.estimate(), nil
 }
+
+// EstimateDefinitions bounds the prompt tokens that request fields rendered
+// into the prompt by the upstream take (tools, functions, a response schema):
+// a token per byte of their JSON, which no tokenizer exceeds (a token is at
+// least a byte, and upstreams render definitions more tersely than JSON),
+// plus 16 per top-level element for the framing an upstream adds; likely is
+// a token per four bytes.
+func EstimateDefinitions(values ...json.RawMessage) PromptEstimate {
+	var e PromptEstimate
+	for _, v := range values {
+		if len(v) == 0 || string(v) == "null" {
+			continue
+		}
+		n := int64(len(v))
+		elements := int64(1)
+		var arr []json.RawMessage
+		if v[0] == '[' && json.Unmarshal(v, &arr) == nil {
+			elements = int64(max(1, len(arr)))
+		}
+		e.Reserve = AddChecked(e.Reserve, AddChecked(n, 16*elements))
+		e.Likely = AddChecked(e.Likely, (n+3)/4)
+	}
+	return e
+}

@@ -28,3 +28,16 @@ func TestEstimateCompletion(t *testing.T) {
 		})
 	}
 }
+
+func TestEstimateDefinitions(t *testing.T) {
+	tools := json.RawMessage(`[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object"}}},{"type":"function","function":{"name":"b"}}]`)
+	schema := json.RawMessage(`{"type":"json_schema","json_schema":{"name":"x","schema":{"type":"object"}}}`)
+	e := EstimateDefinitions(tools, nil, json.RawMessage("null"), schema)
+	// a token per byte plus 16 per element: 2 tools, 1 schema
+	if want := int64(len(tools)+2*16) + int64(len(schema)+16); e.Reserve != want {
+		t.Errorf("reserve %d, want %d", e.Reserve, want)
+	}
+	if want := int64((len(tools)+3)/4 + (len(schema)+3)/4); e.Likely != want {
+		t.Errorf("likely %d, want %d", e.Likely, want)
+	}
+}

@@ -62,6 +62,9 @@ func parseChat(body []byte) (*actors.ChatCall, *shlyuz.Error) {
 	if est.Reserve <= 16 && strings.TrimSpace(string(msgs)) == "[]" {
 		return nil, shlyuz.ErrInvalidValue("messages", "messages must not be empty.")
 	}
+	// Tools and a response schema are rendered into the prompt: the reservation counts them.
+	defs := shlyuz.EstimateDefinitions(fields["tools"], fields["functions"], fields["response_format"])
+	est.Reserve, est.Likely = shlyuz.AddChecked(est.Reserve, defs.Reserve), shlyuz.AddChecked(est.Likely, defs.Likely)
 	call.Prompt = est
 
 	if err := field(fields, "stream", &call.Stream); err != nil {
