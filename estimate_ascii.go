@@ -131,7 +131,10 @@ func (t *tally) ascii64(b *[64]byte) int {
 	k0 := t.n
 	kl, kd, ks := carry(c0, classLatin, k0), carry(c0, classDigit, k0), carry(c0, classSpace, k0)
 	p := int64(bits.OnesCount64(punct))
-	sp := offsets4(spc, ks, 1)
+	var sp int64
+	if spc&(spc<<1) != 0 || ks > 0 && spc&1 != 0 { // single spaces cost nothing
+		sp = offsets4(spc, ks, 1)
+	}
 	t.reserve += offsets3(lat, kl) + sp + p
 	t.likely += offsets4(lat, kl, 0) + sp + p
 	if dig != 0 { // prose has none in most blocks
@@ -166,42 +169,46 @@ func carry(first, c charClass, k0 int64) int64 {
 	return 0
 }
 
-// Bits at positions ≡ j (mod 3) and (mod 4).
-var mod3 = [3]uint64{0x9249249249249249, 0x2492492492492492, 0x4924924924924924}
-var mod4 = [4]uint64{0x1111111111111111, 0x1111111111111111 << 1, 0x1111111111111111 << 2, 0x1111111111111111 << 3}
+// Bits at positions ≡ 0 (mod 3) and (mod 4).
+const (
+	mod3 = 0x9249249249249249
+	mod4 = 0x1111111111111111
+)
 
 // offsets3 counts the bits of m that lie a multiple of 3 bits after the start
 // of their run of ones; the run at bit 0, when k0 > 0, began k0 bits before
 // the block. Adding a run's start bit to m clears the run (the carry runs
-// through it), so ((m+s)^m)&m is the runs that start at s.
+// through it), so ((m+s)^m)&m is the runs that start at s; the runs starting
+// at positions ≡ j (mod 3) keep their bits at positions ≡ j. The groups are
+// disjoint, so one popcount counts them all.
 func offsets3(m uint64, k0 int64) int64 {
-	n := 0
+	var hit uint64
 	if k0 > 0 && m&1 != 0 {
 		first := ((m + 1) ^ m) & m
-		n += bits.OnesCount64(first & mod3[(3-k0%3)%3])
+		hit = first & (mod3 << ((3 - k0%3) % 3))
 		m &^= first
 	}
 	starts := m &^ (m << 1)
-	for j := range 3 {
-		s := starts & mod3[j]
-		n += bits.OnesCount64(((m + s) ^ m) & m & mod3[j])
-	}
-	return int64(n)
+	const p0, p1, p2 = mod3, mod3 << 1 & (1<<64 - 1), mod3 << 2 & (1<<64 - 1)
+	s0, s1, s2 := starts&p0, starts&p1, starts&p2
+	hit |= (((m+s0)^m)&p0 | ((m+s1)^m)&p1 | ((m+s2)^m)&p2) & m
+	return int64(bits.OnesCount64(hit))
 }
 
 // offsets4 counts the bits of m that lie r (mod 4) bits after the start of
-// their run of ones, as offsets3.
+// their run of ones, as offsets3. Positions ≡ j+r (mod 4) are those ≡ j
+// rotated by r, 64 being a multiple of 4.
 func offsets4(m uint64, k0 int64, r int) int64 {
-	n := 0
+	var hit uint64
 	if k0 > 0 && m&1 != 0 {
 		first := ((m + 1) ^ m) & m
-		n += bits.OnesCount64(first & mod4[(r+4-int(k0%4))%4])
+		hit = first & bits.RotateLeft64(mod4, (r+4-int(k0%4))%4)
 		m &^= first
 	}
 	starts := m &^ (m << 1)
-	for j := range 4 {
-		s := starts & mod4[j]
-		n += bits.OnesCount64(((m + s) ^ m) & m & mod4[(j+r)%4])
-	}
-	return int64(n)
+	const p0, p1, p2, p3 = mod4, mod4 << 1, mod4 << 2, mod4 << 3
+	s0, s1, s2, s3 := starts&p0, starts&p1, starts&p2, starts&p3
+	hit |= (((m+s0)^m)&bits.RotateLeft64(p0, r) | ((m+s1)^m)&bits.RotateLeft64(p1, r) |
+		((m+s2)^m)&bits.RotateLeft64(p2, r) | ((m+s3)^m)&bits.RotateLeft64(p3, r)) & m
+	return int64(bits.OnesCount64(hit))
 }
