@@ -82,9 +82,9 @@ var anthropicHeaders = []string{"Anthropic-Beta"}
 // body kept for an Anthropic upstream, its chat form for the others.
 // A count only (count_tokens) needs no max_tokens.
 func parseMessages(body []byte, header func(string, ...string) string, countOnly bool) (*actors.ChatCall, *shlyuz.Error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(body, &top); err != nil {
-		return nil, shlyuz.ErrInvalidJSON(err.Error())
+	top, serr := splitObject(body) // spans of body, kept for an Anthropic upstream
+	if serr != nil {
+		return nil, shlyuz.ErrInvalidJSON(serr.Error())
 	}
 	if top == nil {
 		return nil, shlyuz.ErrInvalidJSON("the body must be a JSON object")

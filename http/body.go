@@ -1,6 +1,7 @@
 package http
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"math/bits"
@@ -116,6 +117,16 @@ const localOwnBody = "shz.ownbody"
 
 // ownBody reports whether c's body is the gateway's own buffer.
 func ownBody(c *fiber.Ctx) bool { own, _ := c.Locals(localOwnBody).(bool); return own }
+
+// ownedBody is c's body in a buffer nothing reuses: the gateway's own, else a
+// copy of fasthttp's pooled one. Spans of it may outlive the handler (a
+// stream writer, an upstream call).
+func ownedBody(c *fiber.Ctx) []byte {
+	if ownBody(c) {
+		return c.Body()
+	}
+	return bytes.Clone(c.Body())
+}
 
 // readStream reads the body stream up to limit bytes, holding the client to
 // the minimum rate after the grace through the connection's read deadline.

@@ -2,7 +2,6 @@ package http
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"strconv"
 	"time"
@@ -91,11 +90,7 @@ func (s *Server) chatCompletions(c *fiber.Ctx) error {
 // ChatAs answers the chat request in c's body as the key with the hash, on
 // the API's one path (reservation, upstream, settlement): the web chat's way in.
 func (s *Server) ChatAs(c *fiber.Ctx, keyHash string) error {
-	body := c.Body()
-	if !ownBody(c) {
-		body = bytes.Clone(body) // fasthttp reuses its buffer after the handler; the call keeps spans of the body
-	}
-	call, perr := parseChat(body)
+	call, perr := parseChat(ownedBody(c)) // the call keeps spans of the body
 	if perr != nil {
 		return perr
 	}

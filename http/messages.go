@@ -15,7 +15,7 @@ func (s *Server) messagesRoutes(v1 fiber.Router) {
 // messages is POST /api/v1/messages: reserved, served, settled and recorded
 // as a chat completion is, under the generation id in X-Generation-Id.
 func (s *Server) messages(c *fiber.Ctx) error {
-	call, perr := parseMessages(c.Body(), c.Get, false)
+	call, perr := parseMessages(ownedBody(c), c.Get, false)
 	if perr != nil {
 		return perr
 	}
@@ -49,7 +49,7 @@ func (s *Server) countTokens(c *fiber.Ctx) error {
 	if _, err := s.gw.CheckKey(c.Locals(localKeyHash).(string)); err != nil {
 		return err
 	}
-	call, perr := parseMessages(c.Body(), c.Get, true)
+	call, perr := parseMessages(ownedBody(c), c.Get, true)
 	if perr != nil {
 		return perr
 	}

@@ -14,13 +14,12 @@ import (
 // recorded as a chat completion (the response's id is its X-Generation-Id),
 // and the reply told as a Response or its typed event stream.
 func (s *Server) responses(c *fiber.Ctx) error {
-	body := c.Body()
+	body := ownedBody(c) // raw keeps spans of it for the reply
 	call, req, perr := parseResponses(body)
 	if perr != nil {
 		return perr
 	}
-	var raw map[string]json.RawMessage
-	_ = json.Unmarshal(body, &raw)
+	raw, _ := splitObject(body)
 	call.KeyHash = c.Locals(localKeyHash).(string)
 	call.GenerationID = newID("gen-")
 	c.Set("X-Generation-Id", call.GenerationID)
