@@ -113,3 +113,21 @@ func TestUnsetPartsFollowPromptAndCompletion(t *testing.T) {
 		t.Errorf("a cache read priced 0 costs %d", free.CacheReadMicro)
 	}
 }
+
+func TestCheckPrice(t *testing.T) {
+	neg := MustDecimal("-1")
+	for name, tc := range map[string]struct {
+		m  Model
+		ok bool
+	}{
+		"list prices":            {Model{USD: sonnet45}, true},
+		"a negative cache part":  {Model{USD: USDPrice{PriceParts: PriceParts{CacheReadPerMTok: &neg}}}, false},
+		"a negative ruble part":  {Model{RUB: &RUBPrice{PriceParts: PriceParts{RequestFee: &neg}}}, false},
+		"a tier with no size":    {Model{USD: USDPrice{PriceParts: PriceParts{LongContext: &LongContextPrice{}}}}, false},
+		"a tier's negative part": {Model{USD: USDPrice{PriceParts: PriceParts{LongContext: &LongContextPrice{AbovePromptTokens: 1, PriceParts: PriceParts{CacheWritePerMTok: &neg}}}}}, false},
+	} {
+		if err := tc.m.CheckPrice(); (err == nil) != tc.ok {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

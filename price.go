@@ -194,3 +194,44 @@ func (p *Price) For(promptTokens int64) *Price {
 	}
 	return p
 }
+
+// CheckPrice is a 400 naming the part when a model's price has a negative
+// part, or a long-context tier without its threshold.
+func (m *Model) CheckPrice() *Error {
+	check := func(field string, prompt, completion Decimal, pp *PriceParts) *Error {
+		if prompt.Sign() < 0 || completion.Sign() < 0 {
+			return ErrInvalidValue(field, "Prices must not be negative.")
+		}
+		if err := checkParts(field, pp); err != nil {
+			return err
+		}
+		if lc := pp.LongContext; lc != nil {
+			if lc.AbovePromptTokens <= 0 {
+				return ErrInvalidValue(field, "long_context needs above_prompt_tokens, the prompt size above which it applies.")
+			}
+			if lc.PromptPerMTok.Sign() < 0 || lc.CompletionPerMTok.Sign() < 0 {
+				return ErrInvalidValue(field, "Prices must not be negative.")
+			}
+			return checkParts(field, &lc.PriceParts)
+		}
+		return nil
+	}
+	if err := check("usd", m.USD.PromptPerMTok, m.USD.CompletionPerMTok, &m.USD.PriceParts); err != nil {
+		return err
+	}
+	if m.RUB != nil {
+		return check("rub", m.RUB.PromptPerMTok, m.RUB.CompletionPerMTok, &m.RUB.PriceParts)
+	}
+	return nil
+}
+
+// checkParts is a 400 when a part is negative.
+func checkParts(field string, pp *PriceParts) *Error {
+	for _, d := range []*Decimal{pp.CacheReadPerMTok, pp.CacheWritePerMTok, pp.CacheWrite1hPerMTok, pp.ReasoningPerMTok,
+		pp.AudioInPerMTok, pp.AudioOutPerMTok, pp.ImageInPerMTok, pp.ImageOutPerMTok, pp.RequestFee} {
+		if d != nil && d.Sign() < 0 {
+			return ErrInvalidValue(field, "Prices must not be negative.")
+		}
+	}
+	return nil
+}

@@ -427,8 +427,8 @@ func (s *Server) adminSaveModel(c *fiber.Ctx) error {
 	if i := strings.IndexByte(m.ID, '/'); i <= 0 || i == len(m.ID)-1 {
 		return shlyuz.ErrInvalidValue("id", "A model id looks like <provider>/<model_name>.")
 	}
-	if m.USD.PromptPerMTok.Sign() < 0 || m.USD.CompletionPerMTok.Sign() < 0 {
-		return shlyuz.ErrInvalidValue("usd", "Prices must not be negative.")
+	if err := m.CheckPrice(); err != nil {
+		return err
 	}
 	if len(m.InputModalities) == 0 {
 		m.InputModalities = []string{"text"}

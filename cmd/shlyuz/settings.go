@@ -126,6 +126,9 @@ func validateConfig(cfg *Config) error {
 		if m.ID == "" {
 			return bad(fmt.Sprintf("models[%d].id", i), errors.New("every model needs an id"))
 		}
+		if err := m.CheckPrice(); err != nil {
+			return bad(fmt.Sprintf("models[%d] (%s)", i, m.ID), errors.New(err.Message))
+		}
 	}
 	return nil
 }
