@@ -12,6 +12,7 @@ import (
 	nethttp "net/http"
 	"os"
 	"runtime"
+	"slices"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -434,4 +435,68 @@ func TestSlowlorisHeadersAreDroppedWhileOthersAreServed(t *testing.T) {
 			t.Fatalf("a slowloris connection was not closed: %v", err)
 		}
 	}
+}
+
+// p99 of n sequential requests on one kept-alive connection.
+func p99(t *testing.T, c *nethttp.Client, url string, n int) time.Duration {
+	t.Helper()
+	d := make([]time.Duration, 0, n)
+	for range n {
+		start := time.Now()
+		resp, err := c.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode != 404 {
+			t.Fatalf("a normal request: %d", resp.StatusCode)
+		}
+		d = append(d, time.Since(start))
+	}
+	slices.Sort(d)
+	return d[len(d)*99/100]
+}
+
+func TestNormalClientIsServedDuring2000SlowlorisConnections(t *testing.T) {
+	if testing.Short() {
+		t.Skip("2,000 connections")
+	}
+	addr := serveForTest(t, Options{})
+	c := &nethttp.Client{Transport: &nethttp.Transport{MaxIdleConnsPerHost: 1}}
+	defer c.CloseIdleConnections()
+	url := "http://" + addr + "/nope"
+	p99(t, c, url, 50) // warm
+	idle := p99(t, c, url, 300)
+	const n = 2000
+	stop := make(chan struct{})
+	var open sync.WaitGroup
+	open.Add(n)
+	for i := range n {
+		go func() {
+			conn, err := net.Dial("tcp", addr)
+			open.Done()
+			if err != nil {
+				return
+			}
+			defer conn.Close()
+			_, _ = io.WriteString(conn, "GET /nope HTTP/1.1\r\nHost: x\r\n")
+			next := time.Duration(i) * time.Second / n // spread over the second, as independent clients are
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(next): // one header line a second, never the end
+					next = time.Second
+					if _, err := io.WriteString(conn, "X-A: b\r\n"); err != nil {
+						return
+					}
+				}
+			}
+		}()
+	}
+	open.Wait()
+	attacked := p99(t, c, url, 1000)
+	close(stop)
+	t.Logf("a normal client's p99: %s idle, %s during %d slowloris connections", idle, attacked, n)
 }
