@@ -114,7 +114,7 @@ func TestBrowserPagesFit(t *testing.T) {
 	email := fmt.Sprintf("fit-a-rather-long-address-%d@example.com", time.Now().UnixNano())
 	const password = "a long enough password"
 
-	anon := []string{"/", "/?all=1", "/register", "/login", "/reset", "/no-such-page"}
+	anon := []string{"/", "/?all=1", "/models/test/model", "/register", "/login", "/reset", "/no-such-page"}
 	for _, lang := range []string{"ru", "en"} {
 		for _, w := range []int{390, 1280} {
 			for _, p := range anon {

@@ -118,6 +118,14 @@ func TestWebAreaPages(t *testing.T) {
 		if _, second := u.get("/?page=2"); strings.Count(second, `<li data-modality=`) != 48 || !strings.Contains(second, `href="/?page=1"`) {
 			t.Fatal("the landing's second page lacks its cards or the link back")
 		}
+		// A model's page: its prices and how to call it; an unknown model is the area's 404.
+		if st, page := u.get("/models/test/model"); st != 200 || !strings.Contains(page, "Input</dt><dd class=\"price\">100.00\u00a0₽ per 1M tokens") ||
+			!strings.Contains(page, "served by this gateway") || !strings.Contains(page, "/api/v1/chat/completions \\\n  -d &#39;{&#34;model&#34;: &#34;test/model&#34;") {
+			t.Fatalf("test/model's page: %d\n%s", st, page)
+		}
+		if st, page := u.get("/models/no/such-model"); st != 404 || !strings.Contains(page, "<h1>Page not found</h1>") {
+			t.Fatalf("an unknown model's page: %d\n%s", st, page)
+		}
 		_, some := u.get("/?q=TEST/OTH")
 		if !strings.Contains(some, `<code class="id">test/other</code>`) || strings.Contains(some, `<code class="id">test/model</code>`) ||
 			!strings.Contains(some, `value="TEST/OTH"`) {

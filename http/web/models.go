@@ -176,3 +176,46 @@ func (w *Web) servedForChat(id string) bool {
 	models, _ := w.chatModels()
 	return slices.Contains(models, id)
 }
+
+type modelPageData struct {
+	modelRow
+	MaxOutput        int64
+	Inputs, Outputs  []string
+	APIBase, Snippet string
+	Chat             bool // the web chat offers it
+}
+
+// modelPage is GET /models/<id>: one model, what it takes and makes, its
+// prices in its own units, and how to call it.
+func (w *Web) modelPage(c *fiber.Ctx) error {
+	id, _ := url.PathUnescape(c.Params("*"))
+	cat := w.gw.Catalog()
+	m, ok := cat.Get(id)
+	if !ok {
+		return w.errorPage(c, fiber.StatusNotFound)
+	}
+	d := modelPageData{modelRow: modelRow{ID: m.ID, Name: m.Name, Modality: modalityOf(m), Provider: m.Provider(),
+		Context: m.ContextLength, Served: w.gw.Routable(m.ID), Prices: pricesOf(m, cat.Pricing)},
+		MaxOutput: m.MaxOutputTokens, Inputs: m.InputModalities, Outputs: m.OutputModalities,
+		APIBase: w.cfg.PublicURL + "/api/v1", Chat: w.servedForChat(m.ID)}
+	if d.Name == "" {
+		d.Name = m.ID
+	}
+	p := &page{Lang: langOf(c)}
+	switch d.Modality {
+	case "text":
+		d.Snippet = "chat/completions \\\n  -d '{\"model\": \"" + m.ID + "\", \"messages\": [{\"role\": \"user\", \"content\": \"" + p.T("snippet_hello") + "\"}]}'"
+	case "image":
+		if m.Image != nil {
+			d.Snippet = "images/generations \\\n  -d '{\"model\": \"" + m.ID + "\", \"prompt\": \"" + p.T("snippet_cat") + "\"}'"
+		} else {
+			d.Snippet = "chat/completions \\\n  -d '{\"model\": \"" + m.ID + "\", \"messages\": [{\"role\": \"user\", \"content\": \"" + p.T("snippet_cat") + "\"}]}'"
+		}
+	case "speech":
+		d.Snippet = "audio/speech \\\n  -d '{\"model\": \"" + m.ID + "\", \"input\": \"" + p.T("snippet_hello") + "\"}' -o speech.mp3"
+	case "embedding":
+		d.Snippet = "embeddings \\\n  -d '{\"model\": \"" + m.ID + "\", \"input\": \"" + p.T("snippet_hello") + "\"}'"
+	}
+	c.Set(fiber.HeaderCacheControl, "public, max-age=60")
+	return w.render(c, fiber.StatusOK, "model", "model_title", d, "", "")
+}

@@ -123,6 +123,7 @@ func (w *Web) Mount(app *fiber.App, chat func(c *fiber.Ctx, keyHash string) erro
 	app.Post("/payments/yookassa/notify", w.notify) // the acquirer's call: no session, no CSRF
 	r := app.Group("/", w.session, w.htmlErrors)
 	r.Get("/", w.landing)
+	r.Get("/models/*", w.modelPage)
 	r.Get("/register", w.registerPage)
 	r.Post("/register", w.csrf, w.register)
 	r.Get("/confirm", w.confirm)

@@ -41,6 +41,15 @@ var pageWords = map[string][2]string{
 	"modality_transcription": {"распознавание речи", "transcription"},
 	"modality_embedding":     {"эмбеддинги", "embeddings"},
 
+	"io_text":          {"текст", "text"},
+	"io_image":         {"изображения", "images"},
+	"io_file":          {"файлы", "files"},
+	"io_audio":         {"аудио", "audio"},
+	"io_video":         {"видео", "video"},
+	"io_speech":        {"речь", "speech"},
+	"io_transcription": {"текст из речи", "transcripts"},
+	"io_embeddings":    {"эмбеддинги", "embeddings"},
+
 	"status_pending":   {"ожидает оплаты", "pending"},
 	"status_succeeded": {"оплачен", "succeeded"},
 	"status_canceled":  {"отменён", "canceled"},
@@ -88,6 +97,15 @@ var pageWords = map[string][2]string{
 	"err_content_policy":       {"Поставщик модели отклонил запрос по своим правилам.", "The model's provider refused the request under its policy."},
 	"err_internal_error":       {"Что-то пошло не так. Попробуйте позже.", "Something went wrong. Try again later."},
 	"err_other":                {"Запрос не выполнен (код ошибки: %s).", "The request failed (error code: %s)."},
+	"model_title":              {"Модель", "Model"},
+	"snippet_cat":              {"Нарисуй кота", "Draw a cat"},
+	"max_output":               {"Ответ не длиннее, токенов", "Longest reply, tokens"},
+	"inputs":                   {"Принимает", "Takes"},
+	"outputs":                  {"Выдаёт", "Makes"},
+	"served":                   {"обслуживается этим шлюзом", "served by this gateway"},
+	"how_to_call":              {"Как вызвать", "How to call it"},
+	"try_chat":                 {"Попробовать в чате", "Try it in the chat"},
+	"all_models":               {"Все модели", "All models"},
 	"mailbox_where":            {"Откройте самое новое письмо (.eml) в этой папке:", "Open the newest letter (.eml) in this folder:"},
 }
 
