@@ -15,7 +15,9 @@ import (
 )
 
 // embeddingTestModels: 1 USD per Mtok of input, 10 credits a token at the test rate.
+// gemini/embed goes to the Gemini fake (the gemini/ route).
 const embeddingTestModels = `  - {id: "embed/model", name: "Embed", context_length: 8192, input_modalities: [text], output_modalities: [embeddings], usd: {prompt_usd_per_mtok: "1", completion_usd_per_mtok: "0"}}
+  - {id: "gemini/embed", name: "Gemini embed", context_length: 8192, input_modalities: [text], output_modalities: [embeddings], usd: {prompt_usd_per_mtok: "1", completion_usd_per_mtok: "0"}}
 `
 
 func TestOpenAISDKEmbeddings(t *testing.T) {
@@ -78,6 +80,28 @@ func TestOpenAISDKEmbeddings(t *testing.T) {
 			if got := math.Float32frombits(binary.LittleEndian.Uint32(b[4*j:])); got != want {
 				t.Fatalf("element %d: %v, want %v", j, got, want)
 			}
+		}
+	})
+
+	t.Run("gemini", func(t *testing.T) { // no usage from Gemini: the gateway's count is billed
+		before := balance(t, h.base, key).Data.TotalCredits
+		var resp *http.Response
+		r, err := client.Embeddings.New(ctx, openai.EmbeddingNewParams{Model: "gemini/embed", Dimensions: openai.Int(4),
+			Input: openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: []string{"one", "two three"}}}, option.WithResponseInto(&resp))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Data) != 2 || float32(r.Data[1].Embedding[0]) != fake.EmbeddingVector(9, 4)[0] || len(r.Data[1].Embedding) != 4 || r.Usage.PromptTokens < 2 {
+			t.Fatalf("reply %+v", r)
+		}
+		if g := checkDebit(t, key, resp, before); g.Data.Credits != promptCredits*r.Usage.PromptTokens {
+			t.Fatalf("credits %d for %d tokens", g.Data.Credits, r.Usage.PromptTokens)
+		}
+		_, err = client.Embeddings.New(ctx, openai.EmbeddingNewParams{Model: "gemini/embed",
+			Input: openai.EmbeddingNewParamsInputUnion{OfArrayOfTokens: []int64{1, 2}}})
+		var apierr *openai.Error
+		if !errors.As(err, &apierr) || apierr.StatusCode != 400 || apierr.Param != "input" {
+			t.Fatalf("token ids to Gemini: %v", err)
 		}
 	})
 

@@ -3,6 +3,7 @@ package fake
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -126,4 +127,51 @@ func embeddingInputs(raw json.RawMessage) ([]embeddingInput, bool) {
 		return out, len(out) > 0
 	}
 	return nil, false
+}
+
+// geminiEmbeddings answers Gemini's :batchEmbedContents: one vector per
+// request, of EmbeddingDims (or outputDimensionality) floats that depend on
+// the text's characters, as the OpenAI form's do; Gemini reports no usage.
+func (s *Server) geminiEmbeddings(w http.ResponseWriter, r *http.Request) {
+	if !s.geminiAuthorized(w, r) {
+		return
+	}
+	body, ok := s.readBody(r)
+	if !ok {
+		return
+	}
+	var req struct {
+		Requests []struct {
+			Model   string `json:"model"`
+			Content struct {
+				Parts []struct {
+					Text string `json:"text"`
+				} `json:"parts"`
+			} `json:"content"`
+			OutputDimensionality int `json:"outputDimensionality"`
+		} `json:"requests"`
+	}
+	if json.Unmarshal(body, &req) != nil || len(req.Requests) == 0 {
+		writeGeminiError(w, http.StatusBadRequest, "INVALID_ARGUMENT", "requests: at least one embed request is required.", "")
+		return
+	}
+	type values struct {
+		Values []float32 `json:"values"`
+	}
+	out := struct {
+		Embeddings []values `json:"embeddings"`
+	}{}
+	for _, q := range req.Requests {
+		if len(q.Content.Parts) == 0 || q.Content.Parts[0].Text == "" || !strings.HasPrefix(q.Model, "models/") {
+			writeGeminiError(w, http.StatusBadRequest, "INVALID_ARGUMENT", "Each request needs its model (models/…) and a text part.", "")
+			return
+		}
+		dims := EmbeddingDims
+		if q.OutputDimensionality > 0 {
+			dims = q.OutputDimensionality
+		}
+		out.Embeddings = append(out.Embeddings, values{EmbeddingVector(utf8.RuneCountInString(q.Content.Parts[0].Text), dims)})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(out)
 }
