@@ -11,6 +11,7 @@ import (
 type PromptEstimate struct {
 	Reserve int64
 	Likely  int64
+	Images  int64 // image (and other media) parts, each counted ImageTokens in Reserve; see ReserveFor
 }
 
 // ImageTokens is what one image part is assumed to cost when reserving.
@@ -106,6 +107,7 @@ func (w promptWalk) estimate() PromptEstimate {
 	return PromptEstimate{
 		Reserve: w.text.Reserve + w.images*ImageTokens + w.overhead + 16,
 		Likely:  max(1, w.text.Likely+w.images*85+w.overhead),
+		Images:  w.images,
 	}
 }
 

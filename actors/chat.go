@@ -411,7 +411,7 @@ func (cl *call) reserve(m *shlyuz.PricedModel, ups []*Upstream) error {
 			msg.Fixed = max(msg.Fixed, scaleCredits(cl.fixed, u.Config.PriceMultiplier))
 		}
 	} else {
-		prompt := cl.c.Prompt.Reserve
+		prompt := cl.c.Prompt.ReserveFor(m.ID) // images by the model's rule
 		worst := m.Price.Bound(prompt)
 		for _, u := range ups {
 			scaled := m.Price.Scale(u.Config.PriceMultiplier)
