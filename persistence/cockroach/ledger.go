@@ -69,7 +69,7 @@ func (s *Store) Commit(ctx context.Context, b shlyuz.Batch) (shlyuz.CommitResult
 	var res shlyuz.CommitResult
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		res, err = commit(ctx, tx, b, accounts, s.postgres && chargesOnly(b))
+		res, err = commit(ctx, tx, b, accounts, s.postgres && !s.syncAll && chargesOnly(b))
 		return err
 	})
 	if err != nil {

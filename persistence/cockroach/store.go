@@ -55,6 +55,7 @@ type Store struct {
 	stripes   [stripes]chan struct{}
 	retries   atomic.Int64 // transactions tried again, for tests and curiosity
 	postgres  bool         // PostgreSQL, not CockroachDB: charges may commit asynchronously
+	syncAll   bool         // charges commit synchronously too (the benchmark of the choice)
 	soleMu    sync.Mutex
 	sole      *pgx.Conn // the session holding the single-node lock (LockSole)
 	closeOnce sync.Once

@@ -24,7 +24,7 @@ import (
 
 var skipNotice sync.Once
 
-func baseDSN(t *testing.T) string {
+func baseDSN(t testing.TB) string {
 	t.Helper()
 	dsn := os.Getenv("SHLYUZ_TEST_POSTGRES")
 	if dsn == "" {
@@ -38,7 +38,7 @@ func baseDSN(t *testing.T) string {
 
 // freshSchema creates a schema no other test uses, drops it when the test
 // ends, and returns a DSN whose search_path selects it.
-func freshSchema(t *testing.T) string {
+func freshSchema(t testing.TB) string {
 	t.Helper()
 	base := baseDSN(t)
 	name := fmt.Sprintf("shlyuz_test_%d_%08x", time.Now().UnixNano(), rand.Uint32())
@@ -64,7 +64,7 @@ func freshSchema(t *testing.T) string {
 	return withSearchPath(t, base, name)
 }
 
-func withSearchPath(t *testing.T, dsn, schema string) string {
+func withSearchPath(t testing.TB, dsn, schema string) string {
 	if !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
 		return dsn + " search_path=" + schema // key=value form
 	}
@@ -79,7 +79,7 @@ func withSearchPath(t *testing.T, dsn, schema string) string {
 }
 
 // openAt opens the store on dsn and closes it when the test ends.
-func openAt(t *testing.T, dsn string) *Store {
+func openAt(t testing.TB, dsn string) *Store {
 	t.Helper()
 	s, err := Open(t.Context(), dsn)
 	if err != nil {
@@ -103,7 +103,7 @@ func TestReopen(t *testing.T) {
 	})
 }
 
-func mustAccount(t *testing.T, s *Store, id string) {
+func mustAccount(t testing.TB, s *Store, id string) {
 	t.Helper()
 	if err := s.CreateAccount(t.Context(), shlyuz.Account{ID: id, Email: id + "@example.com", CreatedAt: time.Now()}); err != nil {
 		t.Fatalf("CreateAccount: %v", err)
