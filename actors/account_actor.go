@@ -209,6 +209,9 @@ func (a *accountActor) dropRequesters(ids []string) {
 	for genID, h := range a.holds {
 		if h.requester != "" && slices.Contains(ids, h.requester) {
 			a.dropHold(genID)
+			if k, ok := a.keys[h.keyID]; ok && h.tokens > 0 { // its tokens-a-minute estimate goes back too
+				k.rate.Settle(h.tokens, h.tokensIn, 0, time.Now())
+			}
 		}
 	}
 }

@@ -46,13 +46,40 @@ func (s *Server) decodeBody(c *fiber.Ctx, rule bodyRule, lease *bodyLease) error
 	return nil
 }
 
-// inflate undoes one content coding, reading at most limit+1 bytes of output.
+// inflate undoes one content coding, to at most limit bytes. It inflates
+// twice: first only counting (no memory held), so a bomb costs CPU up to the
+// limit and no buffer; then, within the limit, into a buffer of the size it
+// turned out to have.
 func inflate(coding string, in []byte, limit int, lease *bodyLease) ([]byte, error) {
+	if coding == "identity" {
+		return in, nil
+	}
+	r, err := decoder(coding, in)
+	if err != nil {
+		return nil, err
+	}
+	n, err := io.Copy(io.Discard, io.LimitReader(r, int64(limit)+1))
+	switch {
+	case n > int64(limit):
+		return nil, errBodyTooLarge(limit)
+	case err != nil:
+		return nil, errBadEncoding(coding, err)
+	}
+	if r, err = decoder(coding, in); err != nil {
+		return nil, err
+	}
+	out, err := readUpTo(r, limit, int(n), lease, nil)
+	if err != nil && !errors.As(err, new(*shlyuz.Error)) {
+		return nil, errBadEncoding(coding, err)
+	}
+	return out, err
+}
+
+// decoder reads in through a content coding.
+func decoder(coding string, in []byte) (io.Reader, error) {
 	var r io.Reader
 	var err error
 	switch coding {
-	case "identity":
-		return in, nil
 	case "gzip", "x-gzip":
 		r, err = gzip.NewReader(bytes.NewReader(in))
 	case "deflate":
@@ -65,11 +92,7 @@ func inflate(coding string, in []byte, limit int, lease *bodyLease) ([]byte, err
 	if err != nil {
 		return nil, errBadEncoding(coding, err)
 	}
-	out, err := readUpTo(r, limit, -1, lease, nil)
-	if err != nil && !errors.As(err, new(*shlyuz.Error)) {
-		return nil, errBadEncoding(coding, err)
-	}
-	return out, err
+	return r, nil
 }
 
 func errEncodingRefused(coding, why string) *shlyuz.Error {
