@@ -106,17 +106,22 @@ func (s *Server) readWhole(c *fiber.Ctx, rule bodyRule, lease *bodyLease) error 
 	}
 	req.SetBodyRaw(body)
 	req.Header.SetContentLength(len(body))
-	c.Locals(localOwnBody, true)
+	c.Locals(localOwnBody, body)
 	return nil
 }
 
-// localOwnBody marks a request whose body is a buffer of the gateway's own
-// (read or inflated here), not fasthttp's pooled one: a handler may keep
+// localOwnBody holds a request's body when it is a buffer of the gateway's
+// own (read or inflated here), not fasthttp's pooled one: a handler may keep
 // slices of it past its return without a copy.
 const localOwnBody = "shz.ownbody"
 
-// ownBody reports whether c's body is the gateway's own buffer.
-func ownBody(c *fiber.Ctx) bool { own, _ := c.Locals(localOwnBody).(bool); return own }
+// ownBody reports whether c's body is still the gateway's own buffer (a
+// handler that set another body, as the web chat does, has fasthttp's).
+func ownBody(c *fiber.Ctx) bool {
+	own, _ := c.Locals(localOwnBody).([]byte)
+	b := c.Body()
+	return len(own) > 0 && len(b) == len(own) && &b[0] == &own[0]
+}
 
 // ownedBody is c's body in a buffer nothing reuses: the gateway's own, else a
 // copy of fasthttp's pooled one. Spans of it may outlive the handler (a

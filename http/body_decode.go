@@ -42,7 +42,7 @@ func (s *Server) decodeBody(c *fiber.Ctx, rule bodyRule, lease *bodyLease) error
 	req.Header.Del(fiber.HeaderContentEncoding)
 	req.SetBodyRaw(body)
 	req.Header.SetContentLength(len(body))
-	c.Locals(localOwnBody, true)
+	c.Locals(localOwnBody, body)
 	return nil
 }
 

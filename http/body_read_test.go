@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"io"
 	"testing"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
 )
 
 // chunks reads its bytes 4 KiB at a time, as a socket hands them over.
@@ -62,5 +65,27 @@ func BenchmarkReadBody150KB(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestOwnBodyOnlyWhileTheBodyIsOurs: a body read by the gateway may be kept
+// without a copy; once a handler sets another body (fasthttp copies it into
+// its pooled buffer), ownedBody copies again.
+func TestOwnBodyOnlyWhileTheBodyIsOurs(t *testing.T) {
+	app := fiber.New()
+	c := app.AcquireCtx(&fasthttp.RequestCtx{})
+	defer app.ReleaseCtx(c)
+	if ownBody(c) {
+		t.Fatal("a body nobody read is not ours")
+	}
+	ours := []byte(`{"model":"a/b"}`)
+	c.Request().SetBodyRaw(ours)
+	c.Locals(localOwnBody, ours)
+	if !ownBody(c) || &ownedBody(c)[0] != &ours[0] {
+		t.Fatal("the gateway's own body is copied")
+	}
+	c.Request().SetBody([]byte(`{"model":"c/d"}`))
+	if ownBody(c) || &ownedBody(c)[0] == &c.Body()[0] {
+		t.Fatal("fasthttp's pooled body is kept without a copy")
 	}
 }
