@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -347,6 +348,20 @@ func TestWebAreaPayments(t *testing.T) {
 		var rec struct{ OK bool }
 		if st := call(t, g.base, "GET", "/api/admin/reconcile", adminToken, nil, &rec); st != 200 || !rec.OK {
 			t.Fatalf("reconcile: %d %+v", st, rec)
+		}
+	})
+	t.Run("management key", func(t *testing.T) { // issue 23: made in the web area, it manages keys at /api/v1/keys
+		u.get("/account/keys")
+		st, body := u.post("/account/keys", url.Values{"name": {"keys"}, "management": {"1"}})
+		key := regexp.MustCompile(`value="(sk-shz-v1-[0-9a-f]{64})"`).FindStringSubmatch(body)
+		if st != 201 || key == nil {
+			t.Fatalf("create management key: %d\n%s", st, body)
+		}
+		var keys struct {
+			Data []struct{ Name string } `json:"data"`
+		}
+		if st := call(t, g.base, "GET", "/api/v1/keys", key[1], nil, &keys); st != 200 || !slices.ContainsFunc(keys.Data, func(k struct{ Name string }) bool { return k.Name == "ci" }) {
+			t.Fatalf("GET /api/v1/keys: %d %+v", st, keys)
 		}
 	})
 }

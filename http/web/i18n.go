@@ -70,6 +70,7 @@ var messages = map[string][2]string{
 	"key_limit":         {"Лимит расходов, ₽ (пусто — без лимита)", "Spending ceiling, ₽ (empty: none)"},
 	"key_reset":         {"Период лимита", "Ceiling period"},
 	"key_expires":       {"Действует до (пусто — бессрочно)", "Expires on (empty: never)"},
+	"key_management":    {"Ключ управления: создаёт, ограничивает и удаляет другие ключи программно и не вызывает модели", "Management key: makes, limits and deletes the other keys through the API (/api/v1/keys) and calls no model"},
 	"create_key":        {"Создать ключ", "Create key"},
 	"key_created":       {"Ключ создан. Скопируйте его сейчас: больше мы его не покажем.", "The key is created. Copy it now: it will not be shown again."},
 	"new_key":           {"Новый ключ", "New key"},

@@ -62,7 +62,8 @@ func (w *Web) renderKeys(c *fiber.Ctx, status int, plain string, form fiber.Map,
 // createKey makes a key with a name, an optional ceiling in rubles, its period and an optional expiry date.
 func (w *Web) createKey(c *fiber.Ctx) error {
 	s := sessionOf(c)
-	form := fiber.Map{"Name": c.FormValue("name"), "Limit": c.FormValue("limit"), "Reset": c.FormValue("reset"), "Expires": c.FormValue("expires")}
+	form := fiber.Map{"Name": c.FormValue("name"), "Limit": c.FormValue("limit"), "Reset": c.FormValue("reset"), "Expires": c.FormValue("expires"),
+		"Management": c.FormValue("management") == "1"}
 	name := strings.TrimSpace(c.FormValue("name"))
 	if name == "" || !shlyuz.KeyNameFits(name) {
 		return w.renderKeys(c, fiber.StatusBadRequest, "", bad(form, "name"), w.t(c, "bad_name"))
@@ -86,7 +87,8 @@ func (w *Web) createKey(c *fiber.Ctx) error {
 		}
 		expires = &d
 	}
-	plain, _, kerr := w.gw.CreateKey(w.ctx(c), s.account.ID, actors.KeySpec{Name: name, Limit: limit, LimitReset: reset, ExpiresAt: expires})
+	plain, _, kerr := w.gw.CreateKey(w.ctx(c), s.account.ID, actors.KeySpec{Name: name, Limit: limit, LimitReset: reset, ExpiresAt: expires,
+		Management: c.FormValue("management") == "1"}) // a management key: /api/v1/keys, no model calls
 	if kerr != nil {
 		return w.fail(c, kerr)
 	}
