@@ -121,7 +121,8 @@ func TestThreeNodeCluster(t *testing.T) {
 	})
 
 	// checkCharges: every 200 has its committed charge of exactly the
-	// credits the client saw (durable settlement is on in sql mode).
+	// credits the client saw, and its generation record (durable settlement
+	// is the default in every mode).
 	checkCharges := func(t *testing.T, seen []outcome) (sum int64) {
 		t.Helper()
 		for _, o := range seen {
@@ -131,6 +132,9 @@ func TestThreeNodeCluster(t *testing.T) {
 			e, err := store.Entry(ctx, "chg-"+o.genID)
 			if err != nil || -e.Amount() != shlyuz.Credits(o.credits) {
 				t.Fatalf("a 200 of node %d (%s, %d credits) has no matching charge: %+v %v", o.node, o.genID, o.credits, e, err)
+			}
+			if g, err := store.Generation(ctx, o.genID); err != nil || g.Credits != shlyuz.Credits(o.credits) {
+				t.Fatalf("a 200 of node %d (%s, %d credits) has no matching generation record: %+v %v", o.node, o.genID, o.credits, g, err)
 			}
 			sum += o.credits
 		}
