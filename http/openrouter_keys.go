@@ -18,6 +18,7 @@ import (
 
 func (s *Server) keyRoutes(v1 fiber.Router) {
 	v1.Get("/activity", s.authenticated, s.activity)
+	v1.Get("/auth/key", s.authenticated, s.keyInfo) // the legacy path of /key many clients still call
 	keys := v1.Group("/keys", s.authenticated, managementOnly)
 	keys.Get("", s.listKeys)
 	keys.Post("", s.createKey)

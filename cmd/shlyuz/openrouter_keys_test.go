@@ -43,3 +43,20 @@ func TestManagementKeyFromTheCLI(t *testing.T) {
 		}
 	}
 }
+
+// /api/v1/auth/key, the legacy path many OpenRouter clients still call, is /api/v1/key.
+func TestLegacyAuthKeyPath(t *testing.T) {
+	_, key := account(t, h.base, 1_000, map[string]any{"name": "legacy", "limit": 500})
+	var a, b struct {
+		Data struct {
+			Label string `json:"label"`
+			Limit int64  `json:"limit"`
+		} `json:"data"`
+	}
+	if st := call(t, h.base, "GET", "/api/v1/auth/key", key, nil, &a); st != 200 || a.Data.Label == "" || a.Data.Limit != 500 {
+		t.Fatalf("/auth/key: %d %+v", st, a)
+	}
+	if call(t, h.base, "GET", "/api/v1/key", key, nil, &b); a != b {
+		t.Fatalf("/auth/key %+v, /key %+v", a, b)
+	}
+}
