@@ -123,6 +123,28 @@ func TestBrowserPagesFit(t *testing.T) {
 		}
 	}
 
+	// Keyboard only: Tab reaches every control of the sign-up page in order, each with a visible focus ring.
+	b.run("keyboard on the sign-up page", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(g.base+"/register?lang=en"))
+	var reached []string
+	for range 9 {
+		var focus struct {
+			What    string
+			Outline string
+		}
+		b.run("tab", chromedp.KeyEvent("\t"), chromedp.Evaluate(`(function () {
+  var e = document.activeElement, cs = getComputedStyle(e);
+  return {what: e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.getAttribute('href') ? '[' + e.getAttribute('href') + ']' : ''),
+    outline: cs.outlineStyle === 'none' || parseFloat(cs.outlineWidth) < 2 ? '' : cs.outlineStyle + ' ' + cs.outlineWidth};
+})()`, &focus))
+		if focus.Outline == "" {
+			t.Errorf("%s has the keyboard's focus without a visible ring", focus.What)
+		}
+		reached = append(reached, focus.What)
+	}
+	if want := "a[#main] a[/] a[/login] a[/register] a[?lang=ru] input#email input#password button a[/login]"; strings.Join(reached, " ") != want {
+		t.Errorf("Tab goes through %q; want %q", strings.Join(reached, " "), want)
+	}
+
 	b.run("register", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(g.base+"/register?lang=en"),
 		b.fill("Email", email), b.fill("Password", password), b.press("Create account"), chromedp.WaitVisible(`[role=status]`))
 	b.run("confirm", chromedp.Navigate(g.mail.letterTo(t, email).link(t)), textContains(`[role=status]`, "Your email is confirmed"))
