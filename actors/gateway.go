@@ -231,17 +231,26 @@ func (g *Gateway) Catalog() *shlyuz.Catalog { return g.catalog.Load() }
 func (g *Gateway) Store() shlyuz.Store { return g.store }
 
 // request asks an account's actor: a node that left the cluster while
-// serving it, or an account not placed yet (membership settling after a
-// restart), is a moving account (503, retry), any other failure a 500.
+// serving it, an account not placed yet (membership settling after a
+// restart), an activation gone before it answered (a dead letter) or no
+// answer in time (a request to a node that is restarting) is a moving
+// account (503, retry), any other failure a 500.
 func (g *Gateway) request(identity, kind string, msg any) (any, error) {
 	res, err := g.dir.Request(identity, kind, msg, g.timeout)
-	if errors.Is(err, directory.ErrMemberLeft) || errors.Is(err, directory.ErrNoActivation) {
+	if moving(err) {
 		return nil, shlyuz.ErrAccountMoving()
 	}
 	if err != nil {
 		return nil, shlyuz.ErrInternal(err)
 	}
 	return res, nil
+}
+
+// moving reports whether a failed request to an account's actor is the
+// account moving between nodes (the client may retry in a moment).
+func moving(err error) bool {
+	return errors.Is(err, directory.ErrMemberLeft) || errors.Is(err, directory.ErrNoActivation) ||
+		errors.Is(err, actor.ErrTimeout) || errors.Is(err, actor.ErrDeadLetter)
 }
 
 // KeyStatus is a key with its spend in the current period.
