@@ -125,10 +125,9 @@ func parseMessages(body []byte, header func(string, ...string) string, countOnly
 	if eerr != nil {
 		return nil, shlyuz.ErrInvalidValue("messages", "The messages are not valid: %s", eerr.Error())
 	}
-	if t, ok := top["tools"]; ok { // tool definitions are prompt too
-		n := int64(len(t)/3 + 1)
-		est.Reserve, est.Likely = est.Reserve+n, est.Likely+n
-	}
+	// Tool definitions are prompt too: as the client wrote them (an Anthropic upstream gets them so) or
+	// as chat carries them to the others, whichever is larger.
+	est = withDefinitions(est, shlyuz.EstimateDefinitions(top["tools"]), shlyuz.EstimateDefinitions(fields["tools"], fields["response_format"]))
 	return &actors.ChatCall{
 		Fields: fields, Native: native, Models: []string{r.Model}, Stream: r.Stream,
 		MaxTokens: *r.MaxTokens, Prompt: est, AllowFallbacks: true, Started: time.Now(),

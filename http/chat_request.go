@@ -63,9 +63,7 @@ func parseChat(body []byte) (*actors.ChatCall, *shlyuz.Error) {
 		return nil, shlyuz.ErrInvalidValue("messages", "messages must not be empty.")
 	}
 	// Tools and a response schema are rendered into the prompt: the reservation counts them.
-	defs := shlyuz.EstimateDefinitions(fields["tools"], fields["functions"], fields["response_format"])
-	est.Reserve, est.Likely = shlyuz.AddChecked(est.Reserve, defs.Reserve), shlyuz.AddChecked(est.Likely, defs.Likely)
-	call.Prompt = est
+	call.Prompt = withDefinitions(est, shlyuz.EstimateDefinitions(fields["tools"], fields["functions"], fields["response_format"]))
 
 	if err := field(fields, "stream", &call.Stream); err != nil {
 		return nil, err
@@ -165,3 +163,14 @@ func field(fields map[string]json.RawMessage, name string, into any) *shlyuz.Err
 }
 
 func isNull(raw json.RawMessage) bool { return len(raw) == 4 && string(raw) == "null" }
+
+// withDefinitions adds to a prompt's estimate what the upstream renders from request fields (tools,
+// a response schema): the largest of the given forms of the same definitions.
+func withDefinitions(est shlyuz.PromptEstimate, forms ...shlyuz.PromptEstimate) shlyuz.PromptEstimate {
+	var defs shlyuz.PromptEstimate
+	for _, f := range forms {
+		defs.Reserve, defs.Likely = max(defs.Reserve, f.Reserve), max(defs.Likely, f.Likely)
+	}
+	est.Reserve, est.Likely = shlyuz.AddChecked(est.Reserve, defs.Reserve), shlyuz.AddChecked(est.Likely, defs.Likely)
+	return est
+}

@@ -153,6 +153,7 @@ func parseResponses(body []byte) (*actors.ChatCall, *responsesRequest, *shlyuz.E
 	if eerr != nil {
 		return nil, nil, shlyuz.ErrInvalidValue("input", "The input is not valid: %s", eerr.Error())
 	}
+	est = withDefinitions(est, shlyuz.EstimateDefinitions(fields["tools"], fields["functions"], fields["response_format"]))
 	call := &actors.ChatCall{Fields: fields, Models: []string{r.Model}, Stream: r.Stream, Prompt: est,
 		AllowFallbacks: true, Started: time.Now()}
 	if r.MaxOutputTokens != nil {
