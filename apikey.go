@@ -25,9 +25,12 @@ type Key struct {
 	ExpiresAt  *time.Time `json:"expires_at"`
 	RateLimit  *RateLimit `json:"rate_limit"` // nil: none
 	// Management: the key manages the account's keys (/api/v1/keys) and never calls a model.
-	Management bool       `json:"management,omitempty"`
-	RevokedAt  *time.Time `json:"revoked_at,omitempty"`
-	CreatedAt  time.Time  `json:"created_at"`
+	Management bool `json:"management,omitempty"`
+	// AllowedModels limits the models the key may call: model ids, and
+	// "provider/" prefixes matching every model under them. Empty: any model.
+	AllowedModels []string   `json:"allowed_models,omitempty"`
+	RevokedAt     *time.Time `json:"revoked_at,omitempty"`
+	CreatedAt     time.Time  `json:"created_at"`
 }
 
 // NewKeySecret makes a fresh key: 256 bits from crypto/rand as 64 hex characters

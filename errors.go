@@ -199,6 +199,12 @@ func ErrModelNotFound(model string) *Error {
 	return newErr(404, TypeNotFound, "model_not_found", "The model %q does not exist. GET /api/v1/models lists the models.", model).WithParam("model")
 }
 
+// ErrModelNotAllowed is a model outside the key's allowed_models.
+func ErrModelNotAllowed(model string) *Error {
+	return newErr(403, TypePermission, "model_not_allowed",
+		"This API key may not call the model %q: it is not in the key's allowed_models.", model).WithParam("model")
+}
+
 // ErrModelUnavailable is a catalog model this gateway has no upstream for:
 // a 404, which clients do not retry (a 503 would make them retry in vain).
 func ErrModelUnavailable(model string) *Error {

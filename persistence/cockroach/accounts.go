@@ -71,7 +71,7 @@ func (s *Store) CreateKey(ctx context.Context, k shlyuz.Key) error {
 		return errors.New("cockroach: create key: id and hash are required")
 	}
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO api_keys (`+sqlutil.KeyColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+		_, err := tx.Exec(ctx, `INSERT INTO api_keys (`+sqlutil.KeyColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
 			sqlutil.KeyArgs(k)...)
 		switch {
 		case isUniqueViolation(err):

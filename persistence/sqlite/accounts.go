@@ -54,7 +54,7 @@ func (s *Store) CreateKey(ctx context.Context, k shlyuz.Key) error {
 		return errors.New("sqlite: create key: id and hash are required")
 	}
 	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (`+sqlutil.KeyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (`+sqlutil.KeyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			sqlutil.KeyArgs(k)...)
 		switch {
 		case isUniqueViolation(err):

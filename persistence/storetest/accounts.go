@@ -80,9 +80,9 @@ func keyString(k shlyuz.Key) string {
 	if k.RateLimit != nil {
 		rate = fmt.Sprintf("%+v", *k.RateLimit)
 	}
-	return fmt.Sprintf("id=%s account=%s name=%q hash=%s label=%s limit=%s reset=%q expires=%s revoked=%s created=%s rate=%s management=%v",
+	return fmt.Sprintf("id=%s account=%s name=%q hash=%s label=%s limit=%s reset=%q expires=%s revoked=%s created=%s rate=%s management=%v allowed=%q",
 		k.ID, k.AccountID, k.Name, k.Hash, k.Label, limit, k.LimitReset,
-		deref(k.ExpiresAt), deref(k.RevokedAt), deref(&k.CreatedAt), rate, k.Management)
+		deref(k.ExpiresAt), deref(k.RevokedAt), deref(&k.CreatedAt), rate, k.Management, k.AllowedModels)
 }
 
 func normKey(k shlyuz.Key) shlyuz.Key {
@@ -115,6 +115,7 @@ func testKeys(t *testing.T, s shlyuz.Store) {
 	limited.LimitReset = shlyuz.ResetMonth
 	limited.ExpiresAt = ptr(at(30 * 24 * time.Hour))
 	limited.RateLimit = &shlyuz.RateLimit{RequestsPerMinute: 60, TokensPerMinute: 90_000}
+	limited.AllowedModels = []string{"openai/gpt-4o", "anthropic/"}
 	plain, _ := newKey("acct-1", "key-a", at(time.Second)) // older: listed first
 	zero, _ := newKey("acct-1", "key-c", at(2*time.Second))
 	zero.Limit = ptr(shlyuz.Credits(0)) // a zero ceiling is not "no ceiling"
