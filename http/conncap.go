@@ -1,11 +1,15 @@
 package http
 
 import (
+	"bytes"
 	"net"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/valyala/fasthttp"
 )
 
 // capListener caps the connections open at once: one over the cap is answered
@@ -17,13 +21,24 @@ type capListener struct {
 	open atomic.Int64
 }
 
-// refusedFull is the whole answer to a connection over the cap.
-var refusedFull = func() []byte {
-	body := `{"error":{"message":"The gateway has too many open connections; try again in a second.",` +
-		`"type":"service_unavailable","code":"too_many_connections"}}` + "\n"
-	return []byte("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\n" +
-		"Connection: close\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body)
-}()
+// errTooManyConns is the refusal of a connection over the cap.
+var errTooManyConns = &shlyuz.Error{Status: 503, Type: shlyuz.TypeUnavailable, Code: "too_many_connections",
+	Message: "The gateway has too many open connections; try again in a second.", RetryAfter: time.Second}
+
+// The whole answers to a connection over the cap: in Anthropic's shape to a
+// request for a Messages route, in OpenAI's to any other.
+var (
+	refusedFull          = refusalFor(errTooManyConns, "/")
+	refusedFullAnthropic = refusalFor(errTooManyConns, "/api/v1/messages")
+)
+
+// refusalFor is the whole HTTP answer e on path, closing the connection.
+func refusalFor(e *shlyuz.Error, path string) []byte {
+	body := append(errorJSON(path, e), '\n')
+	return []byte("HTTP/1.1 " + strconv.Itoa(e.Status) + " " + fasthttp.StatusMessage(e.Status) + "\r\n" +
+		"Content-Type: application/json\r\nRetry-After: " + retryAfter(e) + "\r\n" +
+		"Connection: close\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + string(body))
+}
 
 func (l *capListener) Accept() (net.Conn, error) {
 	for {
@@ -40,11 +55,47 @@ func (l *capListener) Accept() (net.Conn, error) {
 	}
 }
 
-// refuse answers a connection over the cap and closes it.
+// refusing counts the connections over the cap whose request line is being
+// read; past maxRefusing a refusal answers at once, without the route.
+var refusing atomic.Int64
+
+const maxRefusing = 1024
+
+// refuse answers a connection over the cap and closes it. It reads the
+// request line first (a quarter second at most), to answer in the route's
+// error shape, and so that the close does not reset a request still unread.
 func refuse(c net.Conn) {
+	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(time.Second))
-	_, _ = c.Write(refusedFull)
-	_ = c.Close()
+	answer := refusedFull
+	if refusing.Add(1) <= maxRefusing && anthropicRoute(requestPath(c, 250*time.Millisecond)) {
+		answer = refusedFullAnthropic
+	}
+	refusing.Add(-1)
+	_, _ = c.Write(answer)
+}
+
+// requestPath reads c until its request line ends (1 KiB at most, within
+// wait) and returns the line's path, or "" when none came.
+func requestPath(c net.Conn, wait time.Duration) string {
+	_ = c.SetReadDeadline(time.Now().Add(wait))
+	var buf [1 << 10]byte
+	for n := 0; n < len(buf); {
+		m, err := c.Read(buf[n:])
+		n += m
+		if line, _, ok := bytes.Cut(buf[:n], []byte("\n")); ok {
+			f := bytes.Fields(line) // method, target, version
+			if len(f) < 2 {
+				return ""
+			}
+			path, _, _ := bytes.Cut(f[1], []byte("?"))
+			return string(path)
+		}
+		if err != nil {
+			return ""
+		}
+	}
+	return ""
 }
 
 // cappedConn gives its place back once, when closed.

@@ -3,7 +3,6 @@ package http
 import (
 	"errors"
 	"strconv"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -13,16 +12,21 @@ type errorBody struct {
 	Error *shlyuz.Error `json:"error"`
 }
 
-// writeError sends the one error body with the error's status and Retry-After.
+// writeError sends the one error body with the error's status and
+// Retry-After, in Anthropic's shape on the Messages routes (refusals.go).
 func writeError(c *fiber.Ctx, e *shlyuz.Error) error {
 	setErrorHeaders(c, e)
-	return c.Status(e.Status).JSON(errorBody{Error: e})
+	c.Status(e.Status)
+	if anthropicRoute(c.Path()) {
+		return c.JSON(newAnthropicError(e))
+	}
+	return c.JSON(errorBody{Error: e})
 }
 
 // setErrorHeaders sets Retry-After and the rate-limit headers an error carries.
 func setErrorHeaders(c *fiber.Ctx, e *shlyuz.Error) {
-	if e.RetryAfter > 0 { // whole seconds, rounded up
-		c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(int64((e.RetryAfter+time.Second-1)/time.Second), 10))
+	if ra := retryAfter(e); ra != "" {
+		c.Set(fiber.HeaderRetryAfter, ra)
 	}
 	if rl := e.RateLimit; rl != nil { // OpenRouter's headers; the reset in unix milliseconds
 		c.Set("X-RateLimit-Limit", strconv.FormatInt(rl.Limit, 10))
@@ -53,6 +57,9 @@ func (s *Server) asError(c *fiber.Ctx, err error) *shlyuz.Error {
 			return shlyuz.ErrNotFound("The route " + c.Method() + " " + c.Path())
 		case fiber.StatusRequestEntityTooLarge:
 			return shlyuz.ErrTooLarge(s.opts.BodyLimit)
+		case fiber.StatusRequestTimeout: // fasthttp's: headers, or a body under 8 KiB, not in time
+			return &shlyuz.Error{Status: 408, Type: shlyuz.TypeInvalidRequest, Code: "request_timeout",
+				Message: "The request did not arrive in time; the connection is closed."}
 		case fiber.StatusMethodNotAllowed:
 			return &shlyuz.Error{Status: 405, Type: shlyuz.TypeInvalidRequest, Code: "method_not_allowed",
 				Message: "The method " + c.Method() + " is not allowed on " + c.Path() + "."}

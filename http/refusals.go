@@ -3,6 +3,9 @@ package http
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -10,7 +13,36 @@ import (
 )
 
 // Refusals made before a route runs (fasthttp's parse errors, a method Fiber
-// does not know) answer the same JSON error body as everything else.
+// does not know, the body reader's, the connection cap's) answer the same
+// JSON error body as everything else, in the shape the route's clients
+// read: Anthropic's on the Messages routes, OpenAI's everywhere else.
+
+// anthropicRoute reports whether path is one of Anthropic's Messages routes
+// (as Fiber routes it: any case, a trailing slash or not), whose clients read
+// Anthropic's error shape.
+func anthropicRoute(path string) bool {
+	p := strings.ToLower(strings.TrimSuffix(path, "/"))
+	return p == "/api/v1/messages" || p == "/api/v1/messages/count_tokens"
+}
+
+// errorJSON is e's error body in the shape path's clients read.
+func errorJSON(path string, e *shlyuz.Error) []byte {
+	var body []byte
+	if anthropicRoute(path) {
+		body, _ = json.Marshal(newAnthropicError(e))
+	} else {
+		body, _ = json.Marshal(errorBody{Error: e})
+	}
+	return body
+}
+
+// retryAfter is e's Retry-After in whole seconds, rounded up; "" for none.
+func retryAfter(e *shlyuz.Error) string {
+	if e.RetryAfter <= 0 {
+		return ""
+	}
+	return strconv.FormatInt(int64((e.RetryAfter+time.Second-1)/time.Second), 10)
+}
 
 // guardMethods wraps the server's handler: a method Fiber does not know gets a
 // JSON 405 instead of Fiber's plain-text "Invalid http method".
@@ -31,7 +63,10 @@ func (s *Server) guardMethods() {
 
 // writeRaw answers the error body outside Fiber.
 func writeRaw(ctx *fasthttp.RequestCtx, e *shlyuz.Error) {
-	body, _ := json.Marshal(errorBody{Error: e})
+	body := errorJSON(string(ctx.Path()), e)
+	if ra := retryAfter(e); ra != "" {
+		ctx.Response.Header.Set(fiber.HeaderRetryAfter, ra)
+	}
 	ctx.SetStatusCode(e.Status)
 	ctx.SetContentType(fiber.MIMEApplicationJSON)
 	ctx.SetBody(body)
