@@ -28,6 +28,9 @@ type ChatCall struct {
 	Native         *shlyuz.NativeRequest // the request in the client's own protocol, for an upstream that speaks it
 	Only, Ignore   []string              // provider.only / provider.ignore: upstream names
 	Sort           string                // provider.sort: price, latency or throughput (route_prefs.go)
+	// RequireParameters (provider.require_parameters): only upstreams that carry
+	// every parameter the request sets may serve it (require_params.go).
+	RequireParameters bool
 }
 
 // Receipt is what a finished call used and cost; Credits is exactly the debit.
@@ -280,10 +283,14 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 		if cl.supports != nil {
 			ups = slices.DeleteFunc(ups, func(u *Upstream) bool { return !cl.supports(u) })
 		}
+		ups, unsupported := requireParameters(ups, cl.c, m.ID)
 		if len(ups) == 0 { // nothing could serve it: no reservation, no charge
 			last = cl.g.noUpstream(m.ID, cl.c.Order)
 			if len(routed) > 0 && len(cl.c.Only)+len(cl.c.Ignore) > 0 {
 				last = excludedAll(m.ID, routed)
+			}
+			if len(unsupported) > 0 {
+				last = unsupportedParameters(m.ID, unsupported)
 			}
 			if !cl.c.AllowFallbacks {
 				break

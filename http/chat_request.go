@@ -17,6 +17,8 @@ type providerPrefs struct {
 	Only           []string `json:"only"`
 	Ignore         []string `json:"ignore"`
 	Sort           string   `json:"sort"` // price, latency, throughput
+	// RequireParameters: only upstreams that carry every parameter set may serve.
+	RequireParameters bool `json:"require_parameters"`
 }
 
 // parseChat reads an OpenAI chat request: one validating pass that splits the
@@ -101,6 +103,7 @@ func parseChat(body []byte) (*actors.ChatCall, *shlyuz.Error) {
 	}
 	if prefs != nil {
 		call.Order, call.Only, call.Ignore, call.Sort = prefs.Order, prefs.Only, prefs.Ignore, prefs.Sort
+		call.RequireParameters = prefs.RequireParameters
 		if prefs.AllowFallbacks != nil {
 			call.AllowFallbacks = *prefs.AllowFallbacks
 		}

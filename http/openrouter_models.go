@@ -2,7 +2,6 @@ package http
 
 import (
 	"net/url"
-	"slices"
 	"strings"
 
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -192,32 +191,14 @@ func perToken(micro int64) string {
 	return shlyuz.NewDecimalFrac(micro, shlyuz.MicroPerCredit).String()
 }
 
-// chatParameters are the request parameters each upstream protocol's adapter
-// carries to the upstream (OpenRouter's supported_parameters); an OpenAI
-// upstream gets the request as it came.
-var chatParameters = map[string][]string{
-	"openai": {"max_tokens", "max_completion_tokens", "temperature", "top_p", "frequency_penalty", "presence_penalty",
-		"seed", "stop", "logit_bias", "logprobs", "top_logprobs", "response_format", "structured_outputs",
-		"tools", "tool_choice", "parallel_tool_calls"},
-	"anthropic": {"max_tokens", "max_completion_tokens", "temperature", "top_p", "top_k", "stop", "tools", "tool_choice", "parallel_tool_calls"},
-	"gemini": {"max_tokens", "max_completion_tokens", "temperature", "top_p", "top_k", "frequency_penalty", "presence_penalty",
-		"seed", "stop", "response_format", "tools", "tool_choice"},
-	"gigachat": {"max_tokens", "max_completion_tokens", "temperature", "top_p", "repetition_penalty", "tools", "tool_choice"},
-	"yandex":   {"max_tokens", "max_completion_tokens", "temperature", "response_format", "tools", "tool_choice", "parallel_tool_calls"},
-}
-
 // parametersOf is what a chat request of the model may carry through the
 // upstream's protocol; none for a model outside chat (image, audio, video).
 func parametersOf(m *shlyuz.PricedModel, protocol string) []string {
 	if m.Video != nil || m.Image != nil || m.Speech != nil || !m.Outputs("text") {
 		return []string{}
 	}
-	p, ok := chatParameters[protocol]
-	if !ok {
-		return []string{}
+	if p := shlyuz.ChatParameters(protocol, m.ID); p != nil {
+		return p
 	}
-	if protocol == "openai" && shlyuz.OpenAIReasoningModel(m.ID) { // the sampling parameters OpenAI refuses are dropped
-		return slices.DeleteFunc(slices.Clone(p), func(k string) bool { return slices.Contains(shlyuz.ReasoningRefused, k) })
-	}
-	return p
+	return []string{}
 }

@@ -124,7 +124,7 @@ func testConfig(fakeURL string) string {
 	for _, id := range []string{"test/model", "test/other", "breaker/ok", "breaker/fault-500", "breaker/fault-503", "short/fault-hang", "tiny/model",
 		"faulty/fault-500", "faulty/fault-429", "faulty/fault-quota", "faulty/fault-cut", "faulty/fault-malformed",
 		"faulty/fault-nousage", "faulty/fault-midstream-error", "faulty/fault-401", "fallback/model", "tiny/fault-stall", "faulty/fault-stall", "faulty/fault-slow",
-		"claude/model", "gemini/model", "yagpt/model", "giga/model", "mixed/model", "permodel/model", "sorted/model"} {
+		"claude/model", "gemini/model", "yagpt/model", "giga/model", "mixed/model", "permodel/model", "sorted/model", "params/model"} {
 		fmt.Fprintf(&models, "  - {id: %q, name: %q, context_length: 100000, max_output_tokens: 4096, input_modalities: [text, image], output_modalities: [text], usd: {prompt_usd_per_mtok: \"1\", completion_usd_per_mtok: \"2\"}}\n", id, id)
 	}
 	models.WriteString(videoTestModels)
@@ -177,6 +177,7 @@ routes:
   - {match: "mixed/", upstreams: [anthropic-dead, pricey]}
   - {match: "permodel/", upstreams: [pm-a, pm-b]}
   - {match: "sorted/", upstreams: [pricey, fake]}
+  - {match: "params/", upstreams: [anthropic, fake]}
 `, models.String(), fakeURL, fakeURL, fakeURL, fakeURL, fakeURL, fakeURL, root, root, root, root+"/gigachat/api/v1", root+"/gigachat/api/v2/oauth"), "FAKE_URL", fakeURL)))))
 }
 
