@@ -3,6 +3,8 @@ package shlyuz
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/shlyuz/shlyuz/internal/jsonscan"
 )
 
 // PromptEstimate is what the gateway guesses of a prompt's size before the
@@ -88,10 +90,10 @@ type estimatePart struct {
 // encoding/json decodes, with the same result and the same errors.
 func EstimatePrompt(messages json.RawMessage) (PromptEstimate, error) {
 	var w promptWalk
-	if end, err := walkArray(messages, 0, w.message); err == nil && skipSpace(messages, end) == len(messages) {
+	if end, err := walkArray(messages, 0, w.message); err == nil && jsonscan.SkipSpace(messages, end) == len(messages) {
 		return w.estimate(), nil
 	}
-	if v := skipSpace(messages, 0); v+4 <= len(messages) && string(messages[v:v+4]) == "null" && skipSpace(messages, v+4) == len(messages) {
+	if v := jsonscan.SkipSpace(messages, 0); v+4 <= len(messages) && string(messages[v:v+4]) == "null" && jsonscan.SkipSpace(messages, v+4) == len(messages) {
 		return promptWalk{}.estimate(), nil // a null array is an empty one, as encoding/json reads it
 	}
 	return estimatePromptJSON(messages)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/jsonscan"
 	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
@@ -49,7 +50,7 @@ var (
 
 // rewrite parses one chunk (the payload of an SSE data event).
 func (r *rewriter) rewrite(b []byte) (res chunkResult) {
-	it, ok := newObjIter(b, 0)
+	it, ok := jsonscan.Members(b, 0)
 	if !ok {
 		res.err = upstream.Malformed("a stream chunk is not a JSON object")
 		return res
@@ -69,7 +70,7 @@ func (r *rewriter) rewrite(b []byte) (res chunkResult) {
 		xgroq       []byte
 	)
 	for {
-		key, ks, vs, ve, ok := it.next()
+		key, ks, vs, ve, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -113,12 +114,12 @@ func (r *rewriter) rewrite(b []byte) (res chunkResult) {
 		}
 		prevEnd = ve
 	}
-	if it.err != nil {
+	if it.Err() != nil {
 		res.err = upstream.Malformed("a stream chunk is not valid JSON")
 		return res
 	}
-	end := it.end()
-	if rest := skipSpace(b, end); rest != len(b) {
+	end := it.End()
+	if rest := jsonscan.SkipSpace(b, end); rest != len(b) {
 		res.err = upstream.Malformed("a stream chunk has trailing bytes")
 		return res
 	}
@@ -208,22 +209,22 @@ func scanChoices(v []byte) (n int, finish string, tokens int64, err error) {
 	if isNull(v) {
 		return 0, "", 0, nil
 	}
-	arr, ok := newArrIter(v, 0)
+	arr, ok := jsonscan.Elements(v, 0)
 	if !ok {
-		return 0, "", 0, errBadJSON
+		return 0, "", 0, jsonscan.ErrMalformed
 	}
 	for {
-		es, ee, ok := arr.next()
+		es, ee, ok := arr.Next()
 		if !ok {
 			break
 		}
 		n++
-		obj, ok := newObjIter(v[es:ee], 0)
+		obj, ok := jsonscan.Members(v[es:ee], 0)
 		if !ok {
 			continue
 		}
 		for {
-			key, _, vs, ve, ok := obj.next()
+			key, _, vs, ve, ok := obj.Next()
 			if !ok {
 				break
 			}
@@ -240,17 +241,17 @@ func scanChoices(v []byte) (n int, finish string, tokens int64, err error) {
 			}
 		}
 	}
-	return n, finish, tokens, arr.err
+	return n, finish, tokens, arr.Err()
 }
 
 // deltaHasContent reports whether a delta carries generated text, reasoning or tool calls.
 func deltaHasContent(d []byte) bool {
-	it, ok := newObjIter(d, 0)
+	it, ok := jsonscan.Members(d, 0)
 	if !ok {
 		return false
 	}
 	for {
-		key, _, vs, ve, ok := it.next()
+		key, _, vs, ve, ok := it.Next()
 		if !ok {
 			return false
 		}
@@ -330,12 +331,12 @@ func parseUsage(raw []byte) (shlyuz.Usage, error) {
 
 // groqUsage finds usage in Groq's x_groq extension, where older Groq streams put it.
 func groqUsage(x []byte) []byte {
-	it, ok := newObjIter(x, 0)
+	it, ok := jsonscan.Members(x, 0)
 	if !ok {
 		return nil
 	}
 	for {
-		key, _, vs, ve, ok := it.next()
+		key, _, vs, ve, ok := it.Next()
 		if !ok {
 			return nil
 		}

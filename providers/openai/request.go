@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/jsonscan"
 )
 
 // gatewayOnly are request fields the gateway consumes itself (OpenRouter's
@@ -116,13 +117,13 @@ func clientMaxTokens(fields map[string]json.RawMessage) int64 {
 // mergeStreamOptions sets include_usage to true in the client's stream_options
 // object, keeping its other members, and reports whether the client had it true.
 func mergeStreamOptions(so []byte) (merged []byte, clientUsage bool) {
-	it, ok := newObjIter(so, 0)
+	it, ok := jsonscan.Members(so, 0)
 	if !ok {
 		return []byte(`{"include_usage":true}`), false
 	}
 	members := 0
 	for {
-		key, _, vs, ve, ok := it.next()
+		key, _, vs, ve, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -135,10 +136,10 @@ func mergeStreamOptions(so []byte) (merged []byte, clientUsage bool) {
 			return append(out, so[ve:]...), clientUsage
 		}
 	}
-	if it.err != nil {
+	if it.Err() != nil {
 		return []byte(`{"include_usage":true}`), false
 	}
-	open := skipSpace(so, 0) + 1
+	open := jsonscan.SkipSpace(so, 0) + 1
 	out := make([]byte, 0, len(so)+24)
 	out = append(out, so[:open]...)
 	out = append(out, `"include_usage":true`...)
