@@ -56,6 +56,9 @@ func (s *Server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfi
 	if h.ContentLength() > s.ruleFor(path).limit {
 		h.Set(announcedTooLarge, "1")
 		h.SetContentLength(0)
+		// A client waiting for "100 Continue" gets the 413 instead, and
+		// never sends the body (RFC 9110, 10.1.1).
+		h.Del(fiber.HeaderExpect)
 	}
 	return fasthttp.RequestConfig{}
 }
