@@ -65,28 +65,46 @@ const languageAudit = `(function (ignore) {
   return bad.slice(0, 10);
 })`
 
-// checkFit loads the page at the window width and fails on a sideways
-// scroll, on words in the other language (data strings in ignore aside), and
-// on a console error other than the 404 of a page that does not exist.
+// atWidth sizes the window to width px in its color scheme: a phone (under
+// 600 px) in the dark, a desktop in the light, so both schemes pass the same checks.
+func atWidth(width int) chromedp.Tasks {
+	media := emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: colorScheme(width)}})
+	return chromedp.Tasks{media, chromedp.EmulateViewport(int64(width), 900)}
+}
+
+func colorScheme(width int) string {
+	if width < 600 {
+		return "dark"
+	}
+	return "light"
+}
+
+// checkFit loads the page at the window width and checks it (checkPage); the
+// 404 of a page that does not exist is the one console error it expects.
 func (b *browser) checkFit(path string, width int, ignore []string, more ...chromedp.Action) {
+	b.t.Helper()
+	step := fmt.Sprintf("%s at %d px (%s)", path, width, colorScheme(width))
+	b.console.drain()
+	intended := ""
+	if strings.Contains(path, "no-such") {
+		intended = "404"
+	}
+	b.checkPage(step, ignore, intended, append(chromedp.Tasks{atWidth(width), chromedp.Navigate(path)}, more...)...)
+}
+
+// checkPage performs a step (run), then fails on a sideways scroll, on words
+// in the other language (data strings in ignore aside), on an axe-core
+// violation, and on a console error since the last check that does not
+// contain intended (the status of a 4xx the page means to get; "": none).
+func (b *browser) checkPage(step string, ignore []string, intended string, actions ...chromedp.Action) {
 	b.t.Helper()
 	var f fit
 	var words []string
-	step := fmt.Sprintf("%s at %d px", path, width)
-	b.console.drain()
 	ign, _ := json.Marshal(ignore)
 	var violations []string
 	awaited := func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }
-	// A phone in the dark, a desktop in the light: both color schemes pass the same checks.
-	scheme := "light"
-	if width < 600 {
-		scheme = "dark"
-	}
-	step += " (" + scheme + ")"
-	media := emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}})
-	b.run(step, append([]chromedp.Action{media, chromedp.EmulateViewport(int64(width), 900), chromedp.Navigate(path)},
-		append(more, chromedp.Evaluate(fitAudit, &f), chromedp.Evaluate(languageAudit+"("+string(ign)+")", &words),
-			chromedp.Evaluate(axeSource(b.t), nil), chromedp.Evaluate(axeAudit, &violations, awaited))...)...)
+	b.run(step, append(actions, chromedp.Evaluate(fitAudit, &f), chromedp.Evaluate(languageAudit+"("+string(ign)+")", &words),
+		chromedp.Evaluate(axeSource(b.t), nil), chromedp.Evaluate(axeAudit, &violations, awaited))...)
 	if len(violations) > 0 {
 		b.t.Errorf("%s: axe-core %s finds:\n  %s", step, axeVersion, axeFailures(violations))
 	}
@@ -98,9 +116,35 @@ func (b *browser) checkFit(path string, width int, ignore []string, more ...chro
 		b.t.Errorf("%s has words in the other language:\n  %s", step, strings.Join(words, "\n  "))
 	}
 	for _, e := range b.console.drain() {
-		if !(strings.Contains(path, "no-such") && strings.Contains(e, "404")) {
+		if intended == "" || !strings.Contains(e, intended) {
 			b.t.Errorf("%s: console error %s", step, e)
 		}
+	}
+}
+
+// checkChatModels fails when the chat offers a model the API does not list to key: one the gateway does not serve.
+func (b *browser) checkChatModels(base, key string) {
+	b.t.Helper()
+	var offered []string
+	b.run("the chat's models", chromedp.Navigate(base+"/account/chat"),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll('#chat-model option')).map(function (o) { return o.value; })`, &offered))
+	var listed struct {
+		Data []struct{ ID string } `json:"data"`
+	}
+	if st := call(b.t, base, "GET", "/api/v1/models", key, nil, &listed); st != 200 || len(listed.Data) == 0 {
+		b.t.Fatalf("the API's models: %d", st)
+	}
+	served := map[string]bool{}
+	for _, m := range listed.Data {
+		served[m.ID] = true
+	}
+	for _, m := range offered {
+		if !served[m] {
+			b.t.Errorf("the chat offers %s, which the gateway does not serve", m)
+		}
+	}
+	if len(offered) == 0 {
+		b.t.Error("the chat offers no model")
 	}
 }
 
@@ -168,27 +212,7 @@ func TestBrowserPagesFit(t *testing.T) {
 	}
 
 	// The chat offers only models this gateway serves: those the API lists to a key.
-	var offered []string
-	b.run("the chat's models", chromedp.Navigate(g.base+"/account/chat?lang=en"),
-		chromedp.Evaluate(`Array.from(document.querySelectorAll('#chat-model option')).map(function (o) { return o.value; })`, &offered))
-	var listed struct {
-		Data []struct{ ID string } `json:"data"`
-	}
-	if st := call(t, g.base, "GET", "/api/v1/models", key, nil, &listed); st != 200 || len(listed.Data) == 0 {
-		t.Fatalf("the API's models: %d", st)
-	}
-	served := map[string]bool{}
-	for _, m := range listed.Data {
-		served[m.ID] = true
-	}
-	for _, m := range offered {
-		if !served[m] {
-			t.Errorf("the chat offers %s, which the gateway does not serve", m)
-		}
-	}
-	if len(offered) == 0 {
-		t.Error("the chat offers no model")
-	}
+	b.checkChatModels(g.base, key)
 
 	data := []string{email, "a key with a long name for the phone's narrow screen", "web chat", "Basic"}
 	pages := []string{"/account/", "/account/keys", "/account/chat", "/account/activity", "/account/topup", "/account/plans",

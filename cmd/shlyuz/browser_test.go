@@ -153,7 +153,19 @@ func (b *browser) freshProfile() *browser {
 	if err := chromedp.Run(ctx); err != nil {
 		b.t.Fatalf("attach to the fresh browser context: %v", err)
 	}
-	return &browser{t: b.t, ctx: ctx, shots: b.shots, console: &consoleLog{}}
+	fresh := &browser{t: b.t, ctx: ctx, shots: b.shots, console: &consoleLog{}}
+	fresh.console.listen(ctx)
+	if err := chromedp.Run(ctx, cdplog.Enable()); err != nil {
+		b.t.Fatalf("the fresh tab's console log: %v", err)
+	}
+	return fresh
+}
+
+// in is b for the subtest t: its failures are t's.
+func (b *browser) in(t *testing.T) *browser {
+	c := *b
+	c.t = t
+	return &c
 }
 
 // run performs a step, then checks the page it ends on for accessibility and
@@ -254,37 +266,53 @@ func textContains(sel, want string) chromedp.Action {
 	})
 }
 
-// TestBrowserNewcomer walks a newcomer's whole path in headless Chromium: find a model on the landing
+// TestBrowserNewcomer walks a newcomer's whole path in headless Chromium, at a desktop's 1280 px and a
+// phone's 390 px, each width with a fresh user in a browser profile of its own: find a model on the landing
 // page, register, confirm from the mailbox, log in, top up 500 ₽ and buy a plan through the fake
 // YooKassa, make a key with a ceiling, copy it and raise its ceiling, call the API with it through the
 // openai-go SDK, chat in the web chat (streamed, Markdown rendered safely, an image model's picture
 // shown, the history kept on the server: a second browser signed in to the account sees it), and find
 // the requests with their exact credits in activity and the balance on the overview equal to the
-// ledger. Every page is checked for labelled fields and named buttons on the way.
+// ledger. Every page on the way gets the fit test's checks (checkPage): labelled fields, named buttons,
+// no sideways scroll, no words in the other language, no axe-core violation, no console error but an
+// intended 4xx; the chat offers only served models.
 func TestBrowserNewcomer(t *testing.T) {
 	g := startWebGateway(t)
 	b := newBrowser(t)
-	email := fmt.Sprintf("browser%d@example.com", time.Now().UnixNano())
+	for _, width := range []int{1280, 390} {
+		t.Run(fmt.Sprintf("%dpx", width), func(t *testing.T) { walkNewcomer(t, g, b.in(t).freshProfile(), width) })
+	}
+}
+
+func walkNewcomer(t *testing.T, g *webGateway, b *browser, width int) {
+	email := fmt.Sprintf("browser%d-%d@example.com", width, time.Now().UnixNano())
 	const password = "a long enough password"
+	data := []string{email, "Basic"}
+	// check performs a step that ends on a page of the gateway's, then checks that page at the width.
+	check := func(step, intended string, actions ...chromedp.Action) {
+		t.Helper()
+		b.checkPage(fmt.Sprintf("%s at %d px", step, width), data, intended, actions...)
+	}
+	b.run("the window", atWidth(width))
 
 	var shown int
-	b.run("landing search", chromedp.Navigate(g.base+"/?lang=en"), b.fill("Search models", "gemini-2.5-flash-image"),
+	check("landing search", "", chromedp.Navigate(g.base+"/?lang=en"), b.fill("Search models", "gemini-2.5-flash-image"),
 		b.press("Filter"), textContains("#models-count", "1 models"),
 		chromedp.Evaluate(`Array.from(document.querySelectorAll('#models li[data-modality]')).filter(function (r) { return !r.hidden }).length`, &shown))
 	if shown != 1 {
 		t.Fatalf("the search shows %d models; want gemini-2.5-flash-image alone", shown)
 	}
-	b.run("register", chromedp.Navigate(g.base+"/register"),
+	check("register", "", chromedp.Navigate(g.base+"/register"),
 		b.fill("Email", email), b.fill("Password", password), b.press("Create account"),
 		textContains(`[role=status]`, "We sent a letter"))
-	b.run("confirm", chromedp.Navigate(g.mail.letterTo(t, email).link(t)), textContains(`[role=status]`, "Your email is confirmed"))
-	b.run("log in", b.fill("Email", email), b.fill("Password", password), b.press("Log in"),
+	check("confirm", "", chromedp.Navigate(g.mail.letterTo(t, email).link(t)), textContains(`[role=status]`, "Your email is confirmed"))
+	check("log in", "", b.fill("Email", email), b.fill("Password", password), b.press("Log in"),
 		textContains("#bought", "0.00\u00a0₽"))
 
 	// With no credits yet the chat says so in the page's words, not the API's. Shift+Enter breaks
 	// the line; Enter sends.
 	var draft, failed string
-	b.run("chat without credits", chromedp.Navigate(g.base+"/account/chat"), chromedp.Focus(field("Message"), chromedp.BySearch),
+	check("chat without credits", "402", chromedp.Navigate(g.base+"/account/chat"), chromedp.Focus(field("Message"), chromedp.BySearch),
 		chromedp.SendKeys(field("Message"), "line one", chromedp.BySearch),
 		chromedp.KeyEvent("\r", chromedp.KeyModifiers(input.ModifierShift)),
 		chromedp.SendKeys(field("Message"), "line two", chromedp.BySearch), chromedp.Value(field("Message"), &draft, chromedp.BySearch),
@@ -292,16 +320,15 @@ func TestBrowserNewcomer(t *testing.T) {
 	if draft != "line one\nline two" || failed != "Not enough credits for this request. Top up your balance." {
 		t.Fatalf("the draft %q; the refusal %q", draft, failed)
 	}
-	b.console.drain() // the 402 is an intended answer
 	b.run("top up", chromedp.Navigate(g.base+"/account/topup"), b.fill("Amount, ₽", "500"), b.press("Go to payment"),
 		chromedp.WaitVisible(button("Оплатить"), chromedp.BySearch))
-	b.run("pay the top-up", b.press("Оплатить"), textContains("#payment-status", "The payment succeeded"))
+	check("pay the top-up", "", b.press("Оплатить"), textContains("#payment-status", "The payment succeeded"))
 	b.run("buy a plan", chromedp.Navigate(g.base+"/account/plans"), b.press(`Buy the plan "Basic"`),
 		chromedp.WaitVisible(button("Оплатить"), chromedp.BySearch))
-	b.run("pay the plan", b.press("Оплатить"), textContains("#payment-status", "The payment succeeded"))
+	check("pay the plan", "", b.press("Оплатить"), textContains("#payment-status", "The payment succeeded"))
 
 	var key string
-	b.run("create a key", chromedp.Navigate(g.base+"/account/keys"), b.fill("Key name", "browser"),
+	check("create a key", "", chromedp.Navigate(g.base+"/account/keys"), b.fill("Key name", "browser"),
 		b.fill("Spending ceiling, ₽ (empty: none)", "50"), chromedp.SetValue(field("Ceiling period"), "month", chromedp.BySearch),
 		b.press("Create key"), chromedp.Value(field("New key"), &key, chromedp.BySearch),
 		b.press("Copy key"), chromedp.WaitVisible(button("Copied"), chromedp.BySearch))
@@ -313,9 +340,11 @@ func TestBrowserNewcomer(t *testing.T) {
 	if !strings.Contains(keyRow, "browser") || !strings.Contains(keyRow, "50.00\u00a0₽ / month") || strings.Contains(keyRow, key) {
 		t.Fatalf("keys table: %q", keyRow)
 	}
-	b.run("raise the ceiling", chromedp.Click(`#keys details summary`), chromedp.Clear(field("New ceiling of key browser, ₽ (empty: none)"), chromedp.BySearch),
+	check("raise the ceiling", "", chromedp.Click(`#keys details summary`), chromedp.Clear(field("New ceiling of key browser, ₽ (empty: none)"), chromedp.BySearch),
 		b.fill("New ceiling of key browser, ₽ (empty: none)", "75"), b.press("Save the ceiling of key browser"),
 		textContains(`#keys tbody`, "75.00\u00a0₽ / month"))
+
+	b.checkChatModels(g.base, key)
 
 	client := openai.NewClient(option.WithBaseURL(g.base+"/api/v1"), option.WithAPIKey(key))
 	resp, err := client.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
@@ -333,7 +362,7 @@ func TestBrowserNewcomer(t *testing.T) {
 	// The web chat: three replies, each streamed with its cost.
 	chat := func(step, model, message string, n int, more ...chromedp.Action) {
 		last := fmt.Sprintf(`#conversation li:nth-child(%d)`, 2*n)
-		b.run(step, append([]chromedp.Action{chromedp.SetValue(field("Model"), model, chromedp.BySearch),
+		check(step, "", append([]chromedp.Action{chromedp.SetValue(field("Model"), model, chromedp.BySearch),
 			b.fill("Message", message), b.press("Send"), chromedp.WaitVisible(last + ` .cost`)}, more...)...)
 	}
 	b.run("open the chat", chromedp.Navigate(g.base+"/account/chat"))
@@ -363,7 +392,7 @@ func TestBrowserNewcomer(t *testing.T) {
 	b.run("the costs", chromedp.Evaluate(`Array.from(document.querySelectorAll('#conversation .cost')).map(function (e) {
   return e.getAttribute('data-generation') + ' ' + e.getAttribute('data-credits') })`, &costs))
 	var turns int
-	b.run("the history is kept", chromedp.Navigate(g.base+"/account/"), chromedp.Navigate(g.base+"/account/chat"),
+	check("the history is kept", "", chromedp.Navigate(g.base+"/account/"), chromedp.Navigate(g.base+"/account/chat"),
 		chromedp.WaitVisible(`#conversation li:nth-child(6)`), chromedp.Evaluate(`document.querySelectorAll('#conversation li').length`, &turns))
 	if turns != 6 {
 		t.Fatalf("%d messages in the chat after coming back; want 6", turns)
@@ -371,14 +400,14 @@ func TestBrowserNewcomer(t *testing.T) {
 	// The history is kept on the server: another browser, signed in to the account, opens it.
 	other := b.freshProfile()
 	var signedOut string
-	other.run("another browser is signed out", chromedp.Navigate(g.base+"/account/chat?lang=en"), chromedp.Location(&signedOut))
+	other.run("another browser is signed out", atWidth(width), chromedp.Navigate(g.base+"/account/chat?lang=en"), chromedp.Location(&signedOut))
 	if !strings.HasSuffix(signedOut, "/login") {
 		t.Fatalf("the second browser shares the first's cookies: /account/chat is %s", signedOut)
 	}
 	other.run("another browser logs in", other.fill("Email", email), other.fill("Password", password),
 		other.press("Log in"), textContains("#bought", "₽"))
 	var seen []string
-	other.run("another browser sees the conversation", chromedp.Navigate(g.base+"/account/chat"), chromedp.WaitVisible(`#conversation li:nth-child(6)`),
+	other.checkPage(fmt.Sprintf("another browser sees the conversation at %d px", width), data, "", chromedp.Navigate(g.base+"/account/chat"), chromedp.WaitVisible(`#conversation li:nth-child(6)`),
 		chromedp.Evaluate(`(function () {
   var t = document.querySelector('#conversation li:nth-child(3) .text'), cur = document.querySelector('#conversations a[aria-current=page]');
   return [String(document.querySelectorAll('#conversation li').length), document.querySelector('#conversation li:nth-child(1) .text').textContent,
@@ -404,6 +433,7 @@ func TestBrowserNewcomer(t *testing.T) {
 	if len(gens) != 4 {
 		t.Fatalf("costs %q; want 3", costs)
 	}
+	check("activity", "", chromedp.Navigate(g.base+"/account/activity"))
 	var spent int64
 	for _, want := range gens {
 		sel := fmt.Sprintf(`tr[data-generation=%q] .credits`, want.id)
@@ -416,7 +446,7 @@ func TestBrowserNewcomer(t *testing.T) {
 	}
 
 	var pkg, bought string
-	b.run("overview", chromedp.Navigate(g.base+"/account/"), chromedp.Text("#package-credits", &pkg), chromedp.Text("#bought-credits", &bought))
+	check("overview", "", chromedp.Navigate(g.base+"/account/"), chromedp.Text("#package-credits", &pkg), chromedp.Text("#bought-credits", &bought))
 	wantPkg := 50_000_000 - spent
 	if digits(pkg) != strconv.FormatInt(wantPkg, 10) || bought != "50,000,000\u00a0credits" {
 		t.Fatalf("overview: package %s bought %s; want %d and 50000000", pkg, bought, wantPkg)

@@ -181,7 +181,7 @@ func writeJSON(w http.ResponseWriter, v any) {
 }
 
 var page = template.Must(template.New("checkout").Parse(`<!doctype html>
-<html lang="ru"><head><meta charset="utf-8"><title>ЮKassa (fake) — оплата</title></head>
+<html lang="ru"><head><meta charset="utf-8"><title>ЮKassa (fake) — оплата</title><link rel="icon" href="data:,"></head>
 <body><main>
 <h1>Оплата {{.Amount.Value}} ₽</h1>
 <p>{{.Description}}</p>
