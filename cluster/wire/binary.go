@@ -73,38 +73,16 @@ func compile(t reflect.Type, seen map[reflect.Type]*codec) *codec {
 	pt := reflect.PointerTo(t)
 	switch {
 	case t.Implements(binaryMarshaler) && pt.Implements(binaryUnmarshaler):
-		c.layout = "bin(" + t.String() + ")"
-		c.enc = func(b []byte, v reflect.Value) []byte {
-			raw, err := v.Interface().(encoding.BinaryMarshaler).MarshalBinary()
-			if err != nil {
-				panic(encodeError{err})
-			}
-			return appendBytes(b, raw)
-		}
-		c.dec = func(r *reader, v reflect.Value) error {
-			raw, err := r.bytes()
-			if err != nil {
-				return err
-			}
-			return v.Addr().Interface().(encoding.BinaryUnmarshaler).UnmarshalBinary(raw)
-		}
+		viaBytes(c, "bin("+t.String()+")",
+			func(v reflect.Value) ([]byte, error) { return v.Interface().(encoding.BinaryMarshaler).MarshalBinary() },
+			func(v reflect.Value, raw []byte) error {
+				return v.Addr().Interface().(encoding.BinaryUnmarshaler).UnmarshalBinary(raw)
+			})
 		return c
 	case t.Implements(gobEncoder) && pt.Implements(gobDecoder):
-		c.layout = "gob(" + t.String() + ")"
-		c.enc = func(b []byte, v reflect.Value) []byte {
-			raw, err := v.Interface().(gob.GobEncoder).GobEncode()
-			if err != nil {
-				panic(encodeError{err})
-			}
-			return appendBytes(b, raw)
-		}
-		c.dec = func(r *reader, v reflect.Value) error {
-			raw, err := r.bytes()
-			if err != nil {
-				return err
-			}
-			return v.Addr().Interface().(gob.GobDecoder).GobDecode(raw)
-		}
+		viaBytes(c, "gob("+t.String()+")",
+			func(v reflect.Value) ([]byte, error) { return v.Interface().(gob.GobEncoder).GobEncode() },
+			func(v reflect.Value, raw []byte) error { return v.Addr().Interface().(gob.GobDecoder).GobDecode(raw) })
 		return c
 	}
 	switch t.Kind() {
@@ -225,14 +203,34 @@ func compile(t reflect.Type, seen map[reflect.Type]*codec) *codec {
 	return c
 }
 
+// viaBytes makes c the codec of a type that marshals itself: the bytes of
+// marshal, length first, read back by unmarshal.
+func viaBytes(c *codec, layout string, marshal func(reflect.Value) ([]byte, error), unmarshal func(reflect.Value, []byte) error) {
+	c.layout = layout
+	c.enc = func(b []byte, v reflect.Value) []byte {
+		raw, err := marshal(v)
+		if err != nil {
+			panic(encodeError{err})
+		}
+		return appendBytes(b, raw)
+	}
+	c.dec = func(r *reader, v reflect.Value) error {
+		raw, err := r.bytes()
+		if err != nil {
+			return err
+		}
+		return unmarshal(v, raw)
+	}
+}
+
 func compileSlice(c *codec, t reflect.Type, seen map[reflect.Type]*codec) {
 	if t.Elem().Kind() == reflect.Uint8 && t.ConvertibleTo(bytesType) {
 		c.layout = "[]byte"
 		c.enc = func(b []byte, v reflect.Value) []byte {
-			if v.IsNil() {
-				return append(b, 0)
+			b, more := appendCount(b, v)
+			if !more {
+				return b
 			}
-			b = binary.AppendUvarint(b, uint64(v.Len())+1)
 			return append(b, v.Bytes()...)
 		}
 		c.dec = func(r *reader, v reflect.Value) error {
@@ -251,10 +249,10 @@ func compileSlice(c *codec, t reflect.Type, seen map[reflect.Type]*codec) {
 	}
 	elem := compile(t.Elem(), seen)
 	c.enc = func(b []byte, v reflect.Value) []byte {
-		if v.IsNil() {
-			return append(b, 0)
+		b, more := appendCount(b, v)
+		if !more {
+			return b
 		}
-		b = binary.AppendUvarint(b, uint64(v.Len())+1)
 		for i := range v.Len() {
 			b = elem.enc(b, v.Index(i))
 		}
@@ -280,10 +278,10 @@ func compileSlice(c *codec, t reflect.Type, seen map[reflect.Type]*codec) {
 func compileMap(c *codec, t reflect.Type, seen map[reflect.Type]*codec) {
 	key, elem := compile(t.Key(), seen), compile(t.Elem(), seen)
 	c.enc = func(b []byte, v reflect.Value) []byte {
-		if v.IsNil() {
-			return append(b, 0)
+		b, more := appendCount(b, v)
+		if !more {
+			return b
 		}
-		b = binary.AppendUvarint(b, uint64(v.Len())+1)
 		it := v.MapRange()
 		for it.Next() {
 			b = key.enc(b, it.Key())
@@ -360,6 +358,15 @@ func compileStruct(c *codec, t reflect.Type, seen map[reflect.Type]*codec) {
 // encodeError carries a marshaler's failure out of an encoder.
 type encodeError struct{ err error }
 
+// appendCount appends a slice's or map's length as count reads it: 0 for
+// nil (more is false: nothing follows), else the length+1.
+func appendCount(b []byte, v reflect.Value) (_ []byte, more bool) {
+	if v.IsNil() {
+		return append(b, 0), false
+	}
+	return binary.AppendUvarint(b, uint64(v.Len())+1), true
+}
+
 func appendBytes(b, raw []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(len(raw)))
 	return append(b, raw...)
@@ -406,20 +413,22 @@ func (r *reader) take(n int) ([]byte, error) {
 
 func (r *reader) uvarint() (uint64, error) {
 	x, n := binary.Uvarint(r.buf)
-	if n <= 0 {
-		return 0, errMalformed
-	}
-	r.buf = r.buf[n:]
-	return x, nil
+	return x, r.skip(n)
 }
 
 func (r *reader) varint() (int64, error) {
 	x, n := binary.Varint(r.buf)
+	return x, r.skip(n)
+}
+
+// skip moves past the n bytes a varint took; n <= 0 (too short, or an
+// overflow, where the varint read is 0) is malformed.
+func (r *reader) skip(n int) error {
 	if n <= 0 {
-		return 0, errMalformed
+		return errMalformed
 	}
 	r.buf = r.buf[n:]
-	return x, nil
+	return nil
 }
 
 func (r *reader) bytes() ([]byte, error) {
