@@ -139,6 +139,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.yandexArt(w, r)
 	case strings.Contains(p, "/speech/v1/"), strings.Contains(p, "/stt/v3/"), strings.Contains(p, "/tts/v3/"), strings.Contains(p, "/operations/yastt-"):
 		s.speechKit(w, r) // Yandex SpeechKit (audio_yandex.go)
+	case strings.HasSuffix(p, "/foundationModels/v1/textEmbedding"): // Yandex's embeddings (yandex_embeddings.go)
+		s.yandexEmbeddings(w, r)
 	case strings.HasSuffix(p, ":batchEmbedContents"): // Gemini's embeddings (embeddings.go)
 		s.geminiEmbeddings(w, r)
 	case strings.HasSuffix(p, ":predict"): // Imagen through the Gemini API (images.go)

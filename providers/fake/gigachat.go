@@ -129,6 +129,8 @@ func (s *Server) gigachat(w http.ResponseWriter, r *http.Request) {
 		if s.gigaAuthorized(w, r) {
 			s.gigaChat(w, r)
 		}
+	case gigaEmbeddingsPath: // gigachat_embeddings.go
+		s.gigaEmbeddings(w, r)
 	case gigaFilesPath:
 		if r.Method != http.MethodPost {
 			writeGigaError(w, http.StatusMethodNotAllowed, "Method Not Allowed")

@@ -49,6 +49,7 @@ type Provider struct {
 	cfg      shlyuz.UpstreamConfig
 	chatURL  string
 	filesURL string
+	embedURL string
 	header   http.Header
 	client   *http.Client
 	auth     *sberauth.TokenSource
@@ -86,6 +87,7 @@ func NewWithOptions(cfg shlyuz.UpstreamConfig, opts Options) (*Provider, error) 
 		cfg:      cfg,
 		chatURL:  base + "/chat/completions",
 		filesURL: base + "/files",
+		embedURL: base + "/embeddings",
 		header:   h,
 		client:   client,
 		auth:     service.Tokens(cfg, client, opts.RefreshMargin),
@@ -107,6 +109,11 @@ func (p *Provider) send(ctx context.Context, build func() (*http.Request, error)
 // chat is a call of the chat endpoint; body builds the request's body
 // under the call's context.
 func (p *Provider) chat(body func(ctx context.Context) ([]byte, error), stream bool) *upstream.Call {
+	return p.post(p.chatURL, body, stream)
+}
+
+// post is an authorized JSON call of url (chat, embeddings).
+func (p *Provider) post(url string, body func(ctx context.Context) ([]byte, error), stream bool) *upstream.Call {
 	return &upstream.Call{
 		Config: &p.cfg,
 		Errors: errs,
@@ -116,7 +123,7 @@ func (p *Provider) chat(body func(ctx context.Context) ([]byte, error), stream b
 				return nil, err
 			}
 			return p.send(ctx, func() (*http.Request, error) {
-				r, err := upstream.NewRequest(ctx, p.chatURL, p.header, b, upstream.Accept(stream))
+				r, err := upstream.NewRequest(ctx, url, p.header, b, upstream.Accept(stream))
 				if err == nil {
 					r.Header.Set("Content-Type", "application/json")
 				}
