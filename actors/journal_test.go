@@ -19,21 +19,10 @@ import (
 // a generation is readable before its commit.
 func TestJournalGroupCommitsAndFlushesOnClose(t *testing.T) {
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "j.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	if err := store.CreateAccount(ctx, shlyuz.Account{ID: "acc-1", Email: "j@example.com", CreatedAt: time.Now()}); err != nil {
-		t.Fatal(err)
-	}
-	b, err := store.ClaimBalance(ctx, "acc-1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, b := journalStore(t)
 	var mu sync.Mutex
 	batches := 0
-	j := actors.NewJournal(store, time.Hour, slog.New(slog.NewTextHandler(io.Discard, nil)), actors.JournalMetrics{
+	j := actors.NewJournal(store, time.Hour, quietLog, actors.JournalMetrics{
 		BatchSize: func(int) { mu.Lock(); batches++; mu.Unlock() },
 	})
 	const n = 200
@@ -70,4 +59,27 @@ func TestJournalGroupCommitsAndFlushesOnClose(t *testing.T) {
 	if bad, err := store.Reconcile(ctx); err != nil || len(bad) != 0 {
 		t.Fatalf("reconcile: %v %v", bad, err)
 	}
+}
+
+// quietLog is the log of a journal under test: it says nothing.
+var quietLog = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// journalStore opens a fresh SQLite store, closed when the test ends, with
+// one account, acc-1, whose balance it has claimed for a journal to write.
+func journalStore(t *testing.T) (*sqlite.Store, shlyuz.Balance) {
+	t.Helper()
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "j.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	if err := store.CreateAccount(ctx, shlyuz.Account{ID: "acc-1", Email: "j@example.com", CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := store.ClaimBalance(ctx, "acc-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store, b
 }

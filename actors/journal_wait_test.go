@@ -3,16 +3,12 @@ package actors_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
-	"github.com/shlyuz/shlyuz/persistence/sqlite"
 )
 
 // countingStore records the size of every batch it commits.
@@ -42,20 +38,9 @@ func TestJournalCommitsOnlyForWaiters(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			inner, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "j.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer inner.Close()
-			if err := inner.CreateAccount(ctx, shlyuz.Account{ID: "acc-1", Email: "w@example.com", CreatedAt: time.Now()}); err != nil {
-				t.Fatal(err)
-			}
-			b, err := inner.ClaimBalance(ctx, "acc-1")
-			if err != nil {
-				t.Fatal(err)
-			}
+			inner, b := journalStore(t)
 			store := &countingStore{Store: inner}
-			j := actors.NewJournal(store, time.Hour, slog.New(slog.NewTextHandler(io.Discard, nil)), actors.JournalMetrics{})
+			j := actors.NewJournal(store, time.Hour, quietLog, actors.JournalMetrics{})
 			defer j.Close(ctx)
 			told := make(chan actors.Outcome, tc.unwaited+tc.waiters)
 			entry := func(i int) *shlyuz.LedgerEntry {
