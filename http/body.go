@@ -53,6 +53,9 @@ const announcedTooLarge = "X-Shlyuz-Body-Over-Limit"
 func (s *Server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
 	h.Del(announcedTooLarge) // only the gateway sets it
 	path, _, _ := strings.Cut(string(h.RequestURI()), "?")
+	if anthropicRoute(path) {
+		s.readingAnthropic.Store(h, struct{}{}) // refusals.go
+	}
 	if h.ContentLength() > s.ruleFor(path).limit {
 		h.Set(announcedTooLarge, "1")
 		h.SetContentLength(0)

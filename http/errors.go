@@ -38,7 +38,12 @@ func setErrorHeaders(c *fiber.Ctx, e *shlyuz.Error) {
 // errorHandler maps everything a handler returns, and Fiber's own failures
 // (unknown route, body too large, bad method), to the one error body.
 func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
-	return writeError(c, s.asError(c, err))
+	e := s.asError(c, err)
+	if s.refusedAnthropic(c) { // fasthttp's refusal of a Messages request it reset
+		setErrorHeaders(c, e)
+		return c.Status(e.Status).JSON(newAnthropicError(e))
+	}
+	return writeError(c, e)
 }
 
 // asError is the error a handler's failure is answered with.

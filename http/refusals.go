@@ -51,6 +51,7 @@ func (s *Server) guardMethods() {
 	srv.SecureErrorLogMessage = true // a parse error does not echo the request's bytes
 	inner := srv.Handler
 	srv.Handler = func(ctx *fasthttp.RequestCtx) {
+		s.readingAnthropic.Delete(&ctx.Request.Header) // read whole: fasthttp refuses it no more
 		if !slices.Contains(fiber.DefaultMethods, string(ctx.Method())) {
 			writeRaw(ctx, &shlyuz.Error{Status: 405, Type: shlyuz.TypeInvalidRequest, Code: "method_not_allowed",
 				Message: "The method is not an HTTP method the gateway serves."})
@@ -59,6 +60,22 @@ func (s *Server) guardMethods() {
 		}
 		inner(ctx)
 	}
+}
+
+// The requests for a Messages route whose headers fasthttp read and whose
+// body it is still reading are kept in Server.readingAnthropic, by their
+// header (one per connection, reused by its next request): fasthttp resets a
+// request it could not read (a small body that never finished, a broken
+// chunk) before its error handler runs, so the handler learns the route's
+// shape there. An entry goes when the request reaches the handler or its
+// refusal is written; one whose client left without either stays until the
+// connection's context serves its next request.
+
+// refusedAnthropic reports whether a refusal written by fasthttp's error
+// handler is for a Messages route whose request fasthttp failed to read.
+func (s *Server) refusedAnthropic(c *fiber.Ctx) bool {
+	_, ok := s.readingAnthropic.LoadAndDelete(&c.Context().Request.Header)
+	return ok
 }
 
 // writeRaw answers the error body outside Fiber.

@@ -57,6 +57,9 @@ type Server struct {
 	streams  sync.WaitGroup // streams still writing, for a graceful stop
 	scavenge scavenger      // hands memory back after large bodies
 	bodies   bodyBudget     // the memory of bodies in flight
+	// readingAnthropic: the requests for a Messages route that fasthttp is
+	// still reading (refusals.go).
+	readingAnthropic sync.Map
 }
 
 // New builds the app with every route.
