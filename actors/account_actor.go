@@ -135,6 +135,9 @@ func (a *accountActor) reserve(m *acctReserve) *reserved {
 	if k.key.Management {
 		return &reserved{Err: shlyuz.ErrManagementKey()}
 	}
+	if err := k.key.CheckModel(m.Model); err != nil {
+		return &reserved{Err: err}
+	}
 	k.roll(a, m.Now)
 	a.expire(m.Now)
 	if prev, ok := a.holds[m.GenID]; ok { // a retried request: replace its hold

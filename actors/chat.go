@@ -412,7 +412,7 @@ func (cl *call) reserve(m *shlyuz.PricedModel, ups []*Upstream) error {
 	if kerr != nil {
 		return kerr
 	}
-	msg := &acctReserve{GenID: cl.c.GenerationID, KeyID: ref.keyID, Requester: g.calls.self, Now: now}
+	msg := &acctReserve{GenID: cl.c.GenerationID, KeyID: ref.keyID, Requester: g.calls.self, Model: m.ID, Now: now}
 	if cl.fixed > 0 {
 		for _, u := range ups {
 			msg.Fixed = max(msg.Fixed, scaleCredits(cl.fixed, u.Config.PriceMultiplier))

@@ -31,6 +31,7 @@ type acctReserve struct {
 	GenID     string
 	KeyID     string
 	Requester string // the member whose call it is; its holds go when it leaves
+	Model     string // the model called: the key's allowed_models must allow it
 	Prompt    int64  // reserve estimate of prompt tokens
 	MaxTokens int64  // what the client asked for; 0: absent
 	MaxOut    int64  // the model's output ceiling

@@ -19,6 +19,8 @@ type KeySpec struct {
 	ExpiresAt  *time.Time
 	RateLimit  *shlyuz.RateLimit // nil: the gateway's default
 	Management bool              // a management key: manages keys, calls no model
+	// AllowedModels: model ids and "provider/" prefixes the key may call; empty: any.
+	AllowedModels []string
 }
 
 // CreateKey makes a key for an account (the operator API and the web area
@@ -31,9 +33,12 @@ func (g *Gateway) CreateKey(ctx context.Context, accountID string, s KeySpec) (s
 	if s.ExpiresAt != nil && !s.ExpiresAt.After(now) {
 		return "", shlyuz.Key{}, shlyuz.ErrInvalidValue("expires_at", "expires_at must be in the future.")
 	}
+	if err := shlyuz.ValidateAllowedModels(s.AllowedModels); err != nil {
+		return "", shlyuz.Key{}, err
+	}
 	plain, hash := shlyuz.NewKeySecret()
 	k := shlyuz.Key{ID: newKeyID(now.Unix()), AccountID: accountID, Name: s.Name, Hash: hash, Label: shlyuz.MaskKey(plain),
-		Limit: s.Limit, LimitReset: s.LimitReset, ExpiresAt: s.ExpiresAt, RateLimit: s.RateLimit, Management: s.Management, CreatedAt: now.UTC()}
+		Limit: s.Limit, LimitReset: s.LimitReset, ExpiresAt: s.ExpiresAt, RateLimit: s.RateLimit, Management: s.Management, AllowedModels: s.AllowedModels, CreatedAt: now.UTC()}
 	if err := g.store.CreateKey(ctx, k); err != nil {
 		return "", shlyuz.Key{}, shlyuz.ErrInternal(err)
 	}

@@ -265,6 +265,8 @@ type createKeyReq struct {
 	ExpiresAt  *string           `json:"expires_at"` // RFC 3339 or a date
 	RateLimit  *shlyuz.RateLimit `json:"rate_limit"`
 	Management bool              `json:"management"` // a management key (/api/v1/keys), never a model's caller
+	// AllowedModels: model ids and "provider/" prefixes the key may call; absent: any.
+	AllowedModels []string `json:"allowed_models"`
 }
 
 func (s *Server) adminCreateKey(c *fiber.Ctx) error {
@@ -325,8 +327,11 @@ func keySpecOf(req *createKeyReq) (actors.KeySpec, *shlyuz.Error) {
 	if rl := req.RateLimit; rl != nil && (rl.RequestsPerMinute < 0 || rl.TokensPerMinute < 0 || *rl == (shlyuz.RateLimit{})) {
 		return actors.KeySpec{}, shlyuz.ErrInvalidValue("rate_limit", "rate_limit takes requests_per_minute and/or tokens_per_minute, whole numbers above 0.")
 	}
+	if err := shlyuz.ValidateAllowedModels(req.AllowedModels); err != nil {
+		return actors.KeySpec{}, err
+	}
 	return actors.KeySpec{Name: req.Name, Limit: limit, LimitReset: reset, ExpiresAt: expires, RateLimit: req.RateLimit,
-		Management: req.Management}, nil
+		Management: req.Management, AllowedModels: req.AllowedModels}, nil
 }
 
 func (s *Server) adminRevokeKey(c *fiber.Ctx) error {

@@ -109,7 +109,7 @@ func (s *Server) keyInfo(c *fiber.Ctx) error {
 		"limit_period_spend": st.Spent, "limit_resets_at": resetsAt, "expires_at": k.ExpiresAt, "rate_limit": rl,
 		// never paid: nothing received, spent or left
 		"is_free_tier":      used == 0 && b.Balance.Available(time.Now()) == 0,
-		"is_management_key": k.Management, "is_provisioning_key": k.Management,
+		"is_management_key": k.Management, "is_provisioning_key": k.Management, "allowed_models": k.AllowedModels, // null: any model
 		"creator_user_id": nil, "organization_id": nil, "workspace_id": nil, "allowed_data_regions": []string{},
 		"free_model_daily_requests": fiber.Map{"limit": 0, "remaining": 0, "used": 0},
 	}) {

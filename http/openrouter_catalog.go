@@ -22,7 +22,7 @@ const maxModelsPage = 1000
 func (s *Server) catalogRoutes(v1 fiber.Router) {
 	v1.Get("/models", s.authenticated, s.listModels)
 	v1.Get("/models/count", s.authenticated, s.countModels)
-	v1.Get("/models/user", s.authenticated, s.listModels)
+	v1.Get("/models/user", s.authenticated, s.userModels)
 	v1.Get("/models/:author/:slug/endpoints", s.authenticated, s.modelEndpoints)
 	v1.Get("/models/*", s.authenticated, s.getModel)
 	v1.Get("/model/:author/:slug", s.authenticated, s.modelBySlug)
@@ -45,9 +45,16 @@ func (s *Server) served(c *fiber.Ctx) ([]*shlyuz.PricedModel, error) {
 	if sp := c.Query("supported_parameters"); sp != "" {
 		params = strings.Split(sp, ",")
 	}
+	var key *shlyuz.Key // on /models/user: the models its allowed_models allow
+	if c.Locals(localUserModels) != nil {
+		key = &keyStatus(c).Key
+	}
 	out := make([]*shlyuz.PricedModel, 0, 64)
 	for _, m := range list {
 		if !slices.ContainsFunc(wants, func(w string) bool { return listsModel(m, w) }) || !s.gw.Routable(m.ID) {
+			continue
+		}
+		if key != nil && !key.Allows(m.ID) {
 			continue
 		}
 		if len(params) > 0 && !containsAll(s.parametersOf(m), params) {
@@ -115,6 +122,16 @@ func (s *Server) listModels(c *fiber.Ctx) error {
 		out[i] = toV1Model(m, p, s.parametersOf(m))
 	}
 	return c.JSON(fiber.Map{"object": "list", "data": out, "total_count": total, "links": fiber.Map{"next": next}})
+}
+
+// localUserModels marks a /models/user request: the list is narrowed to the
+// models the key's allowed_models allow.
+const localUserModels = "models_user"
+
+// userModels is GET /api/v1/models/user: /models narrowed to what the key may call.
+func (s *Server) userModels(c *fiber.Ctx) error {
+	c.Locals(localUserModels, true)
+	return s.listModels(c)
 }
 
 // queryInt reads a whole-number query parameter within [lo, hi]; def when absent.

@@ -81,10 +81,14 @@ var adminCommands = []adminCommand{
 		rpm := fs.String("rpm", "", "rate limit: requests a minute")
 		tpm := fs.String("tpm", "", "rate limit: tokens a minute")
 		management := fs.Bool("management", false, "a management key: manages the account's API keys (/api/v1/keys), calls no model")
+		allowed := fs.String("allowed-models", "", "the models the key may call, comma-separated: ids and provider/ prefixes (openai/gpt-4o,anthropic/); none: any")
 		return func(id string) (string, string, map[string]any, error) {
 			body := map[string]any{}
 			if *management {
 				body["management"] = true
+			}
+			if list := shlyuz.SplitAllowedModels(*allowed); len(list) > 0 {
+				body["allowed_models"] = list
 			}
 			rate := map[string]int64{}
 			for _, f := range []struct{ flag, field, v string }{{"--rpm", "requests_per_minute", *rpm}, {"--tpm", "tokens_per_minute", *tpm}} {

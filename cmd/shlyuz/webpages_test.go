@@ -268,6 +268,23 @@ func TestWebAreaPages(t *testing.T) {
 		}
 	})
 
+	t.Run("keys: allowed models", func(t *testing.T) {
+		key, id := createKey(t, u, url.Values{"name": {"narrow"}, "allowed_models": {" test/model , other/ "}})
+		if row := keyRow(t, u, id); !strings.Contains(row, "test/model, other/") {
+			t.Fatalf("the key's row shows no allowed models: %s", row)
+		}
+		if _, err := sdkChat(key, g.base, "test/model"); err != nil {
+			t.Fatalf("an allowed model: %v", err)
+		}
+		if _, err := sdkChat(key, g.base, "test/other"); err == nil || !strings.Contains(err.Error(), "403") {
+			t.Fatalf("a model outside the list: %v", err)
+		}
+		u.get("/account/keys")
+		if st, body := u.post("/account/keys", url.Values{"name": {"x"}, "allowed_models": {"open ai/"}}); st != 400 || !strings.Contains(body, "Allowed models: at most 100") {
+			t.Fatalf("a list with a space: %d", st)
+		}
+	})
+
 	t.Run("activity: filters, pages, chart, CSV", func(t *testing.T) {
 		keyA, idA := createKey(t, u, url.Values{"name": {"alpha"}})
 		keyB, idB := createKey(t, u, url.Values{"name": {"beta"}})

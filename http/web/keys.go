@@ -63,7 +63,7 @@ func (w *Web) renderKeys(c *fiber.Ctx, status int, plain string, form fiber.Map,
 func (w *Web) createKey(c *fiber.Ctx) error {
 	s := sessionOf(c)
 	form := fiber.Map{"Name": c.FormValue("name"), "Limit": c.FormValue("limit"), "Reset": c.FormValue("reset"), "Expires": c.FormValue("expires"),
-		"Management": c.FormValue("management") == "1"}
+		"Management": c.FormValue("management") == "1", "Allowed": c.FormValue("allowed_models")}
 	name := strings.TrimSpace(c.FormValue("name"))
 	if name == "" || !shlyuz.KeyNameFits(name) {
 		return w.renderKeys(c, fiber.StatusBadRequest, "", bad(form, "name"), w.t(c, "bad_name"))
@@ -87,8 +87,12 @@ func (w *Web) createKey(c *fiber.Ctx) error {
 		}
 		expires = &d
 	}
+	allowed := shlyuz.SplitAllowedModels(c.FormValue("allowed_models")) // comma-separated ids and provider/ prefixes
+	if shlyuz.ValidateAllowedModels(allowed) != nil {
+		return w.renderKeys(c, fiber.StatusBadRequest, "", bad(form, "allowed_models"), w.t(c, "bad_allowed_models"))
+	}
 	plain, _, kerr := w.gw.CreateKey(w.ctx(c), s.account.ID, actors.KeySpec{Name: name, Limit: limit, LimitReset: reset, ExpiresAt: expires,
-		Management: c.FormValue("management") == "1"}) // a management key: /api/v1/keys, no model calls
+		Management: c.FormValue("management") == "1", AllowedModels: allowed}) // a management key: /api/v1/keys, no model calls
 	if kerr != nil {
 		return w.fail(c, kerr)
 	}
