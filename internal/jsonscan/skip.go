@@ -66,12 +66,8 @@ func SkipValue(b []byte, i int) (int, error) {
 		return SkipString(b, i)
 	case c == '{' || c == '[':
 		return skipContainer(b, i)
-	case c == 't':
-		return literal(b, i, "true")
-	case c == 'f':
-		return literal(b, i, "false")
-	case c == 'n':
-		return literal(b, i, "null")
+	case c == 't' || c == 'f' || c == 'n':
+		return literal(b, i)
 	case c == '-' || c >= '0' && c <= '9':
 		j := i + 1
 		for j < len(b) && (b[j] >= '0' && b[j] <= '9' || b[j] == '.' || b[j] == 'e' || b[j] == 'E' || b[j] == '+' || b[j] == '-') {
@@ -106,7 +102,16 @@ func skipContainer(b []byte, i int) (int, error) {
 	return 0, ErrMalformed
 }
 
-func literal(b []byte, i int, lit string) (int, error) {
+// literal returns the index past the true, false or null that starts at b[i]
+// (one of 't', 'f', 'n').
+func literal(b []byte, i int) (int, error) {
+	lit := "null"
+	switch b[i] {
+	case 't':
+		lit = "true"
+	case 'f':
+		lit = "false"
+	}
 	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
 		return 0, ErrMalformed
 	}

@@ -34,12 +34,8 @@ func ValidValue(b []byte, i, depth int) (int, error) {
 			_, _, ok = it.Next()
 		}
 		return it.finish()
-	case c == 't':
-		return literal(b, i, "true")
-	case c == 'f':
-		return literal(b, i, "false")
-	case c == 'n':
-		return literal(b, i, "null")
+	case c == 't' || c == 'f' || c == 'n':
+		return literal(b, i)
 	case c == '-' || c >= '0' && c <= '9':
 		return validNumber(b, i)
 	}
