@@ -15,9 +15,12 @@ import (
 )
 
 // embeddingTestModels: 1 USD per Mtok of input, 10 credits a token at the test rate.
-// gemini/embed goes to the Gemini fake (the gemini/ route).
+// gemini/embed goes to the Gemini fake (the gemini/ route), yagpt/ and giga/
+// to the YandexGPT and GigaChat fakes (embeddings_ru_test.go).
 const embeddingTestModels = `  - {id: "embed/model", name: "Embed", context_length: 8192, input_modalities: [text], output_modalities: [embeddings], usd: {prompt_usd_per_mtok: "1", completion_usd_per_mtok: "0"}}
   - {id: "gemini/embed", name: "Gemini embed", context_length: 8192, input_modalities: [text], output_modalities: [embeddings], usd: {prompt_usd_per_mtok: "1", completion_usd_per_mtok: "0"}}
+  - {id: "yagpt/text-search-doc", name: "Yandex embed", context_length: 2048, input_modalities: [text], output_modalities: [embeddings], usd: {prompt_usd_per_mtok: "1", completion_usd_per_mtok: "0"}}
+  - {id: "giga/Embeddings", name: "GigaChat embed", context_length: 512, input_modalities: [text], output_modalities: [embeddings], usd: {prompt_usd_per_mtok: "1", completion_usd_per_mtok: "0"}}
 `
 
 func TestOpenAISDKEmbeddings(t *testing.T) {
