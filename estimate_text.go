@@ -45,12 +45,7 @@ func textTokens(lit []byte) (reserve, likely int64) {
 		}
 		r, size := utf8.DecodeRune(body[i:])
 		if r == '\\' && i+1 < len(body) {
-			r, size = unescape(body[i:])
-			if utf16.IsSurrogate(r) && i+size+1 < len(body) && body[i+size] == '\\' {
-				if lo, n := unescape(body[i+size:]); utf16.IsSurrogate(lo) {
-					r, size = utf16.DecodeRune(r, lo), size+n
-				}
-			}
+			r, size = unescape(body[i:], true)
 		}
 		i += size
 		t.add(classOf(r), runeBytes(r))
@@ -147,7 +142,9 @@ func classOf(r rune) charClass {
 
 // unescape reads one JSON escape at the start of b (`\n`, `\u0436`) and
 // returns the character and the escape's length; a broken escape is U+FFFD.
-func unescape(b []byte) (rune, int) {
+// With pair, a surrogate half followed by another is read with it as one
+// character.
+func unescape(b []byte, pair bool) (rune, int) {
 	switch b[1] {
 	case 'n':
 		return '\n', 2
@@ -172,7 +169,12 @@ func unescape(b []byte) (rune, int) {
 				return utf8.RuneError, 2
 			}
 		}
-		return r, 6 // a surrogate half is joined with the next by the caller
+		if pair && utf16.IsSurrogate(r) && len(b) > 7 && b[6] == '\\' {
+			if lo, n := unescape(b[6:], false); utf16.IsSurrogate(lo) {
+				return utf16.DecodeRune(r, lo), 6 + n
+			}
+		}
+		return r, 6
 	}
 	return rune(b[1]), 2 // \" \\ \/ and the rest stand for one character
 }

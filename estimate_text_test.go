@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -47,12 +46,7 @@ func referenceTextTokens(lit []byte) (reserve, likely int64) {
 	for i := 0; i < len(body); {
 		r, size := utf8.DecodeRune(body[i:])
 		if r == '\\' && i+1 < len(body) {
-			r, size = unescape(body[i:])
-			if utf16.IsSurrogate(r) && i+size+1 < len(body) && body[i+size] == '\\' {
-				if lo, n := unescape(body[i+size:]); utf16.IsSurrogate(lo) {
-					r, size = utf16.DecodeRune(r, lo), size+n
-				}
-			}
+			r, size = unescape(body[i:], true)
 		}
 		i += size
 		c := classOf(r)
