@@ -83,13 +83,8 @@ func requestPath(c net.Conn, wait time.Duration) string {
 	for n := 0; n < len(buf); {
 		m, err := c.Read(buf[n:])
 		n += m
-		if line, _, ok := bytes.Cut(buf[:n], []byte("\n")); ok {
-			f := bytes.Fields(line) // method, target, version
-			if len(f) < 2 {
-				return ""
-			}
-			path, _, _ := bytes.Cut(f[1], []byte("?"))
-			return string(path)
+		if path, ok := linePath(buf[:n], n == len(buf)); ok {
+			return path
 		}
 		if err != nil {
 			return ""
@@ -98,11 +93,49 @@ func requestPath(c net.Conn, wait time.Duration) string {
 	return ""
 }
 
-// cappedConn gives its place back once, when closed.
+// linePath is the path of the HTTP request line at the start of b; false
+// while b holds no whole line, unless full (b is all there will be).
+func linePath(b []byte, full bool) (string, bool) {
+	line, _, ok := bytes.Cut(b, []byte("\n"))
+	if !ok && !full {
+		return "", false
+	}
+	f := bytes.Fields(line) // method, target, version
+	if len(f) < 2 {
+		return "", true
+	}
+	path, _, _ := bytes.Cut(f[1], []byte("?"))
+	return string(path), true
+}
+
+// cappedConn gives its place back once, when closed. It also knows whether
+// its first request is for a Messages route, for fasthttp's refusal of
+// headers it could not read (refusals.go). fasthttp reads a connection and
+// runs its handlers in one goroutine, so these fields need no lock.
 type cappedConn struct {
 	net.Conn
 	l    *capListener
 	once sync.Once
+
+	head           [128]byte // its first bytes, until its first request line is known
+	headN          int
+	read           bool // its first request line is known
+	firstAnthropic bool // it names a Messages route
+	served         bool // a request of it reached the handler
+}
+
+// Read reads as the connection does, and looks at the first request's line
+// (fasthttp reads a connection's first byte alone, then the rest).
+func (c *cappedConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if !c.read && n > 0 {
+		c.headN += copy(c.head[c.headN:], p[:n])
+		if path, ok := linePath(c.head[:c.headN], c.headN == len(c.head)); ok {
+			c.read = true
+			c.firstAnthropic = anthropicRoute(path)
+		}
+	}
+	return n, err
 }
 
 func (c *cappedConn) Close() error {

@@ -52,6 +52,9 @@ func (s *Server) guardMethods() {
 	inner := srv.Handler
 	srv.Handler = func(ctx *fasthttp.RequestCtx) {
 		s.readingAnthropic.Delete(&ctx.Request.Header) // read whole: fasthttp refuses it no more
+		if cc, ok := ctx.Conn().(*cappedConn); ok {
+			cc.served = true
+		}
 		if !slices.Contains(fiber.DefaultMethods, string(ctx.Method())) {
 			writeRaw(ctx, &shlyuz.Error{Status: 405, Type: shlyuz.TypeInvalidRequest, Code: "method_not_allowed",
 				Message: "The method is not an HTTP method the gateway serves."})
@@ -72,10 +75,15 @@ func (s *Server) guardMethods() {
 // connection's context serves its next request.
 
 // refusedAnthropic reports whether a refusal written by fasthttp's error
-// handler is for a Messages route whose request fasthttp failed to read.
+// handler is for a Messages route whose request fasthttp failed to read:
+// one whose headers it read, or a connection's first request, whose line
+// the connection saw (headers too large or malformed to read).
 func (s *Server) refusedAnthropic(c *fiber.Ctx) bool {
-	_, ok := s.readingAnthropic.LoadAndDelete(&c.Context().Request.Header)
-	return ok
+	if _, ok := s.readingAnthropic.LoadAndDelete(&c.Context().Request.Header); ok {
+		return true
+	}
+	cc, ok := c.Context().Conn().(*cappedConn)
+	return ok && cc.firstAnthropic && !cc.served
 }
 
 // writeRaw answers the error body outside Fiber.
