@@ -14,7 +14,8 @@ import (
 
 // TestKeyAllowedModels: a key made by `shlyuz admin create-key
 // --allowed-models test/` calls test/ models; any other model is a 403
-// model_not_allowed in OpenAI's shape (chat, responses) and Anthropic's
+// model_not_allowed in OpenAI's shape (chat, responses, embeddings, images,
+// speech) and Anthropic's
 // (/messages), with no charge, no generation and no ledger entry. GET
 // /api/v1/key shows the list, /models/user lists only what it allows, and a
 // bad list is a 400 naming allowed_models.
@@ -54,6 +55,9 @@ func TestKeyAllowedModels(t *testing.T) {
 		{"models fallback list", "/api/v1/chat/completions", map[string]any{"model": "tiny/model", "models": []string{"tiny/model", "test/model"},
 			"messages": []map[string]any{{"role": "user", "content": "hi"}}}, false},
 		{"responses", "/api/v1/responses", map[string]any{"model": "tiny/model", "input": "hi"}, false},
+		{"embeddings", "/api/v1/embeddings", map[string]any{"model": "embed/model", "input": "abcd"}, false},
+		{"images", "/api/v1/images/generations", map[string]any{"model": "img/small", "prompt": "two dogs"}, false},
+		{"speech", "/api/v1/audio/speech", map[string]any{"model": "tts/speech", "input": "hi", "voice": "alloy"}, false},
 		{"messages", "/api/v1/messages", map[string]any{"model": "tiny/model", "max_tokens": 16,
 			"messages": []map[string]any{{"role": "user", "content": "hi"}}}, true},
 		{"messages streamed", "/api/v1/messages", map[string]any{"model": "tiny/model", "max_tokens": 16, "stream": true,
