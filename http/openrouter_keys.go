@@ -51,7 +51,7 @@ func (s *Server) orKey(c *fiber.Ctx, k *shlyuz.Key) (fiber.Map, *shlyuz.Error) {
 		"hash": k.Hash, "id": k.ID, "name": k.Name, "label": k.Label, "disabled": k.Revoked() || k.Expired(time.Now()),
 		"limit": k.Limit, "limit_remaining": remaining, "limit_reset": orLimitReset(k.LimitReset),
 		"created_at": k.CreatedAt.UTC().Format(time.RFC3339Nano), "updated_at": nil, "expires_at": k.ExpiresAt,
-		"creator_user_id": nil, "external_user": nil, "workspace_id": "",
+		"creator_user_id": nil, "external_user": nil, "workspace_id": "", "allowed_models": k.AllowedModels, // null: any model
 	}) {
 		out[name] = v
 	}

@@ -148,6 +148,27 @@ func TestKeyAllowedModels(t *testing.T) {
 			t.Fatalf("/models lists %d models, /models/user %d", len(all.Data), len(list.Data))
 		}
 	})
+	t.Run("made by a management key", func(t *testing.T) {
+		var mgmt struct{ Key string }
+		if st := call(t, h.base, "POST", "/api/admin/accounts/"+acct+"/keys", adminToken, map[string]any{"name": "keys", "management": true}, &mgmt); st != 201 {
+			t.Fatalf("management key: %d", st)
+		}
+		var made struct {
+			Key  string
+			Data struct {
+				AllowedModels []string `json:"allowed_models"`
+			}
+		}
+		if st := call(t, h.base, "POST", "/api/v1/keys", mgmt.Key, map[string]any{"name": "m", "allowed_models": []string{"test/other"}}, &made); st != 201 ||
+			strings.Join(made.Data.AllowedModels, ",") != "test/other" {
+			t.Fatalf("POST /api/v1/keys: %d %+v", st, made.Data)
+		}
+		resp := postChat(t, h.base, made.Key, chatBody("test/model", false, 0))
+		resp.Body.Close()
+		if resp.StatusCode != 403 {
+			t.Fatalf("test/model with a key allowed test/other: %d", resp.StatusCode)
+		}
+	})
 	t.Run("invalid lists", func(t *testing.T) {
 		many := make([]string, 101)
 		for i := range many {
