@@ -204,6 +204,7 @@ func TestBrowserPagesFit(t *testing.T) {
 	var key string
 	b.run("create a key", chromedp.Navigate(g.base+"/account/keys"),
 		b.fill("Key name", "a key with a long name for the phone's narrow screen"), b.fill("Spending ceiling, ₽ (empty: none)", "1 500,50"),
+		b.fill("Allowed models (optional)", "test/model, faulty/, google/gemini-2.5-flash-image"),
 		b.press("Create key"), chromedp.Value(field("New key"), &key, chromedp.BySearch))
 	for range 2 {
 		if _, err := sdkChat(key, g.base, "test/model"); err != nil {
@@ -211,6 +212,11 @@ func TestBrowserPagesFit(t *testing.T) {
 		}
 	}
 
+	var allowed string
+	b.run("the key's allowed models", chromedp.Navigate(g.base+"/account/keys"), chromedp.Text(`#keys tbody tr .allowed-models`, &allowed))
+	if allowed != "Models: test/model, faulty/, google/gemini-2.5-flash-image" {
+		t.Errorf("the key's row shows %q; want its allowed models", allowed)
+	}
 	// The chat offers only models this gateway serves: those the API lists to a key.
 	b.checkChatModels(g.base, key)
 

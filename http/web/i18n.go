@@ -89,7 +89,8 @@ var messages = map[string][2]string{
 	"no_keys":           {"Ключей пока нет.", "No keys yet."},
 	"bad_limit":         {"Лимит — сумма в рублях, не меньше нуля, не больше двух знаков после запятой.", "The ceiling is an amount in rubles, 0 or more, at most two decimals."},
 	// A key's allowed_models on the keys page.
-	"key_allowed_models": {"Разрешённые модели (необязательно): id и префиксы провайдеров через запятую, например openai/gpt-4o, anthropic/", "Allowed models (optional): ids and provider prefixes, comma-separated, e.g. openai/gpt-4o, anthropic/"},
+	"key_allowed_models": {"Разрешённые модели (необязательно)", "Allowed models (optional)"},
+	"key_allowed_hint":   {"Идентификаторы моделей и префиксы провайдеров через запятую, например", "Model ids and provider prefixes, comma-separated, e.g."},
 	"allowed_models":     {"Модели", "Models"},
 	"bad_allowed_models": {"Разрешённые модели: не больше 100, каждая без пробелов и не длиннее 200 байт.", "Allowed models: at most 100, each without spaces and at most 200 bytes long."},
 
