@@ -20,21 +20,11 @@ type wireThinking struct {
 	BudgetTokens int64  `json:"budget_tokens"`
 }
 
-// Thinking budgets: Anthropic's least, and OpenRouter's share of max_tokens per effort.
+// Anthropic's thinking budget range.
 const (
 	minThinkingBudget = 1024
 	maxThinkingBudget = 32000
 )
-
-var effortShare = map[string]float64{"xhigh": 0.95, "high": 0.8, "medium": 0.5, "low": 0.2, "minimal": 0.1}
-
-// clientReasoning is OpenRouter's reasoning parameter (OpenAI's reasoning_effort is its effort).
-type clientReasoning struct {
-	Effort    string `json:"effort"`
-	MaxTokens int64  `json:"max_tokens"`
-	Exclude   bool   `json:"exclude"`
-	Enabled   *bool  `json:"enabled"`
-}
 
 // translateReasoning turns reasoning (or reasoning_effort) into a thinking
 // budget below max_tokens: max_tokens when given, else the effort's share of
@@ -42,7 +32,7 @@ type clientReasoning struct {
 // thinking on, the sampling parameters Anthropic refuses beside it are
 // dropped, as OpenRouter does. It reports whether the reasoning is shown.
 func translateReasoning(f map[string]json.RawMessage, w *wireRequest) (shown bool, err error) {
-	var r clientReasoning
+	var r shlyuz.Reasoning
 	if v := f["reasoning"]; len(v) > 0 && !isNull(v) {
 		if json.Unmarshal(v, &r) != nil {
 			return false, shlyuz.ErrInvalidValue("reasoning", `reasoning is an object such as {"effort":"high"} or {"max_tokens":2000}.`)
@@ -52,19 +42,19 @@ func translateReasoning(f map[string]json.RawMessage, w *wireRequest) (shown boo
 		r.Effort = upstream.JSONText(v)
 	}
 	on := r.MaxTokens > 0 || r.Effort != "" || (r.Enabled != nil && *r.Enabled)
-	if r.Enabled != nil && !*r.Enabled || r.Effort == "none" || !on {
+	if r.Off() || !on {
 		return false, nil
 	}
 	budget := r.MaxTokens
 	if budget <= 0 {
-		share, ok := effortShare[r.Effort]
-		if r.Effort == "" {
-			share, ok = effortShare["medium"], true
+		effort := r.Effort
+		if effort == "" {
+			effort = "medium"
 		}
-		if !ok {
+		var ok bool
+		if budget, ok = shlyuz.ReasoningBudget(effort, w.MaxTokens, minThinkingBudget, maxThinkingBudget); !ok {
 			return false, shlyuz.ErrInvalidValue("reasoning", "reasoning.effort is one of minimal, low, medium, high, xhigh, none; not %q.", r.Effort)
 		}
-		budget = min(max(int64(float64(w.MaxTokens)*share), minThinkingBudget), maxThinkingBudget)
 	}
 	budget = max(budget, minThinkingBudget)
 	if budget >= w.MaxTokens {

@@ -14,24 +14,15 @@ type thinkingConfig struct {
 	IncludeThoughts bool   `json:"includeThoughts,omitempty"`
 }
 
-// Thinking budgets: OpenRouter's share of the completion ceiling per effort, within Gemini's range.
+// Gemini's thinking budget range.
 const (
 	minThinkingBudget = 128
 	maxThinkingBudget = 32768
 )
 
-var effortShare = map[string]float64{"xhigh": 0.95, "high": 0.8, "medium": 0.5, "low": 0.2, "minimal": 0.1}
-
-type clientReasoning struct {
-	Effort    string `json:"effort"`
-	MaxTokens int64  `json:"max_tokens"`
-	Exclude   bool   `json:"exclude"`
-	Enabled   *bool  `json:"enabled"`
-}
-
 // readReasoning reads reasoning (OpenRouter's) or reasoning_effort (OpenAI's).
-func readReasoning(f map[string]json.RawMessage) (clientReasoning, bool, *shlyuz.Error) {
-	var r clientReasoning
+func readReasoning(f map[string]json.RawMessage) (shlyuz.Reasoning, bool, *shlyuz.Error) {
+	var r shlyuz.Reasoning
 	if ok, err := decodeField(f, "reasoning", &r, `an object such as {"effort":"high"}`); err != nil {
 		return r, false, err
 	} else if !ok {
@@ -53,8 +44,7 @@ func translateThinking(f map[string]json.RawMessage, gc *generationConfig) *shly
 	if err != nil || !ok {
 		return err
 	}
-	off := r.Effort == "none" || (r.Enabled != nil && !*r.Enabled)
-	if off {
+	if r.Off() {
 		zero := int64(0)
 		gc.ThinkingConfig = &thinkingConfig{ThinkingBudget: &zero}
 		return nil
@@ -62,15 +52,14 @@ func translateThinking(f map[string]json.RawMessage, gc *generationConfig) *shly
 	tc := &thinkingConfig{IncludeThoughts: !r.Exclude}
 	budget := r.MaxTokens
 	if budget <= 0 && r.Effort != "" {
-		share, known := effortShare[r.Effort]
-		if !known {
-			return shlyuz.ErrInvalidValue("reasoning", "reasoning.effort is one of minimal, low, medium, high, xhigh, none; not %q.", r.Effort)
-		}
 		ceiling := gc.MaxOutputTokens
 		if ceiling <= 0 {
 			ceiling = maxThinkingBudget
 		}
-		budget = int64(float64(ceiling) * share)
+		var known bool
+		if budget, known = shlyuz.ReasoningBudget(r.Effort, ceiling, minThinkingBudget, maxThinkingBudget); !known {
+			return shlyuz.ErrInvalidValue("reasoning", "reasoning.effort is one of minimal, low, medium, high, xhigh, none; not %q.", r.Effort)
+		}
 	}
 	if budget > 0 {
 		budget = min(max(budget, minThinkingBudget), maxThinkingBudget)
@@ -83,5 +72,5 @@ func translateThinking(f map[string]json.RawMessage, gc *generationConfig) *shly
 // showsThoughts reports whether the request asked for the reasoning text.
 func showsThoughts(f map[string]json.RawMessage) bool {
 	r, ok, err := readReasoning(f)
-	return err == nil && ok && !r.Exclude && r.Effort != "none" && (r.Enabled == nil || *r.Enabled)
+	return err == nil && ok && !r.Exclude && !r.Off()
 }
