@@ -42,8 +42,8 @@ func (u Usage) Normalized() Usage {
 	take(&u.ReasoningTokens)
 	take(&u.AudioCompletionTokens)
 	take(&u.ImageCompletionTokens)
-	if u.TotalTokens < u.PromptTokens+u.CompletionTokens {
-		u.TotalTokens = AddChecked(u.PromptTokens, u.CompletionTokens)
+	if sum := AddChecked(u.PromptTokens, u.CompletionTokens); u.TotalTokens < sum {
+		u.TotalTokens = sum
 	}
 	return u
 }
@@ -78,7 +78,7 @@ func (u Usage) CompletionDetails() *CompletionTokensDetails {
 
 // WithDetails is a usage of the given totals carrying the details (a stored generation's).
 func WithDetails(prompt, completion int64, p *PromptTokensDetails, c *CompletionTokensDetails) Usage {
-	u := Usage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion}
+	u := Usage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: AddChecked(prompt, completion)}
 	if p != nil {
 		u.CachedTokens, u.CacheWriteTokens, u.CacheWrite1hTokens = p.CachedTokens, p.CacheWriteTokens, p.CacheWrite1hTokens
 		u.AudioPromptTokens, u.ImagePromptTokens = p.AudioTokens, p.ImageTokens
