@@ -67,7 +67,10 @@ func TestAnthropicSDKMessages(t *testing.T) {
 				t.Fatalf("message %+v", msg)
 			}
 			g := checkDebit(t, key, resp, before)
-			if msg.ID != g.Data.ID || g.Data.TokensCompletion != 8 || g.Data.TokensPrompt != msg.Usage.InputTokens+msg.Usage.CacheReadInputTokens {
+			// The fake counts a quarter of the text's characters: "Be brief." and
+			// "Hello!" are 15, so 3 prompt tokens; 3*10 + 8*20 = 190 credits.
+			if msg.ID != g.Data.ID || g.Data.TokensCompletion != 8 || g.Data.TokensPrompt != 3 ||
+				msg.Usage.InputTokens+msg.Usage.CacheReadInputTokens != 3 || g.Data.Credits != 190 {
 				t.Fatalf("message %s usage %+v, generation %+v", msg.ID, msg.Usage, g.Data)
 			}
 		})
