@@ -39,7 +39,9 @@ func TestOpenAISDKResponses(t *testing.T) {
 				t.Fatalf("response %+v", r)
 			}
 			g := checkDebit(t, key, httpResp, before)
-			if r.ID != g.Data.ID || r.Usage.InputTokens != g.Data.TokensPrompt {
+			// The fake counts a quarter of the text's characters: "Be brief." and
+			// "Hello!" are 15, so 3 prompt tokens; 3*10 + 8*20 = 190 credits.
+			if r.ID != g.Data.ID || r.Usage.InputTokens != 3 || g.Data.TokensPrompt != 3 || g.Data.Credits != 190 {
 				t.Fatalf("response %s usage %+v, generation %+v", r.ID, r.Usage, g.Data)
 			}
 		})
