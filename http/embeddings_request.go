@@ -1,7 +1,9 @@
 package http
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 
 	shlyuz "github.com/shlyuz/shlyuz"
 )
@@ -37,23 +39,26 @@ func parseEmbeddings(body []byte) (in *embeddingsInput, texts []string, tokens [
 	case in.Dimensions != nil && *in.Dimensions < 1:
 		return nil, nil, nil, 0, shlyuz.ErrInvalidValue("dimensions", "dimensions must be at least 1.")
 	}
-	// Each form into its own variable: a failed decode leaves a partial value.
-	var (
-		s      string
-		list   []string
-		ids    []int64
-		arrays [][]int64
-	)
-	switch {
-	case json.Unmarshal(in.Input, &s) == nil:
+	// The form is told by the first bytes, so the input is decoded once (a
+	// failed decode of a large array would still walk all of it).
+	var derr error
+	switch inputForm(in.Input) {
+	case '"':
+		var s string
+		derr = json.Unmarshal(in.Input, &s)
 		texts = []string{s}
-	case json.Unmarshal(in.Input, &list) == nil:
-		texts = list
-	case json.Unmarshal(in.Input, &ids) == nil:
+	case 's':
+		derr = json.Unmarshal(in.Input, &texts)
+	case 'i':
+		var ids []int64
+		derr = json.Unmarshal(in.Input, &ids)
 		tokens = [][]int64{ids}
-	case json.Unmarshal(in.Input, &arrays) == nil:
-		tokens = arrays
+	case 'a':
+		derr = json.Unmarshal(in.Input, &tokens)
 	default:
+		derr = errors.New("not an array or a string")
+	}
+	if derr != nil {
 		return nil, nil, nil, 0, shlyuz.ErrInvalidValue("input", "input is a string, an array of strings, an array of token ids or an array of such arrays.")
 	}
 	n := len(texts) + len(tokens)
@@ -84,4 +89,31 @@ func parseEmbeddings(body []byte) (in *embeddingsInput, texts []string, tokens [
 		reserve = est.Reserve
 	}
 	return in, texts, tokens, max(reserve, 1), nil
+}
+
+// inputForm is the form of an embeddings input by its first bytes: '"' a
+// string, 's' an array of strings (or an empty array), 'i' an array of token
+// ids, 'a' an array of token arrays, 0 none of them.
+func inputForm(raw json.RawMessage) byte {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	switch {
+	case len(raw) == 0:
+		return 0
+	case raw[0] == '"':
+		return '"'
+	case raw[0] != '[':
+		return 0
+	}
+	inner := bytes.TrimLeft(raw[1:], " \t\r\n")
+	switch {
+	case len(inner) == 0:
+		return 0
+	case inner[0] == '"' || inner[0] == ']':
+		return 's'
+	case inner[0] == '[':
+		return 'a'
+	case inner[0] == '-' || '0' <= inner[0] && inner[0] <= '9':
+		return 'i'
+	}
+	return 0
 }
