@@ -160,9 +160,10 @@ func ceilDiv(a, b int64) int64 {
 }
 
 // Scale multiplies every part of the price by f (an upstream's price
-// multiplier), rounding up.
+// multiplier), rounding up. Zero or one (most upstreams) is the price
+// itself: settling a call spends no big-number arithmetic on it.
 func (p Price) Scale(f Decimal) Price {
-	if f.Sign() == 0 {
+	if n, whole := f.Int64(); f.Sign() == 0 || (whole && n == 1) {
 		return p
 	}
 	s := func(v int64) int64 {
