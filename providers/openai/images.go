@@ -101,13 +101,22 @@ func (p *Provider) GenerateImages(ctx context.Context, req *shlyuz.ImageRequest)
 	return out, nil
 }
 
-// fetchImage downloads an image the upstream gave by URL.
+// fetchImage downloads an image the upstream gave by URL, without
+// credentials; a URL off the upstream's host goes through the guarded client.
 func (p *Provider) fetchImage(ctx context.Context, u string) ([]byte, error) {
-	resp, err := p.send(ctx, http.MethodGet, u, http.Header{}, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, shlyuz.ErrUpstream("The upstream's image could not be fetched from the URL it gave: %s", shlyuz.AsError(err).Message)
+		return nil, upstream.Malformed("the image URL is not a URL")
+	}
+	hc, _ := upstream.ForURL(p.client, p.cfg.BaseURL, u)
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, shlyuz.ErrUpstream("The upstream's image could not be fetched from the URL it gave: %s", shlyuz.AsError(errs.Call(p.cfg.Name, ctx, nil, err, false)).Message)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return nil, shlyuz.ErrUpstream("The upstream's image could not be fetched from the URL it gave: HTTP %d.", resp.StatusCode)
+	}
 	img, err := io.ReadAll(io.LimitReader(resp.Body, maxImageReply))
 	if err != nil {
 		return nil, errs.Call(p.cfg.Name, ctx, nil, err, true)
