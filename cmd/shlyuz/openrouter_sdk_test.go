@@ -198,7 +198,8 @@ func TestOpenRouterAISDK(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: ledger entry of %q: %v", call, c.ID, err)
 		}
-		if c.Text == "" || c.Output != 8 || c.Cost != promptCredits*c.Input+completionCredits*c.Output || c.Cost != -e.Amount() {
+		// The fake counts a quarter of "Hello!" (1 token) and answers 8 words: 1*10 + 8*20 = 170 credits.
+		if c.Text != "tok0 tok1 tok2 tok3 tok4 tok5 tok6 tok7" || c.Input != 1 || c.Output != 8 || c.Cost != 170 || c.Cost != -e.Amount() {
 			t.Fatalf("%s: %+v, ledger %d", call, c, -e.Amount())
 		}
 		spent += c.Cost
