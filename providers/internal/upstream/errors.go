@@ -72,8 +72,8 @@ func RetryAfterOr(h http.Header, now time.Time, def time.Duration) time.Duration
 		return def
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s > 0 {
-			return time.Duration(s * float64(time.Second))
+		if d, ok := wait(s, time.Second); ok {
+			return d
 		}
 		return def
 	}
@@ -85,11 +85,25 @@ func RetryAfterOr(h http.Header, now time.Time, def time.Duration) time.Duration
 	return def
 }
 
+// maxRetryAfter bounds a wait an upstream asks for: a longer one (or Inf,
+// which would overflow a Duration) is read as unreadable.
+const maxRetryAfter = 24 * time.Hour
+
+// wait is n units as a Duration, ok when it is above zero and within maxRetryAfter.
+func wait(n float64, unit time.Duration) (time.Duration, bool) {
+	if !(n > 0 && n*float64(unit) <= float64(maxRetryAfter)) {
+		return 0, false
+	}
+	return time.Duration(n * float64(unit)), true
+}
+
 // RetryAfterMs reads OpenAI's retry-after-ms, then Retry-After as RetryAfter does.
 func RetryAfterMs(h http.Header, now time.Time) time.Duration {
 	if v := h.Get("Retry-After-Ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return time.Duration(ms * float64(time.Millisecond))
+		if ms, err := strconv.ParseFloat(v, 64); err == nil {
+			if d, ok := wait(ms, time.Millisecond); ok {
+				return d
+			}
 		}
 	}
 	return RetryAfter(h, now)
