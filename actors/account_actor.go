@@ -142,7 +142,7 @@ func (a *accountActor) reserve(m *acctReserve) *reserved {
 	a.expire(m.Now)
 	if prev, ok := a.holds[m.GenID]; ok { // a retried request: replace its hold
 		a.dropHold(m.GenID)
-		k.rate.Settle(prev.tokens, prev.tokensIn, 0, m.Now)
+		a.releaseTokens(prev, m.Now)
 	} else if rl := k.key.RateLimit; rl != nil { // a new call counts against the rate limit
 		if st, ok := k.rate.Admit(*rl, m.Now); !ok {
 			return &reserved{Err: shlyuz.ErrRateLimitedKey(*rl, st)}
@@ -206,15 +206,21 @@ func (a *accountActor) dropHold(genID string) (hold, bool) {
 	return h, true
 }
 
+// releaseTokens takes back a dropped hold's tokens-a-minute estimate (a call
+// that will not settle, or is replaced by its retry).
+func (a *accountActor) releaseTokens(h hold, now time.Time) {
+	if k, ok := a.keys[h.keyID]; ok && h.tokens > 0 {
+		k.rate.Settle(h.tokens, h.tokensIn, 0, now)
+	}
+}
+
 // dropRequesters releases the holds of calls whose node left the cluster:
 // that node fenced itself or is gone, and its calls can no longer be settled.
 func (a *accountActor) dropRequesters(ids []string) {
 	for genID, h := range a.holds {
 		if h.requester != "" && slices.Contains(ids, h.requester) {
 			a.dropHold(genID)
-			if k, ok := a.keys[h.keyID]; ok && h.tokens > 0 { // its tokens-a-minute estimate goes back too
-				k.rate.Settle(h.tokens, h.tokensIn, 0, time.Now())
-			}
+			a.releaseTokens(h, time.Now())
 		}
 	}
 }
