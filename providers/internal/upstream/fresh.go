@@ -19,45 +19,53 @@ const IdleConnTimeout = 30 * time.Second
 
 // FreshRetry is the adapters' RoundTripper: a Transport that, when a request
 // sent on a connection it did not dial itself (a kept-alive one, or one
-// dialled for another request) finds that the upstream had closed it
-// (a reset, or the end of the connection before any byte of a reply), drops
-// every idle connection of the pool and sends the request again (at most
-// staleRetries times) until it gets a connection it dialled or a reply. Nothing of the first attempt reached the upstream's
-// application, so the retry is safe for a POST; and a restarted upstream
-// leaves stale connections behind that must not count as its failures.
-type FreshRetry struct{ *http.Transport }
-
-// staleRetries bounds the retries of one request: after the pool's idle
-// connections are dropped, a retry may still meet a stale connection that
-// another request was handing back at that moment.
-const staleRetries = 3
-
-// RoundTrip sends r, again on a fresh connection while the one it got was stale.
-func (t FreshRetry) RoundTrip(r *http.Request) (*http.Response, error) {
-	for attempt := 1; ; attempt++ {
-		// A connection not dialled for this request is one that may have gone
-		// stale: a kept-alive one, or one dialled for another request (before
-		// the upstream restarted, say) and handed to this one.
-		var reused, dialled atomic.Bool
-		ctx := httptrace.WithClientTrace(r.Context(), &httptrace.ClientTrace{
-			ConnectStart: func(string, string) { dialled.Store(true) },
-			GotConn:      func(i httptrace.GotConnInfo) { reused.Store(i.Reused) },
-		})
-		resp, err := t.Transport.RoundTrip(r.WithContext(ctx))
-		if err == nil || attempt > staleRetries || !(reused.Load() || !dialled.Load()) || r.Context().Err() != nil || !Stale(err) ||
-			(r.Body != nil && r.Body != http.NoBody && r.GetBody == nil) {
-			return resp, err
-		}
-		t.Transport.CloseIdleConnections()
-		again := r.Clone(r.Context())
-		if r.GetBody != nil {
-			if again.Body, err = r.GetBody(); err != nil {
-				return nil, err
-			}
-		}
-		r = again
-	}
+// dialled for another request) finds that the upstream had closed it (a
+// reset, or the end of the connection before any byte of a reply), drops
+// every idle connection of the pool and sends the request once more on a
+// connection dialled for it alone. Nothing of the first attempt reached the
+// upstream's application, so the retry is safe for a POST; and a restarted
+// upstream leaves stale connections behind that must not count as its
+// failures. The retry cannot meet another stale connection: it goes through
+// a clone of the transport that keeps no connection alive, so it dials.
+type FreshRetry struct {
+	*http.Transport
+	dial *http.Transport // Transport's clone without keep-alives: every request dials
 }
+
+// NewFreshRetry is a FreshRetry on tr.
+func NewFreshRetry(tr *http.Transport) *FreshRetry {
+	dial := tr.Clone()
+	dial.DisableKeepAlives = true
+	return &FreshRetry{Transport: tr, dial: dial}
+}
+
+// RoundTrip sends r, again on a connection of its own when the one it got was stale.
+func (t *FreshRetry) RoundTrip(r *http.Request) (*http.Response, error) {
+	// A connection not dialled for this request is one that may have gone
+	// stale: a kept-alive one, or one dialled for another request (before
+	// the upstream restarted, say) and handed to this one.
+	var reused, dialled atomic.Bool
+	ctx := httptrace.WithClientTrace(r.Context(), &httptrace.ClientTrace{
+		ConnectStart: func(string, string) { dialled.Store(true) },
+		GotConn:      func(i httptrace.GotConnInfo) { reused.Store(i.Reused) },
+	})
+	resp, err := t.Transport.RoundTrip(r.WithContext(ctx))
+	if err == nil || !(reused.Load() || !dialled.Load()) || r.Context().Err() != nil || !Stale(err) ||
+		(r.Body != nil && r.Body != http.NoBody && r.GetBody == nil) {
+		return resp, err
+	}
+	t.Transport.CloseIdleConnections()
+	again := r.Clone(r.Context())
+	if r.GetBody != nil {
+		if again.Body, err = r.GetBody(); err != nil {
+			return nil, err
+		}
+	}
+	return t.dial.RoundTrip(again)
+}
+
+// CloseIdleConnections closes the idle connections of the pool.
+func (t *FreshRetry) CloseIdleConnections() { t.Transport.CloseIdleConnections() }
 
 // Stale reports whether err is what a request meets on a connection the
 // upstream closed while it sat in the pool: the connection's end (EOF) or a

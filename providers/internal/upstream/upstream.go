@@ -68,7 +68,7 @@ func NewClientWithRoots(roots *x509.CertPool) *http.Client {
 		tr.TLSClientConfig = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
 	}
 	// A redirect to another host goes without the upstream's credentials.
-	return &http.Client{Transport: FreshRetry{tr}, CheckRedirect: netguard.DropCredentialsOnHostChange}
+	return &http.Client{Transport: NewFreshRetry(tr), CheckRedirect: netguard.DropCredentialsOnHostChange}
 }
 
 // pemRoots is the system's roots plus the PEM certificates of the file.

@@ -149,7 +149,7 @@ func TestNewClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := c.Transport.(FreshRetry).Transport
+	tr := c.Transport.(*FreshRetry).Transport
 	if tr.TLSClientConfig == nil || tr.TLSClientConfig.MinVersion != tls.VersionTLS12 {
 		t.Errorf("TLS config %+v", tr.TLSClientConfig)
 	}
@@ -160,7 +160,7 @@ func TestNewClient(t *testing.T) {
 	resp.Body.Close()
 
 	plain, err := NewClient("")
-	if err != nil || plain.Transport.(FreshRetry).Transport.TLSClientConfig != nil {
+	if tc := plain.Transport.(*FreshRetry).Transport.TLSClientConfig; err != nil || tc != nil && tc.RootCAs != nil {
 		t.Errorf("NewClient(\"\") = %v, %v", plain, err)
 	}
 	if _, err := NewClient(filepath.Join(dir, "missing.pem")); err == nil || !strings.HasPrefix(err.Error(), "ca_file: ") {
