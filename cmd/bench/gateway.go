@@ -136,9 +136,11 @@ func getJSON(c *http.Client, url, key string, out any) bool {
 	return json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(out) == nil
 }
 
-// scrapeMallocs reads go_memstats_mallocs_total from a Prometheus text endpoint.
-func scrapeMallocs(c *http.Client, url string) (float64, string) {
-	return scrapeMetric(c, url, "", "go_memstats_mallocs_total")
+// scrapeMallocs reads go_memstats_mallocs_total from a Prometheus text
+// endpoint, with the admin token when one is given (/metrics needs it unless
+// the gateway's metrics are public).
+func scrapeMallocs(c *http.Client, url, token string) (float64, string) {
+	return scrapeMetric(c, url, token, "go_memstats_mallocs_total")
 }
 
 // scrapeMetric reads one sample from a Prometheus text endpoint, with the

@@ -253,12 +253,12 @@ func (b *bench) allocs(ctx context.Context) AllocResult {
 		url = metricsURL(firstBase(b.gwBase))
 	}
 	r := AllocResult{URL: url}
-	m0, why := scrapeMallocs(b.ctl, url)
+	m0, why := scrapeMallocs(b.ctl, url, b.adminToken)
 	if why != "" {
 		r.Note = why
 		return r
 	}
-	m1, why := scrapeMallocs(b.ctl, url)
+	m1, why := scrapeMallocs(b.ctl, url, b.adminToken)
 	if why != "" {
 		r.Note = why
 		return r
@@ -273,7 +273,7 @@ func (b *bench) allocs(ctx context.Context) AllocResult {
 			eg.add(kind)
 		}
 	}
-	m2, why := scrapeMallocs(b.ctl, url)
+	m2, why := scrapeMallocs(b.ctl, url, b.adminToken)
 	if why != "" || ok == 0 {
 		r.Note = fmt.Sprintf("%s; %d requests ok, errors: %s", why, ok, describeErrors(eg.kinds()))
 		return r
