@@ -253,6 +253,7 @@ func TestUpstreamBackAfterAnOutageIsServedAtOnce(t *testing.T) {
 	}()
 	var back, served atomic.Int64 // unix nanoseconds
 	var paused atomic.Int64       // 503 provider_unavailable answers while down
+	var probes atomic.Int64       // failed requests once the breaker had opened: its probes
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for range 4 {
@@ -271,13 +272,16 @@ func TestUpstreamBackAfterAnOutageIsServedAtOnce(t *testing.T) {
 					served.CompareAndSwap(0, time.Now().UnixNano())
 				case err != nil && strings.Contains(err.Error(), "provider_unavailable"):
 					paused.Add(1)
+				case err != nil && paused.Load() > 0 && back.Load() == 0:
+					probes.Add(1)
 				}
 				time.Sleep(20 * time.Millisecond) // a client's pace
 			}
 		}()
 	}
 	waitFor(t, 20*time.Second, "the breaker to open", func() bool { return paused.Load() > 0 })
-	time.Sleep(3 * time.Second) // the outage lasts a while: probes fail meanwhile
+	// The outage lasts a while: two of the breaker's probes fail meanwhile.
+	waitFor(t, 20*time.Second, "two probes to fail", func() bool { return probes.Load() >= 2 })
 	if err := h.bounce.start(); err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +291,7 @@ func TestUpstreamBackAfterAnOutageIsServedAtOnce(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	after := time.Duration(served.Load() - back.Load())
-	t.Logf("served again %s after the upstream was back (%d requests paused while it was down)", after.Round(time.Millisecond), paused.Load())
+	t.Logf("served again %s after the upstream was back (%d requests paused and %d probes failed while it was down)", after.Round(time.Millisecond), paused.Load(), probes.Load())
 	if after > 3*time.Second { // about one second expected; open_for is 30s
 		t.Fatalf("served again only %s after the upstream was back", after)
 	}
