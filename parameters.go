@@ -1,9 +1,9 @@
 package shlyuz
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
-	"strings"
 )
 
 // chatParameters are the request parameters each upstream protocol's adapter
@@ -38,16 +38,25 @@ func ChatParameters(protocol, model string) []string {
 func ParametersSet(fields map[string]json.RawMessage) []string {
 	var out []string
 	for name, v := range fields {
-		if strings.TrimSpace(string(v)) == "null" || slices.Contains(out, name) {
+		if slices.Contains(out, name) || !isParameter(name) {
 			continue
 		}
-		for _, p := range chatParameters {
-			if slices.Contains(p, name) {
-				out = append(out, name)
-				break
-			}
+		// A value is never turned into a string here: messages can be megabytes.
+		if string(bytes.TrimSpace(v)) == "null" {
+			continue
 		}
+		out = append(out, name)
 	}
 	slices.Sort(out)
 	return out
+}
+
+// isParameter reports whether some protocol's table names the member.
+func isParameter(name string) bool {
+	for _, p := range chatParameters {
+		if slices.Contains(p, name) {
+			return true
+		}
+	}
+	return false
 }

@@ -13,8 +13,11 @@ import (
 // upstream carries, or, when each is carried by some upstream but none
 // carries them all, every parameter some upstream lacks.
 func requireParameters(ups []*Upstream, c *ChatCall, model string) (kept []*Upstream, missing []string) {
+	if !c.RequireParameters {
+		return ups, nil
+	}
 	set := shlyuz.ParametersSet(c.Fields)
-	if !c.RequireParameters || len(set) == 0 {
+	if len(set) == 0 {
 		return ups, nil
 	}
 	lacks := func(u *Upstream, p string) bool {
