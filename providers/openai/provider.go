@@ -136,15 +136,18 @@ func jsonError(body []byte) *shlyuz.Error {
 // context that has a deadline (the gateway's calls) it goes through fasthttp
 // and, once sent, runs until the reply or the deadline: see fast.go.
 func (p *Provider) Chat(ctx context.Context, req *shlyuz.UpstreamRequest) (*shlyuz.ChatResponse, error) {
-	body, _ := buildBody(req, false)
 	if p.fast != nil {
 		if d, ok := ctx.Deadline(); ok {
 			if limit := time.Now().Add(p.cfg.Timeout); limit.Before(d) {
 				d = limit
 			}
+			// fasthttp is done with the body when chatFast returns.
+			body, _ := appendBody(sendBuffer(), req, false)
+			defer releaseSendBuffer(body)
 			return p.chatFast(ctx, body, d)
 		}
 	}
+	body, _ := buildBody(req, false)
 	data, err := p.call(body, false).Reply(ctx, maxReplyBytes)
 	if err != nil {
 		return nil, err

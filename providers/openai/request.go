@@ -38,6 +38,11 @@ const (
 // An OpenAI reasoning model (o-series, gpt-5) gets max_completion_tokens,
 // never max_tokens, and none of the parameters OpenAI refuses for it.
 func buildBody(req *shlyuz.UpstreamRequest, stream bool) (body []byte, clientUsage bool) {
+	return appendBody(nil, req, stream)
+}
+
+// appendBody is buildBody writing into dst's storage (its bytes are replaced).
+func appendBody(dst []byte, req *shlyuz.UpstreamRequest, stream bool) (body []byte, clientUsage bool) {
 	keys := make([]string, 0, len(req.Fields))
 	size := 64 + len(req.UpstreamModel)
 	reasoning := shlyuz.OpenAIReasoningModel(req.UpstreamModel)
@@ -63,7 +68,7 @@ func buildBody(req *shlyuz.UpstreamRequest, stream bool) (body []byte, clientUsa
 		size += len(so) + 32
 	}
 
-	b := make([]byte, 0, size)
+	b := slices.Grow(dst[:0], size)
 	b = append(b, `{"model":`...)
 	b = appendJSONString(b, req.UpstreamModel)
 	for _, k := range keys {

@@ -1,0 +1,31 @@
+package openai
+
+import "sync"
+
+// The bodies of the non-streamed calls on the fasthttp path are written into
+// pooled buffers: such a body is the client's prompt again (150 KB for a
+// coding agent's context), and fasthttp has sent it when chatFast returns, so
+// its buffer serves the next call instead of being a new allocation of the
+// prompt's size (and garbage the collector must chase) on every call.
+
+// maxPooledSend is the largest buffer kept; bigger ones go to the collector.
+const maxPooledSend = 4 << 20
+
+var sendBuffers sync.Pool
+
+// sendBuffer is an empty buffer, of some capacity when one was pooled.
+func sendBuffer() []byte {
+	if p, ok := sendBuffers.Get().(*[]byte); ok {
+		return (*p)[:0]
+	}
+	return nil
+}
+
+// releaseSendBuffer gives b back for another call; nothing may use it after.
+func releaseSendBuffer(b []byte) {
+	if cap(b) == 0 || cap(b) > maxPooledSend {
+		return
+	}
+	b = b[:0]
+	sendBuffers.Put(&b)
+}
