@@ -77,6 +77,22 @@ func BenchmarkCompleteInstant(b *testing.B) {
 	}
 }
 
+// BenchmarkCompleteInstantDurable is BenchmarkCompleteInstant with durable
+// settlement, the default: each call returns once its charge is committed,
+// one commit a call.
+func BenchmarkCompleteInstantDurable(b *testing.B) {
+	tg := startGateway(b, testActorIdle, 0, true, testUpstream{name: "instant", provider: instant{}})
+	hash := tg.account("acc-bench", 1<<49, 1<<49)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		if _, _, err := tg.Complete(context.Background(), benchCall(hash, i, false)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkCompleteInstantParallel is the same from many goroutines on one key.
 func BenchmarkCompleteInstantParallel(b *testing.B) {
 	gw, hash := newBenchGateway(b)

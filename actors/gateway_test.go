@@ -82,10 +82,11 @@ type testGateway struct {
 
 // newTestGateway is a one-node gateway on a SQLite file routing every model
 // to the upstreams in order, with an account holding plenty of credits and a
-// key with a huge ceiling (its hash is returned).
+// key with a huge ceiling (its hash is returned); 2^49 credits, under the
+// most an account may hold.
 func newTestGateway(tb tb, ups ...testUpstream) (*actors.Gateway, string) {
 	tg := startTestGateway(tb, ups...)
-	return tg.Gateway, tg.account("acc-bench", 1<<50, 1<<50)
+	return tg.Gateway, tg.account("acc-bench", 1<<49, 1<<49)
 }
 
 // startTestGateway starts a gateway whose models "bench/model" and
@@ -98,6 +99,12 @@ func startTestGateway(tb tb, ups ...testUpstream) *testGateway {
 
 // startIdleGateway is startTestGateway with another idle time before passivation.
 func startIdleGateway(tb tb, idle time.Duration, batch int64, ups ...testUpstream) *testGateway {
+	return startGateway(tb, idle, batch, false, ups...)
+}
+
+// startGateway is startIdleGateway, with durable settlement (a reply waits
+// for its charge's commit) when durable is set.
+func startGateway(tb tb, idle time.Duration, batch int64, durable bool, ups ...testUpstream) *testGateway {
 	tb.Helper()
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, filepath.Join(tb.TempDir(), "gateway.db"))
@@ -121,7 +128,7 @@ func startIdleGateway(tb tb, idle time.Duration, batch int64, ups ...testUpstrea
 		upstreams = append(upstreams, &actors.Upstream{Config: cfg, Provider: u.provider})
 		names = append(names, u.name)
 	}
-	gw, err := actors.New(actors.Options{System: sys, Store: store, Journal: journal, Log: quiet, ActorIdle: idle, PassivateBatch: batch,
+	gw, err := actors.New(actors.Options{System: sys, Store: store, Journal: journal, Log: quiet, ActorIdle: idle, PassivateBatch: batch, DurableSettle: durable,
 		Upstreams: upstreams, Models: []shlyuz.Model{model, text},
 		Routes: []shlyuz.Route{{Match: "text/model", Upstreams: names[:1]}, {Match: "*", Upstreams: names}}})
 	if err != nil {
