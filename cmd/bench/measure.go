@@ -32,7 +32,9 @@ func (b *bench) measure(ctx context.Context) error {
 	if o.warmup > 0 {
 		sequential(ctx, b.client, b.instantD, b.instantG, o.warmup, o.block)
 	}
+	profiled := b.cpuProfile(ctx, "c1", int(time.Duration(o.n)*time.Millisecond/time.Second)) // about the gateway's half of the run
 	ld, lg, ed, eg := sequential(ctx, b.client, b.instantD, b.instantG, o.n, o.block)
+	profiled()
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -96,7 +98,12 @@ func (b *bench) measure(ctx context.Context) error {
 	}
 	for i, l := range levels {
 		b.logf("4/6 throughput: %s upstream, concurrency %d, %s per side (%d of %d)", l.name, l.conc, o.duration, i+1, len(levels))
+		profiled := func() {}
+		if l.name == "instant" {
+			profiled = b.cpuProfile(ctx, "instant", int((2*o.duration+2*o.levelWarmup)/time.Second))
+		}
 		t := b.throughput(ctx, l.name, l.d, l.g, l.pid, l.conc, i%2 == 1)
+		profiled()
 		if err := ctx.Err(); err != nil {
 			return err
 		}
