@@ -14,11 +14,15 @@ import (
 
 // capListener caps the connections open at once: one over the cap is answered
 // a JSON 503 and closed, not left waiting in the backlog or handed to
-// fasthttp (whose own refusal is plain text).
+// fasthttp (whose own refusal is plain text). A connection it hands on must
+// send its first byte within firstByte: fasthttp (with ReduceMemoryUsage)
+// waits for a connection's first byte without a deadline, so one that never
+// sends anything would otherwise stay open for good.
 type capListener struct {
 	net.Listener
-	max  int64
-	open atomic.Int64
+	max       int64
+	firstByte time.Duration
+	open      atomic.Int64
 }
 
 // errTooManyConns is the refusal of a connection over the cap.
@@ -51,6 +55,8 @@ func (l *capListener) Accept() (net.Conn, error) {
 			go refuse(c)
 			continue
 		}
+		// fasthttp sets its ReadTimeout once the first byte is in.
+		_ = c.SetReadDeadline(time.Now().Add(l.firstByte))
 		return &cappedConn{Conn: c, l: l}, nil
 	}
 }

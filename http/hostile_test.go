@@ -11,6 +11,7 @@ import (
 	"net"
 	nethttp "net/http"
 	"os"
+	"os/exec"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -437,10 +438,129 @@ func TestSlowlorisHeadersAreDroppedWhileOthersAreServed(t *testing.T) {
 	}
 }
 
-// p99 of n sequential requests on one kept-alive connection.
-func p99(t *testing.T, c *nethttp.Client, url string, n int) time.Duration {
+func TestSilentConnectionsAreDropped(t *testing.T) {
+	addr := serveForTest(t, Options{HeaderTimeout: 300 * time.Millisecond})
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second)) // far past the header timeout
+	if _, err := io.Copy(io.Discard, c); err != nil {      // nil: the gateway closed it
+		t.Fatalf("a connection that sent nothing was not closed: %v", err)
+	}
+}
+
+// watchedListener counts the connections the server holds open (accepted and
+// not yet closed), so a test can wait for the server to have them all.
+type watchedListener struct {
+	net.Listener
+	mu   sync.Mutex
+	cond *sync.Cond
+	open int
+}
+
+func watch(ln net.Listener) *watchedListener {
+	l := &watchedListener{Listener: ln}
+	l.cond = sync.NewCond(&l.mu)
+	return l
+}
+
+func (l *watchedListener) add(d int) {
+	l.mu.Lock()
+	l.open += d
+	l.mu.Unlock()
+	l.cond.Broadcast()
+}
+
+func (l *watchedListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	l.add(1)
+	return &watchedConn{Conn: c, l: l}, nil
+}
+
+// waitOpen waits until the server holds n connections, a minute at most.
+func (l *watchedListener) waitOpen(t *testing.T, n int) {
 	t.Helper()
-	d := make([]time.Duration, 0, n)
+	late := false
+	timer := time.AfterFunc(time.Minute, func() { l.mu.Lock(); late = true; l.mu.Unlock(); l.cond.Broadcast() })
+	defer timer.Stop()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for l.open != n && !late {
+		l.cond.Wait()
+	}
+	if l.open != n {
+		t.Fatalf("the server holds %d connections, not %d", l.open, n)
+	}
+}
+
+type watchedConn struct {
+	net.Conn
+	l    *watchedListener
+	once sync.Once
+}
+
+func (c *watchedConn) Close() error {
+	c.once.Do(func() { c.l.add(-1) })
+	return c.Conn.Close()
+}
+
+// slowloris holds connections whose request headers begin and never end: one
+// goroutine (the attacker's work is not the gateway's) trickles a header line
+// into each in turn, every connection once a period.
+type slowloris struct {
+	conns []net.Conn
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+func startSlowloris(t *testing.T, addr string, n int, period time.Duration) *slowloris {
+	t.Helper()
+	a := &slowloris{stop: make(chan struct{}), done: make(chan struct{})}
+	for range n {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			a.conns = append(a.conns, c)
+			_, err = io.WriteString(c, "GET /nope HTTP/1.1\r\nHost: x\r\n")
+		}
+		if err != nil {
+			close(a.done) // no trickler
+			a.close()
+			t.Fatal(err)
+		}
+	}
+	go func() {
+		defer close(a.done)
+		tick := time.NewTicker(period / time.Duration(n))
+		defer tick.Stop()
+		for i := 0; ; i = (i + 1) % n {
+			select {
+			case <-a.stop:
+				return
+			case <-tick.C:
+				_, _ = io.WriteString(a.conns[i], "X-A: b\r\n")
+			}
+		}
+	}()
+	return a
+}
+
+func (a *slowloris) close() {
+	close(a.stop)
+	<-a.done
+	for _, c := range a.conns {
+		_ = c.Close()
+	}
+}
+
+// latencies appends the durations of n sequential requests on c's kept-alive
+// connection to d.
+func latencies(t *testing.T, c *nethttp.Client, url string, n int, d []time.Duration) []time.Duration {
+	t.Helper()
 	for range n {
 		start := time.Now()
 		resp, err := c.Get(url)
@@ -454,49 +574,158 @@ func p99(t *testing.T, c *nethttp.Client, url string, n int) time.Duration {
 		}
 		d = append(d, time.Since(start))
 	}
+	return d
+}
+
+func p99(d []time.Duration) time.Duration {
+	d = slices.Clone(d)
 	slices.Sort(d)
 	return d[len(d)*99/100]
 }
 
+// serveWatched starts the HTTP layer on a loopback port, its connections
+// counted.
+func serveWatched(t *testing.T, o Options) (string, *watchedListener) {
+	t.Helper()
+	s := New(nil, o)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl := watch(ln)
+	go func() { _ = s.Serve(wl) }()
+	t.Cleanup(func() { _ = s.App.ShutdownWithTimeout(5 * time.Second) })
+	return ln.Addr().String(), wl
+}
+
+// gatewayProcessEnv makes TestGatewayProcess a gateway for another test.
+const gatewayProcessEnv = "SHLYUZ_TEST_GATEWAY_PROCESS"
+
+// TestGatewayProcess is a gateway in a process of its own when
+// gatewayProcessEnv is set: it prints its address, then for each number n
+// read from stdin answers "ok" once it holds n connections; it ends with
+// stdin.
+func TestGatewayProcess(t *testing.T) {
+	if os.Getenv(gatewayProcessEnv) == "" {
+		t.Skip("the gateway process of TestNormalClientIsServedDuring2000SlowlorisConnections")
+	}
+	// Slowloris connections stay for the whole measurement (by default they
+	// go after 10 s: TestSlowlorisHeadersAreDroppedWhileOthersAreServed).
+	addr, wl := serveWatched(t, Options{HeaderTimeout: 10 * time.Minute})
+	fmt.Println(addr)
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		n, err := strconv.Atoi(in.Text())
+		if err != nil {
+			t.Fatal(err)
+		}
+		wl.waitOpen(t, n)
+		fmt.Println("ok")
+	}
+}
+
+// gatewayProcess runs TestGatewayProcess in a process of its own.
+type gatewayProcess struct {
+	addr string
+	in   io.WriteCloser
+	out  *bufio.Scanner
+}
+
+func startGatewayProcess(t *testing.T) *gatewayProcess {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestGatewayProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), gatewayProcessEnv+"=1")
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = in.Close() // the process ends with its stdin
+		_ = cmd.Wait()
+	})
+	g := &gatewayProcess{in: in, out: bufio.NewScanner(out)}
+	g.addr = g.line(t)
+	return g
+}
+
+func (g *gatewayProcess) line(t *testing.T) string {
+	t.Helper()
+	if !g.out.Scan() {
+		t.Fatalf("the gateway process said nothing: %v", g.out.Err())
+	}
+	return g.out.Text()
+}
+
+// waitOpen waits until the gateway holds n connections.
+func (g *gatewayProcess) waitOpen(t *testing.T, n int) {
+	t.Helper()
+	fmt.Fprintln(g.in, n)
+	if got := g.line(t); got != "ok" {
+		t.Fatalf("the gateway process: %q", got)
+	}
+}
+
+// One client's requests go in turns to two gateways alike, each in a process
+// of its own, one idle and one holding 2,000 slowloris connections: the
+// preemptions of a shared machine fall on both samples alike, and whatever
+// the attack costs the attacked gateway's process (CPU, memory, collections)
+// falls on its sample alone. The attacker is one goroutine of this process,
+// as the client is, so its work is not the attacked gateway's. The attacked
+// p99 must stay within twice the idle one's: the median of that ratio over
+// windows of 1,000 requests each, since a busy neighbour's preemptions sit
+// right at a p99 of this machine and swing one window's either way.
 func TestNormalClientIsServedDuring2000SlowlorisConnections(t *testing.T) {
 	if testing.Short() {
 		t.Skip("2,000 connections")
 	}
-	addr := serveForTest(t, Options{})
+	const (
+		n       = 2000
+		windows = 9
+		window  = 1000
+		period  = time.Second // each connection's next header line (slowloris's own default: 15 s)
+	)
+	idle, attacked := startGatewayProcess(t), startGatewayProcess(t)
 	c := &nethttp.Client{Transport: &nethttp.Transport{MaxIdleConnsPerHost: 1}}
 	defer c.CloseIdleConnections()
-	url := "http://" + addr + "/nope"
-	p99(t, c, url, 50) // warm
-	idle := p99(t, c, url, 300)
-	const n = 2000
-	stop := make(chan struct{})
-	var open sync.WaitGroup
-	open.Add(n)
-	for i := range n {
-		go func() {
-			conn, err := net.Dial("tcp", addr)
-			open.Done()
-			if err != nil {
-				return
-			}
-			defer conn.Close()
-			_, _ = io.WriteString(conn, "GET /nope HTTP/1.1\r\nHost: x\r\n")
-			next := time.Duration(i) * time.Second / n // spread over the second, as independent clients are
-			for {
-				select {
-				case <-stop:
-					return
-				case <-time.After(next): // one header line a second, never the end
-					next = time.Second
-					if _, err := io.WriteString(conn, "X-A: b\r\n"); err != nil {
-						return
-					}
-				}
-			}
-		}()
+	urls := [2]string{"http://" + idle.addr + "/nope", "http://" + attacked.addr + "/nope"}
+	for _, u := range urls {
+		latencies(t, c, u, 100, nil) // warm
 	}
-	open.Wait()
-	attacked := p99(t, c, url, 1000)
-	close(stop)
-	t.Logf("a normal client's p99: %s idle, %s during %d slowloris connections", idle, attacked, n)
+	a := startSlowloris(t, attacked.addr, n, period)
+	defer a.close()
+	attacked.waitOpen(t, n+1) // and the normal client's
+	var d [2][]time.Duration
+	var ratios []float64
+	for range windows {
+		var w [2][]time.Duration
+		for k := range 2 * window {
+			i := k%2 ^ k/2%2 // idle first, then attacked first, in turns
+			w[i] = latencies(t, c, urls[i], 1, w[i])
+		}
+		ratios = append(ratios, float64(p99(w[1]))/float64(p99(w[0])))
+		d[0], d[1] = append(d[0], w[0]...), append(d[1], w[1]...)
+	}
+	attacked.waitOpen(t, n+1) // the attack held throughout
+	ratio := median(ratios)
+	load, _ := os.ReadFile("/proc/loadavg")
+	t.Logf("a normal client's p99 over %d requests: %s idle, %s during %d slowloris connections; "+
+		"the windows' ratios in turn %.2f, median %.2f (load %s)",
+		len(d[0]), p99(d[0]), p99(d[1]), n, ratios, ratio, strings.TrimSpace(string(load)))
+	if ratio > 2 {
+		t.Fatalf("the p99 under attack is %.2f times the idle p99", ratio)
+	}
+}
+
+func median(x []float64) float64 {
+	x = slices.Clone(x)
+	slices.Sort(x)
+	return x[len(x)/2]
 }

@@ -33,7 +33,8 @@ type Options struct {
 	// Web, when set, mounts the web account area (http/web) on the app; its
 	// chat answers through chat.
 	Web func(app *fiber.App, chat func(c *fiber.Ctx, keyHash string) error)
-	// Slow and idle clients (body.go): a request's headers must arrive within
+	// Slow and idle clients (body.go): a new connection's first byte, and a
+	// request's headers after their first byte, must arrive within
 	// HeaderTimeout (default 10s), a keep-alive connection may idle IdleTimeout
 	// (default 2m), a body must arrive at MinBodyRate bytes a second (default
 	// 1024) after BodyGrace (default 5s); at most MaxConns connections are open
@@ -156,9 +157,10 @@ func New(gw *actors.Gateway, o Options) *Server {
 	return s
 }
 
-// Serve serves on ln, at most MaxConns connections at once.
+// Serve serves on ln, at most MaxConns connections at once, each dropped
+// unless its first request begins within HeaderTimeout.
 func (s *Server) Serve(ln net.Listener) error {
-	return s.App.Listener(&capListener{Listener: ln, max: int64(s.opts.MaxConns)})
+	return s.App.Listener(&capListener{Listener: ln, max: int64(s.opts.MaxConns), firstByte: s.opts.HeaderTimeout})
 }
 
 func orDuration(d, def time.Duration) time.Duration {
