@@ -1,11 +1,5 @@
 package jsonscan
 
-import (
-	"bytes"
-	"encoding/binary"
-	"math/bits"
-)
-
 // MaxDepth is encoding/json's nesting limit.
 const MaxDepth = 10000
 
@@ -43,30 +37,25 @@ func ValidValue(b []byte, i, depth int) (int, error) {
 }
 
 // validString returns the index just past the string that opens at
-// b[i] == '"'. It jumps to the next quote (IndexByte) and checks the bytes
-// before it eight at a time for a backslash or a control character.
+// b[i] == '"'. It jumps from one quote, backslash or control character to
+// the next (stringStop) and checks each escape.
 func validString(b []byte, i int) (int, error) {
 	i++
-	end := -1 // the next quote at or after i, once found
 	for {
-		if end < i {
-			q := bytes.IndexByte(b[i:], '"')
-			if q < 0 {
-				return 0, ErrMalformed
-			}
-			end = i + q
+		j := i + stringStop(b[i:])
+		if j >= len(b) || b[j] < 0x20 {
+			return 0, ErrMalformed // unterminated, or a raw control character
 		}
-		j := i + plainLen(b[i:end])
-		if j == end {
-			return end + 1, nil
+		if b[j] == '"' {
+			return j + 1, nil
 		}
-		if b[j] != '\\' || j+1 >= len(b) {
-			return 0, ErrMalformed // a raw control character
+		if j+1 >= len(b) {
+			return 0, ErrMalformed
 		}
-		switch b[j+1] {
-		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		switch escapeLen[b[j+1]] {
+		case 2:
 			i = j + 2
-		case 'u':
+		case 6:
 			if j+6 > len(b) || !isHex(b[j+2]) || !isHex(b[j+3]) || !isHex(b[j+4]) || !isHex(b[j+5]) {
 				return 0, ErrMalformed
 			}
@@ -78,32 +67,6 @@ func validString(b []byte, i int) (int, error) {
 }
 
 func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
-
-const (
-	lowBits  = 0x0101010101010101
-	highBits = 0x8080808080808080
-)
-
-// plainLen is the length of s's prefix free of backslashes and control
-// characters (bytes below 0x20).
-func plainLen(s []byte) int {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		x := binary.LittleEndian.Uint64(s[i:])
-		a := x &^ highBits
-		bs := ^((a ^ lowBits*'\\') + lowBits*0x7F)   // high bit set where a byte is '\'
-		ctl := ^(a + lowBits*0x60)                   // high bit set where a byte is below 0x20
-		if m := (bs | ctl) & highBits &^ x; m != 0 { // bytes above 0x7F are neither
-			return i + bits.TrailingZeros64(m)/8
-		}
-	}
-	for ; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] == '\\' {
-			return i
-		}
-	}
-	return len(s)
-}
 
 // validNumber returns the index past the number at b[i]:
 // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
