@@ -115,33 +115,42 @@ func linePath(b []byte, full bool) (string, bool) {
 }
 
 // cappedConn gives its place back once, when closed. It also knows whether
-// its first request is for a Messages route, for fasthttp's refusal of
-// headers it could not read (refusals.go). fasthttp reads a connection and
-// runs its handlers in one goroutine, so these fields need no lock.
+// the request it is reading is for a Messages route, for fasthttp's refusal
+// of headers it could not read (refusals.go): it reads the line of its first
+// request, and of each next one once the one before reached the handler and
+// returned (a request pipelined behind another, already read ahead with it,
+// keeps OpenAI's shape). fasthttp reads a connection and runs its handlers in
+// one goroutine, so these fields need no lock.
 type cappedConn struct {
 	net.Conn
 	l    *capListener
 	once sync.Once
 
-	head           [128]byte // its first bytes, until its first request line is known
-	headN          int
-	read           bool // its first request line is known
-	firstAnthropic bool // it names a Messages route
-	served         bool // a request of it reached the handler
+	head      [128]byte // the request's first bytes, until its line is known
+	headN     int
+	read      bool // the request's line is known
+	anthropic bool // it names a Messages route
+	served    bool // the request reached the handler
 }
 
-// Read reads as the connection does, and looks at the first request's line
+// Read reads as the connection does, and looks at a request's line
 // (fasthttp reads a connection's first byte alone, then the rest).
 func (c *cappedConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	if !c.read && n > 0 {
 		c.headN += copy(c.head[c.headN:], p[:n])
 		if path, ok := linePath(c.head[:c.headN], c.headN == len(c.head)); ok {
-			c.read = true
-			c.firstAnthropic = anthropicRoute(path)
+			c.read, c.served = true, false
+			c.anthropic = anthropicRoute(path)
 		}
 	}
 	return n, err
+}
+
+// next readies c to read its next request's line, once a request's handler
+// returned (its body read or the connection to be closed).
+func (c *cappedConn) next() {
+	c.read, c.headN = false, 0
 }
 
 func (c *cappedConn) Close() error {

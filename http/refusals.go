@@ -54,6 +54,7 @@ func (s *Server) guardMethods() {
 		s.readingAnthropic.Delete(&ctx.Request.Header) // read whole: fasthttp refuses it no more
 		if cc, ok := ctx.Conn().(*cappedConn); ok {
 			cc.served = true
+			defer cc.next()
 		}
 		if !slices.Contains(fiber.DefaultMethods, string(ctx.Method())) {
 			writeRaw(ctx, &shlyuz.Error{Status: 405, Type: shlyuz.TypeInvalidRequest, Code: "method_not_allowed",
@@ -76,14 +77,14 @@ func (s *Server) guardMethods() {
 
 // refusedAnthropic reports whether a refusal written by fasthttp's error
 // handler is for a Messages route whose request fasthttp failed to read:
-// one whose headers it read, or a connection's first request, whose line
-// the connection saw (headers too large or malformed to read).
+// one whose headers it read, or one whose line the connection saw (headers
+// too large or malformed to read), first on its connection or kept alive.
 func (s *Server) refusedAnthropic(c *fiber.Ctx) bool {
 	if _, ok := s.readingAnthropic.LoadAndDelete(&c.Context().Request.Header); ok {
 		return true
 	}
 	cc, ok := c.Context().Conn().(*cappedConn)
-	return ok && cc.firstAnthropic && !cc.served
+	return ok && cc.read && cc.anthropic && !cc.served
 }
 
 // writeRaw answers the error body outside Fiber.

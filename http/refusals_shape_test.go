@@ -156,38 +156,55 @@ func TestConnectionCapAnswersEachRoutesErrorShape(t *testing.T) {
 	}
 }
 
-// A connection's first request names its route for fasthttp's refusals of
-// headers it cannot read; a later request on it is not taken for the first.
-func TestUnreadableHeadersAfterAMessagesRequestAreNotTakenForIt(t *testing.T) {
+// fasthttp's refusal of headers it cannot read on a kept-alive connection
+// answers in the shape of that request's route, not of an earlier one's.
+func TestUnreadableHeadersOnAKeptAliveConnectionAnswerTheirRoutesShape(t *testing.T) {
 	addr := serveForTest(t, Options{})
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	br := bufio.NewReader(c)
-	for _, step := range []struct {
-		request   string
-		status    int
-		anthropic bool
-		code      string
+	const first = "POST %s HTTP/1.1\r\nHost: gw\r\nContent-Length: 2\r\n\r\n{}"
+	unreadable := []struct {
+		name, request string
+		status        int
 	}{
-		{"POST /api/v1/messages HTTP/1.1\r\nHost: gw\r\nContent-Length: 2\r\n\r\n{}", 401, true, "missing_api_key"},
-		{"POST /api/v1/chat/completions HTTP/1.1\r\nHost: gw\r\nContent-Length: abc\r\n\r\n", 400, false, "invalid_request"},
-	} {
-		if _, err := io.WriteString(c, step.request); err != nil {
-			t.Fatal(err)
+		{"Content-Length not a number", "POST %s HTTP/1.1\r\nHost: gw\r\nContent-Length: abc\r\n\r\n", 400},
+		{"headers too large", "POST %s HTTP/1.1\r\nHost: gw\r\nX-Big: " + strings.Repeat("a", 40<<10) + "\r\n\r\n", 431},
+	}
+	for _, before := range shapeRoutes {
+		for _, r := range shapeRoutes {
+			for _, u := range unreadable {
+				t.Run(before.path+" then "+u.name+" "+r.path, func(t *testing.T) {
+					c, err := net.Dial("tcp", addr)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer c.Close()
+					br := bufio.NewReader(c)
+					for i, step := range []struct {
+						request   string
+						status    int
+						anthropic bool
+						anthType  string
+						code      string
+					}{
+						{fmt.Sprintf(first, before.path), 401, before.anthropic, "authentication_error", "missing_api_key"},
+						{fmt.Sprintf(u.request, r.path), u.status, r.anthropic, "invalid_request_error", "invalid_request"},
+					} {
+						if _, err := io.WriteString(c, step.request); err != nil {
+							t.Fatal(err)
+						}
+						resp, err := nethttp.ReadResponse(br, nil)
+						if err != nil {
+							t.Fatal(err)
+						}
+						var body map[string]any
+						_ = json.NewDecoder(resp.Body).Decode(&body)
+						_ = resp.Body.Close()
+						if resp.StatusCode != step.status {
+							t.Fatalf("request %d: status %d, want %d: %v", i+1, resp.StatusCode, step.status, body)
+						}
+						checkShape(t, step.anthropic, body, step.anthType, step.code)
+					}
+				})
+			}
 		}
-		resp, err := nethttp.ReadResponse(br, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var body map[string]any
-		_ = json.NewDecoder(resp.Body).Decode(&body)
-		_ = resp.Body.Close()
-		if resp.StatusCode != step.status {
-			t.Fatalf("status %d, want %d: %v", resp.StatusCode, step.status, body)
-		}
-		checkShape(t, step.anthropic, body, "authentication_error", step.code)
 	}
 }
