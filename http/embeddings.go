@@ -62,6 +62,13 @@ func (s *Server) createEmbeddings(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	if len(result.Vectors) != len(texts)+len(tokens) {
+		// A vector short or over: the client's indexes would not match its
+		// inputs. The upstream's fault, at no cost to the client.
+		e := shlyuz.ErrUpstream("The upstream returned %d embeddings for %d inputs.", len(result.Vectors), len(texts)+len(tokens))
+		media.Fail(e)
+		return e
+	}
 	used := result.PromptTokens
 	if used <= 0 {
 		used = reserve // the upstream did not count: the gateway's count, an upper bound

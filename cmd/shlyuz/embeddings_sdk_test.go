@@ -108,6 +108,19 @@ func TestOpenAISDKEmbeddings(t *testing.T) {
 		}
 	})
 
+	t.Run("a vector missing from the upstream's reply", func(t *testing.T) {
+		before := balance(t, h.base, key).Data.TotalCredits
+		_, err := client.Embeddings.New(ctx, openai.EmbeddingNewParams{Model: "embed/model",
+			Input: openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: []string{"one", "two " + fake.MissingEmbeddingMarker}}})
+		var apierr *openai.Error
+		if !errors.As(err, &apierr) || apierr.StatusCode != 502 || apierr.Type != "upstream_error" {
+			t.Fatalf("one vector for two inputs: %v", err)
+		}
+		if after := balance(t, h.base, key).Data.TotalCredits; after != before {
+			t.Fatalf("charged %d credits for a reply one vector short", before-after)
+		}
+	})
+
 	t.Run("chat model refused", func(t *testing.T) {
 		_, err := client.Embeddings.New(ctx, openai.EmbeddingNewParams{Model: "test/model",
 			Input: openai.EmbeddingNewParamsInputUnion{OfString: openai.String("x")}})

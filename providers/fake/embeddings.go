@@ -13,7 +13,9 @@ const EmbeddingDims = 8
 // embeddings answers OpenAI's POST /embeddings: input as a string, strings,
 // token ids or arrays of them; vectors of EmbeddingDims (or dimensions)
 // floats that depend on the input; usage.prompt_tokens is a quarter of each
-// text's characters (at least 1) or its token count.
+// text's characters (at least 1) or its token count. A text holding
+// MissingEmbeddingMarker gets no vector: a reply one short, as a faulty
+// upstream's.
 func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		writeError(w, http.StatusMethodNotAllowed, "invalid_request_error", "", "", "Only POST is allowed here.")
@@ -70,6 +72,9 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 		} `json:"usage"`
 	}{Object: "list", Model: req.Model}
 	for i, n := range lens {
+		if n.missing {
+			continue
+		}
 		out.Data = append(out.Data, item{Object: "embedding", Index: i, Embedding: EmbeddingVector(n.chars, dims)})
 		out.Usage.PromptTokens += n.tokens
 	}
@@ -77,6 +82,10 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(out)
 }
+
+// MissingEmbeddingMarker in an input text leaves that input's vector out of
+// the OpenAI-form reply.
+const MissingEmbeddingMarker = "[[fake-embedding-missing]]"
 
 // EmbeddingVector is the fake's vector for an input of that many characters
 // (or token ids): element j is ((n+j) mod 10) / 10.
@@ -88,13 +97,16 @@ func EmbeddingVector(n, dims int) []float32 {
 	return v
 }
 
-type embeddingInput struct{ chars, tokens int }
+type embeddingInput struct {
+	chars, tokens int
+	missing       bool // the text holds MissingEmbeddingMarker
+}
 
 // embeddingInputs reads OpenAI's input forms; ok is false for an empty or mistyped one.
 func embeddingInputs(raw json.RawMessage) ([]embeddingInput, bool) {
 	text := func(s string) embeddingInput {
 		n := utf8.RuneCountInString(s)
-		return embeddingInput{chars: n, tokens: max(1, (n+3)/4)}
+		return embeddingInput{chars: n, tokens: max(1, (n+3)/4), missing: strings.Contains(s, MissingEmbeddingMarker)}
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
