@@ -110,6 +110,32 @@ func BenchmarkCompleteInstantParallel(b *testing.B) {
 	})
 }
 
+// BenchmarkCompleteInstantParallelDurable is BenchmarkCompleteInstantDurable
+// from many goroutines (-cpu 2 and SetParallelism(32): 64 in flight) on one
+// key: it reports how many calls a commit carried.
+func BenchmarkCompleteInstantParallelDurable(b *testing.B) {
+	tg := startGateway(b, testActorIdle, 0, true, testUpstream{name: "instant", provider: instant{}})
+	hash := tg.account("acc-bench", 1<<49, 1<<49)
+	b.ReportAllocs()
+	b.SetParallelism(32)
+	var n int64
+	before := tg.commits.Load()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			i := int(atomicAdd(&n))
+			if _, _, err := tg.Complete(context.Background(), benchCall(hash, i, false)); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	if c := tg.commits.Load() - before; c > 0 {
+		b.ReportMetric(float64(b.N)/float64(c), "calls/commit")
+	}
+}
+
 // BenchmarkStreamInstant is a streamed request's actor work: open, one event, finish.
 func BenchmarkStreamInstant(b *testing.B) {
 	gw, hash := newBenchGateway(b)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -76,6 +77,7 @@ const testActorIdle = 100 * time.Millisecond
 // make funded accounts and keys on it.
 type testGateway struct {
 	*actors.Gateway
+	commits *atomic.Int64 // the journal's commits that wrote anything
 	store *sqlite.Store
 	tb    tb
 }
@@ -113,7 +115,8 @@ func startGateway(tb tb, idle time.Duration, batch int64, durable bool, ups ...t
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return quiet }))
-	journal := actors.NewJournal(store, 20*time.Millisecond, quiet, actors.JournalMetrics{})
+	commits := new(atomic.Int64)
+	journal := actors.NewJournal(store, 20*time.Millisecond, quiet, actors.JournalMetrics{BatchSize: func(int) { commits.Add(1) }})
 	model := shlyuz.Model{ID: "bench/model", Name: "bench", InputModalities: []string{"text"}, OutputModalities: []string{"text"},
 		USD: shlyuz.USDPrice{PromptPerMTok: shlyuz.MustDecimal("1"), CompletionPerMTok: shlyuz.MustDecimal("2")}}
 	text := model
@@ -147,7 +150,7 @@ func startGateway(tb tb, idle time.Duration, batch int64, durable bool, ups ...t
 		_ = journal.Close(context.Background())
 		_ = store.Close()
 	})
-	return &testGateway{Gateway: gw, store: store, tb: tb}
+	return &testGateway{Gateway: gw, commits: commits, store: store, tb: tb}
 }
 
 // account makes an account with the credits and a key with the ceiling
