@@ -78,8 +78,8 @@ const testActorIdle = 100 * time.Millisecond
 type testGateway struct {
 	*actors.Gateway
 	commits *atomic.Int64 // the journal's commits that wrote anything
-	store *sqlite.Store
-	tb    tb
+	store   *sqlite.Store
+	tb      tb
 }
 
 // newTestGateway is a one-node gateway on a SQLite file routing every model
