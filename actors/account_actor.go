@@ -34,6 +34,7 @@ type hold struct {
 	amount    shlyuz.Credits
 	keyID     string
 	requester string // the member whose call it is; "" for this node's or a video job's
+	from      string // a slice's: its requester's actor address (account_slices.go)
 	// tokens is the estimate counted against the key's tokens-a-minute limit
 	// at admission, in the window starting at tokensIn; settled to the real count.
 	tokens   int64
@@ -56,7 +57,9 @@ func (a *accountActor) Receive(ctx actor.Context) {
 		ctx.Respond(a.check(m))
 	case *acctReserve:
 		a.checkFence()
-		ctx.Respond(a.reserve(m))
+		r := a.reserve(m)
+		a.grantSlice(m, r)
+		ctx.Respond(r)
 	case *acctSettle:
 		a.checkFence()
 		a.settle(ctx, m, settleReply(ctx))
@@ -67,10 +70,12 @@ func (a *accountActor) Receive(ctx actor.Context) {
 		ctx.Respond(a.settleVideo(m))
 	case *keyRevoke:
 		a.revoke(m)
-		ctx.Respond(&keyState{})
+		ctx.Respond(a.sliceHolders(m.KeyID))
 	case *keyLimit:
 		a.limit(m)
-		ctx.Respond(&keyState{})
+		ctx.Respond(a.sliceHolders(m.KeyID))
+	case *sliceReturn:
+		a.returnSlice(m)
 	case *requestersLeft:
 		a.dropRequesters(m.IDs)
 	case *drain:

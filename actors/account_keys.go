@@ -21,6 +21,7 @@ type keyLedger struct {
 	spent       shlyuz.Credits    // settled in the current period
 	reserved    shlyuz.Credits    // the sum of the account's holds of this key's calls
 	rate        shlyuz.RateWindow // requests and tokens of the current minute (Key.RateLimit)
+	version     int64             // counts the operator's changes (revoked, new ceiling): a slice granted before one is stale
 }
 
 // keyOf is the account's key by id, loaded on first use: its spend read
@@ -90,11 +91,13 @@ func (a *accountActor) revoke(m *keyRevoke) {
 	if k, ok := a.keys[m.KeyID]; ok {
 		at := m.At
 		k.key.RevokedAt = &at
+		k.version++
 	}
 }
 
 func (a *accountActor) limit(m *keyLimit) { // the spend of the period and the holds stay
 	if k, ok := a.keys[m.KeyID]; ok {
 		k.key.Limit = m.Limit
+		k.version++
 	}
 }

@@ -26,6 +26,9 @@ func (a *accountActor) settle(ctx actor.Context, m *acctSettle, reply func(*sett
 		return
 	}
 	h, ok := a.dropHold(m.GenID)
+	if !ok && m.Slice { // reserved from its node's slice (an adopted call has a hold of its own)
+		h, ok = a.chargeSlice(m)
+	}
 	if !ok { // never granted here, nor adopted: a void grant or a call of a node that left
 		reply(&settleAck{Refused: true, Epoch: a.balance.Epoch})
 		return
@@ -59,8 +62,12 @@ func (a *accountActor) settle(ctx actor.Context, m *acctSettle, reply func(*sett
 	}
 	p := a.settled.add(m.GenID, reply)
 	epoch := a.balance.Epoch
+	done := &settleAck{Epoch: epoch}
+	if m.Slice && m.Refill > 0 { // the slice grows with the answer: its node asks the owner for nothing else
+		done.Slice, done.Key, done.KeyVersion = a.growSlice(m.Requester, m.From, h.keyID, m.Refill, 1, m.Now)
+	}
 	if entry == nil && m.Generation == nil {
-		p.finish(&settleAck{Epoch: epoch})
+		p.finish(done)
 		a.settled.pending.Add(-1)
 		return
 	}
@@ -72,7 +79,7 @@ func (a *accountActor) settle(ctx actor.Context, m *acctSettle, reply func(*sett
 		if o == Fenced {
 			p.finish(&settleAck{Moved: true})
 		} else {
-			p.finish(&settleAck{Epoch: epoch})
+			p.finish(done)
 		}
 		if o != Applied { // the usual outcome needs nothing more of the actor
 			root.Send(directory.Detached(self), &settleCommitted{entry: entry, keyID: h.keyID, outcome: o})

@@ -114,11 +114,21 @@ func (r *callRegistry) size() int {
 }
 
 // callsActor answers other nodes' holdsQuery from this node's registry.
-type callsActor struct{ reg *callRegistry }
+// It also retires the slices their owners recall (slices.go).
+type callsActor struct {
+	reg    *callRegistry
+	slices *sliceBook
+}
 
 func (a *callsActor) Receive(ctx actor.Context) {
-	if m, ok := ctx.Message().(*holdsQuery); ok {
+	switch m := ctx.Message().(type) {
+	case *holdsQuery:
 		ctx.Respond(&holdsReport{Calls: a.reg.report(m.Account, m.Epoch)})
+	case *sliceRecall:
+		a.slices.recall(m)
+		if ctx.Sender() != nil {
+			ctx.Respond(&drain{})
+		}
 	}
 }
 

@@ -69,6 +69,7 @@ type call struct {
 	over      bool                   // the upstream reported more than was reserved
 	estimated bool                   // the usage is the gateway's count, not the upstream's
 	upTime    time.Duration          // spent in the serving upstream's call (to the first event for streams)
+	slice     *slice                 // the slice this node reserved the call from; nil: the owner's grant
 
 	// A media call's worst case in credits at the catalog price (0: a chat
 	// call, reserved by tokens), and which upstreams can serve it.
@@ -426,9 +427,19 @@ func (cl *call) reserve(m *shlyuz.PricedModel, ups []*Upstream) error {
 		}
 		msg.Prompt, msg.MaxTokens, msg.MaxOut, msg.Price, msg.N = prompt, cl.c.MaxTokens, m.MaxOutput(), worst, cl.c.N
 	}
-	ar, err := g.grant(ref.accountID, msg)
-	if err != nil {
-		return err
+	if cl.slice != nil { // reserved again for another model: the slice's reservation goes back
+		g.slices.release(cl.slice, cl.held, 0)
+		cl.slice = nil
+	}
+	var ar *reserved
+	if cl.model == nil {
+		ar, cl.slice = g.sliceGrant(ref.accountID, msg)
+	}
+	if ar == nil {
+		var err error
+		if ar, err = g.grant(ref.accountID, msg); err != nil {
+			return err
+		}
 	}
 	if cl.model == nil {
 		g.inFlight.Add(1)
@@ -521,6 +532,17 @@ func (cl *call) fail(err error) *Receipt {
 // drains every account actor before the last commit. Under durable
 // settlement it waits until the charge is committed (see settle_durable.go).
 func (cl *call) settleAccount(m *acctSettle) error {
+	if s := cl.slice; s != nil { // this node's view of the slice shrinks first (slices.go)
+		cl.slice = nil
+		cl.g.slices.release(s, cl.held, m.Amount)
+		m.Slice, m.Requester, m.Epoch, m.Held = true, s.requester, s.epoch, cl.held
+		if cl.g.durable { // the answer may bring more of the slice
+			if m.Refill = cl.g.slices.refill(s, cl.held); m.Refill > 0 {
+				m.From = cl.g.sys.Address()
+				defer cl.g.slices.refilled(s)
+			}
+		}
+	}
 	if !cl.g.durable {
 		cl.g.dir.Send(cl.accountID, KindAccount, m)
 		cl.g.calls.done(cl.accountID, m.GenID)

@@ -20,11 +20,17 @@ type ClusterState struct {
 	DurableSettle bool            `json:"durable_settle"`
 	Members       []shlyuz.Member `json:"members"`
 	Activations   []Activation    `json:"activations"`
+	// Calls of accounts served on other nodes since this node started:
+	// reserved from this node's slices (their one cross-node round trip is
+	// the settlement), and reserved at the owner (two).
+	SliceReservations  int64 `json:"slice_reservations"`
+	RemoteReservations int64 `json:"remote_reservations"`
 }
 
 // Cluster reports the live members and this node's account activations.
 func (g *Gateway) Cluster(ctx context.Context) (*ClusterState, error) {
-	st := &ClusterState{Live: g.Live(), DurableSettle: g.durable, Members: []shlyuz.Member{}, Activations: []Activation{}}
+	st := &ClusterState{Live: g.Live(), DurableSettle: g.durable, Members: []shlyuz.Member{}, Activations: []Activation{},
+		SliceReservations: g.slices.local.Load(), RemoteReservations: g.slices.remote.Load()}
 	if g.lease != nil {
 		st.Self = g.lease.ID()
 	}

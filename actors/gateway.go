@@ -85,6 +85,7 @@ type deps struct {
 	actives atomic.Int64  // live account activations of this node
 	active  sync.Map      // account id → activation: this node's live account activations
 	calls   *callRegistry // this node's calls in flight, for new account activations
+	slices  *sliceBook    // this node's slices of accounts served elsewhere
 	keyIdx  keyIndex      // key hash → key and account ids
 }
 
@@ -106,6 +107,7 @@ type Gateway struct {
 	inFlight       atomic.Int64  // model calls between reservation and settlement
 	reserved       atomic.Int64  // credits they hold
 	video          *videoRuntime
+	slicesHere     atomic.Bool // tests: slices for accounts served on this node too
 }
 
 // InFlight is the number of model calls between reservation and settlement.
@@ -151,7 +153,8 @@ func New(o Options) (*Gateway, error) {
 		return nil, fmt.Errorf("start the root supervisor: %w", err)
 	}
 	g.root = root
-	if _, err := o.System.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &callsActor{reg: g.calls} }), callsActorName); err != nil {
+	g.slices = newSliceBook(func(account string, msg any) { g.dir.Send(account, KindAccount, msg) })
+	if _, err := o.System.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &callsActor{reg: g.calls, slices: g.slices} }), callsActorName); err != nil {
 		return nil, fmt.Errorf("spawn the call registry: %w", err)
 	}
 	for _, u := range o.Upstreams {
@@ -334,9 +337,11 @@ func (g *Gateway) RevokeKey(ctx context.Context, keyID string) *shlyuz.Error {
 	if err := g.store.RevokeKey(ctx, keyID, now); err != nil {
 		return shlyuz.ErrInternal(err)
 	}
-	if _, err := g.request(k.AccountID, KindAccount, &keyRevoke{KeyID: k.ID, At: now}); err != nil {
+	res, err := g.request(k.AccountID, KindAccount, &keyRevoke{KeyID: k.ID, At: now})
+	if err != nil {
 		return shlyuz.AsError(err)
 	}
+	g.recallSlices(k.AccountID, k.ID, res)
 	return nil
 }
 

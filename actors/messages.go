@@ -23,6 +23,12 @@ type keyState struct {
 	Reserved shlyuz.Credits
 	Err      *shlyuz.Error
 	ResetsAt time.Time
+	// SliceHolders, in the answer to a keyRevoke or keyLimit, are the actor
+	// addresses of the nodes holding a slice of the key granted at Epoch:
+	// the caller recalls them before it answers (slices.go).
+	SliceHolders []string
+	Epoch        int64
+	KeyVersion   int64
 }
 
 // acctReserve reserves a request's worst case against the key's ceiling and
@@ -41,6 +47,11 @@ type acctReserve struct {
 	// priced in images, seconds or characters); Prompt, MaxTokens and Price are unused.
 	Fixed shlyuz.Credits
 	Now   time.Time
+	// Slice, when above zero, asks for that much more of the key's ceiling and
+	// the balance for the requester's slice (slices.go); From is the
+	// requester's actor address, where a recall goes.
+	Slice shlyuz.Credits
+	From  string
 }
 
 // reserved is the answer to an acctReserve: a grant by the activation at
@@ -52,6 +63,11 @@ type reserved struct {
 	Amount    shlyuz.Credits
 	Epoch     int64
 	Err       *shlyuz.Error
+	// Slice is what was added to the requester's slice of the key, and Key
+	// the key then (at KeyVersion), for the requester's own checks.
+	Slice      shlyuz.Credits
+	Key        shlyuz.Key
+	KeyVersion int64
 }
 
 // keyRevoke tells a live account activation its key was revoked.
@@ -77,6 +93,35 @@ type acctSettle struct {
 	Tokens     int64 // the call's tokens, for a key's tokens-a-minute rate limit
 	Generation *shlyuz.Generation
 	Now        time.Time
+	// A call reserved from its node's slice (Slice) settles against the
+	// slice of Requester granted at Epoch, out of the Held it reserved there;
+	// Refill asks for that much more of the slice with the answer (From: as
+	// in acctReserve).
+	Slice     bool
+	Requester string
+	Epoch     int64
+	Held      shlyuz.Credits
+	Refill    shlyuz.Credits
+	From      string
+}
+
+// sliceReturn gives the unused Amount of a requester's slice of a key back
+// to the activation that granted it at Epoch (one-way).
+type sliceReturn struct {
+	Requester string
+	KeyID     string
+	Amount    shlyuz.Credits
+	Epoch     int64
+}
+
+// sliceRecall tells a node's call registry to retire its slice of the
+// account's key granted at Epoch: the key was revoked or its ceiling changed.
+// Sent as a request, it is answered (with a drain) once the slice is retired.
+type sliceRecall struct {
+	Account    string
+	KeyID      string
+	Epoch      int64
+	KeyVersion int64 // the key's after the change: a grant of an older version is given back
 }
 
 // settleAck answers an acctSettle sent as a request: committed by the
@@ -86,6 +131,11 @@ type settleAck struct {
 	Refused bool
 	Moved   bool
 	Epoch   int64
+	// Slice is what was added to the requester's slice for an acctSettle's
+	// Refill, and Key the key then (at KeyVersion).
+	Slice      shlyuz.Credits
+	Key        shlyuz.Key
+	KeyVersion int64
 }
 
 // drain asks an actor to answer once everything sent to it before is done.

@@ -61,9 +61,11 @@ func (g *Gateway) SetKeyLimit(ctx context.Context, keyID string, limit *shlyuz.C
 	if err := g.store.SetKeyLimit(ctx, keyID, limit); err != nil {
 		return shlyuz.ErrInternal(err)
 	}
-	if _, err := g.request(k.AccountID, KindAccount, &keyLimit{KeyID: k.ID, Limit: limit}); err != nil {
+	res, err := g.request(k.AccountID, KindAccount, &keyLimit{KeyID: k.ID, Limit: limit})
+	if err != nil {
 		return shlyuz.AsError(err)
 	}
+	g.recallSlices(k.AccountID, k.ID, res)
 	return nil
 }
 

@@ -34,6 +34,8 @@ var clusterMessages = []remote.RootSerializable{
 	&videoEnded{},
 	&acctSettleVideo{},
 	&acctVideoSettled{},
+	&sliceReturn{},
+	&sliceRecall{},
 }
 
 func init() {
@@ -63,3 +65,5 @@ func (m *videoAck) Serialize() (remote.RootSerialized, error)         { return w
 func (m *videoEnded) Serialize() (remote.RootSerialized, error)       { return wire.Encode(m) }
 func (m *acctSettleVideo) Serialize() (remote.RootSerialized, error)  { return wire.Encode(m) }
 func (m *acctVideoSettled) Serialize() (remote.RootSerialized, error) { return wire.Encode(m) }
+func (m *sliceReturn) Serialize() (remote.RootSerialized, error)      { return wire.Encode(m) }
+func (m *sliceRecall) Serialize() (remote.RootSerialized, error)      { return wire.Encode(m) }

@@ -239,6 +239,13 @@ func (d *Directory) PID(identity, kind string) (*actor.PID, error) {
 	return d.pid(key)
 }
 
+// Remote says whether the activation of (identity, kind) that this node
+// last reached runs on another node (false when it reached none).
+func (d *Directory) Remote(identity, kind string) bool {
+	v, ok := d.pids.Load(pidKey{kind, identity})
+	return ok && v.(*actor.PID).Address != d.c.ActorSystem.Address()
+}
+
 // Broadcast tells every activation of the kind this node reached, without waiting.
 func (d *Directory) Broadcast(kind string, msg any) {
 	d.pids.Range(func(k, v any) bool {

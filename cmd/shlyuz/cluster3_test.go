@@ -206,6 +206,7 @@ func TestThreeNodeCluster(t *testing.T) {
 		if victim < 0 {
 			t.Fatalf("the owner %q is none of the nodes", owner)
 		}
+		slicedBefore := sliceReservations(t, nodes, victim)
 		var mu sync.Mutex
 		var seen []outcome
 		stop := make(chan struct{})
@@ -261,6 +262,11 @@ func TestThreeNodeCluster(t *testing.T) {
 		sum := checkCharges(t, seen)
 		if sum > credits {
 			t.Fatalf("spent %d of %d", sum, credits)
+		}
+		if sliced := sliceReservations(t, nodes, victim) - slicedBefore; sliced == 0 {
+			t.Fatal("the survivors reserved no call from a slice of the victim's account (issue 20)")
+		} else {
+			t.Logf("the survivors reserved %d calls from their slices", sliced)
 		}
 		for i, n := range nodes {
 			if i != victim {
@@ -350,6 +356,25 @@ func TestThreeNodeCluster(t *testing.T) {
 	for _, n := range nodes[:2] {
 		n.stop(t, syscall.SIGTERM)
 	}
+}
+
+// sliceReservations adds up the calls the nodes but skip reserved from
+// their slices of accounts served elsewhere (GET /api/admin/cluster).
+func sliceReservations(t *testing.T, nodes []*node, skip int) (sum int64) {
+	t.Helper()
+	for i, n := range nodes {
+		var st struct {
+			Sliced int64 `json:"slice_reservations"`
+		}
+		if i == skip {
+			continue
+		}
+		if code := call(t, n.base, "GET", "/api/admin/cluster", adminToken, nil, &st); code != 200 {
+			t.Fatalf("cluster state of node %d: %d", i, code)
+		}
+		sum += st.Sliced
+	}
+	return sum
 }
 
 // checkRaces reads the children's race reports (with -race): a racing
