@@ -3,6 +3,7 @@ package minimax
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"testing"
 
 	"github.com/shlyuz/shlyuz"
@@ -13,29 +14,9 @@ import (
 // The video wire, both ways, against the fake: golden transcripts of a job's
 // requests and of the statuses read from the replies.
 func TestVideoGolden(t *testing.T) {
-	yes := true
-	seed := int64(7)
-	for _, c := range []struct {
-		name string
-		req  shlyuz.VideoRequest
-	}{
-		{"text", shlyuz.VideoRequest{JobID: "video_golden", Model: "MiniMax-Hailuo-2.3", Prompt: "a red kite", Seconds: 6, Size: "1280x720"}},
-		{"reference", shlyuz.VideoRequest{JobID: "video_golden", Model: "MiniMax-Hailuo-2.3", Prompt: "[expire] from a picture", Seconds: 6, Size: "720x1280",
-			AspectRatio: "9:16", Resolution: "768p", InputReference: []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), InputMIME: "image/png", GenerateAudio: &yes, Seed: &seed}},
-		{"failed", shlyuz.VideoRequest{JobID: "video_golden", Model: "MiniMax-Hailuo-2.3", Prompt: "[fail] a kite", Seconds: 6}},
-		{"moderated", shlyuz.VideoRequest{JobID: "video_golden", Model: "MiniMax-Hailuo-2.3", Prompt: "[moderate] a kite", Seconds: 6}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			got := golden.VideoTranscript(t, fake.New(fake.Options{}), func(base string) shlyuz.VideoProvider {
-				p, err := New(shlyuz.UpstreamConfig{Name: "golden", BaseURL: base + "/minimax", APIKey: "mm-key"})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return p
-			}, &c.req)
-			golden.Check(t, "video/"+c.name+".golden", got)
-		})
-	}
+	golden.VideoGoldens(t, func() http.Handler { return fake.New(fake.Options{}) }, "MiniMax-Hailuo-2.3", 6, "768p", func(base string) (shlyuz.VideoProvider, error) {
+		return New(shlyuz.UpstreamConfig{Name: "golden", BaseURL: base + "/minimax", APIKey: "mm-key"})
+	})
 }
 
 // Errors arrive inside HTTP 200 as base_resp.status_code.

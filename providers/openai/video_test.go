@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"net/http"
 	"testing"
 
 	"github.com/shlyuz/shlyuz"
@@ -11,23 +12,7 @@ import (
 // The video wire, both ways, against the fake: golden transcripts of a job's
 // requests and of the statuses read from the replies.
 func TestVideoGolden(t *testing.T) {
-	yes := true
-	seed := int64(7)
-	for _, c := range []struct {
-		name string
-		req  shlyuz.VideoRequest
-	}{
-		{"text", shlyuz.VideoRequest{JobID: "video_golden", Model: "sora-2", Prompt: "a red kite", Seconds: 4, Size: "1280x720"}},
-		{"reference", shlyuz.VideoRequest{JobID: "video_golden", Model: "sora-2", Prompt: "[expire] from a picture", Seconds: 4, Size: "720x1280",
-			AspectRatio: "9:16", Resolution: "720p", InputReference: []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), InputMIME: "image/png", GenerateAudio: &yes, Seed: &seed}},
-		{"failed", shlyuz.VideoRequest{JobID: "video_golden", Model: "sora-2", Prompt: "[fail] a kite", Seconds: 4}},
-		{"moderated", shlyuz.VideoRequest{JobID: "video_golden", Model: "sora-2", Prompt: "[moderate] a kite", Seconds: 4}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			got := golden.VideoTranscript(t, fake.New(fake.Options{}), func(base string) shlyuz.VideoProvider {
-				return New(shlyuz.UpstreamConfig{Name: "golden", BaseURL: base + "/v1", APIKey: "sk-golden"})
-			}, &c.req)
-			golden.Check(t, "video/"+c.name+".golden", got)
-		})
-	}
+	golden.VideoGoldens(t, func() http.Handler { return fake.New(fake.Options{}) }, "sora-2", 4, "720p", func(base string) (shlyuz.VideoProvider, error) {
+		return New(shlyuz.UpstreamConfig{Name: "golden", BaseURL: base + "/v1", APIKey: "sk-golden"}), nil
+	})
 }
