@@ -90,8 +90,12 @@ func parseMessages(body []byte, header func(string, ...string) string, countOnly
 		return nil, shlyuz.ErrInvalidJSON("the body must be a JSON object")
 	}
 	var r anthropicRequest
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, shlyuz.ErrInvalidValue("", "The request does not have Anthropic's Messages shape: %s", err.Error())
+	msgs, fast := fastMessages(top, &r) // anthropic_fast.go
+	if !fast {
+		r, msgs = anthropicRequest{}, nil
+		if err := json.Unmarshal(body, &r); err != nil {
+			return nil, shlyuz.ErrInvalidValue("", "The request does not have Anthropic's Messages shape: %s", err.Error())
+		}
 	}
 	if countOnly && r.MaxTokens == nil {
 		one := int64(1)
@@ -116,7 +120,7 @@ func parseMessages(body []byte, header func(string, ...string) string, countOnly
 			native.Headers[h] = v
 		}
 	}
-	fields, unfit, err := chatFields(&r)
+	fields, unfit, err := chatFields(&r, msgs)
 	if err != nil {
 		return nil, err
 	}
@@ -134,24 +138,28 @@ func parseMessages(body []byte, header func(string, ...string) string, countOnly
 	}, nil
 }
 
-// chatFields is the request in OpenAI's chat shape. unfit is set when the
-// request holds what chat cannot carry (server tools): only an Anthropic
-// upstream may then serve it.
-func chatFields(r *anthropicRequest) (fields map[string]json.RawMessage, unfit, err *shlyuz.Error) {
-	var msgs []map[string]any
-	if sys, err := systemText(r.System); err != nil {
-		return nil, nil, err
-	} else if sys != nil {
-		msgs = append(msgs, map[string]any{"role": "system", "content": sys})
-	}
-	for i, t := range r.Messages {
-		out, err := chatMessages(t, i)
-		if err != nil {
+// chatFields is the request in OpenAI's chat shape, with msgs as its
+// messages when fastMessages wrote them (else they are made of r's). unfit
+// is set when the request holds what chat cannot carry (server tools): only
+// an Anthropic upstream may then serve it.
+func chatFields(r *anthropicRequest, msgs json.RawMessage) (fields map[string]json.RawMessage, unfit, err *shlyuz.Error) {
+	f := map[string]any{"model": r.Model, "max_tokens": *r.MaxTokens}
+	if msgs == nil {
+		var turns []map[string]any
+		if sys, err := systemText(r.System); err != nil {
 			return nil, nil, err
+		} else if sys != nil {
+			turns = append(turns, map[string]any{"role": "system", "content": sys})
 		}
-		msgs = append(msgs, out...)
+		for i, t := range r.Messages {
+			out, err := chatMessages(t, i)
+			if err != nil {
+				return nil, nil, err
+			}
+			turns = append(turns, out...)
+		}
+		f["messages"] = turns
 	}
-	f := map[string]any{"model": r.Model, "messages": msgs, "max_tokens": *r.MaxTokens}
 	if r.Stream {
 		f["stream"] = true
 	}
@@ -226,6 +234,9 @@ func chatFields(r *anthropicRequest) (fields map[string]json.RawMessage, unfit, 
 			return nil, nil, shlyuz.ErrInvalidValue(k, "The field %q cannot be read: %s", k, merr.Error())
 		}
 		fields[k] = b
+	}
+	if msgs != nil {
+		fields["messages"] = msgs
 	}
 	return fields, unfit, nil
 }

@@ -1,0 +1,129 @@
+package http
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestFastMessagesIsTheFullDecode: for text-only conversations, fastMessages
+// takes the fast way and gives chat's messages byte for byte as the full
+// decode (json.Unmarshal, chatFields) writes them, and the same request
+// fields; for what it cannot be sure of it gives up.
+func TestFastMessagesIsTheFullDecode(t *testing.T) {
+	for _, tc := range fastCases {
+		body := []byte(fastHead + tc.body)
+		ok := checkFastMessages(t, body)
+		if ok != tc.fast {
+			t.Fatalf("%s: fast %v, want %v", body, ok, tc.fast)
+		}
+	}
+}
+
+// FuzzFastMessages: on any body, when fastMessages takes the fast way its
+// result is the full decode's.
+func FuzzFastMessages(f *testing.F) {
+	for _, tc := range fastCases {
+		f.Add([]byte(fastHead + tc.body))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) { checkFastMessages(t, body) })
+}
+
+const fastHead = `{"model":"claude-x","max_tokens":64,"stream":true,"metadata":{"user_id":"u1"},`
+
+var fastCases = []struct {
+	body string
+	fast bool
+}{
+	{`"messages":[{"role":"user","content":"hi"}]}`, true},
+	{`"system":"be brief","messages":[{"role":"user","content":"a\nb\t\"c\" \\ \b\f"},{"role":"assistant","content":"ok"},{"role":"user","content":"Привет, 世界 😀"}]}`, true},
+	{`"system":[{"type":"text","text":"sys","cache_control":{ "type" : "ephemeral" }},{"type":"text","text":""},{"type":"text"}],"messages":[{"role":"user","content":[{"type":"text","text":"one"},{"type":"text","text":""},{"type":"text","text":"two","cache_control":null}]}]}`, true},
+	{`"system":"","messages":[{"role":"user","content":""},{"role":"assistant","content":[{"type":"text","text":""},{"type":"text","text":"said"}]},{"role":"user","content":[]},{"role":"assistant","content":""}]}`, true},
+	{`"system":[],"messages":[{"role":"user","content":""}]}`, true},
+	{`"messages":[{"role":"user","content":"x","extra":[1,2]}],"tools":[{"name":"f","input_schema":{"type":"object"}}],"tool_choice":{"type":"auto"}}`, true},
+	// Not sure: the full decode answers.
+	{`"messages":[{"role":"user","content":"caf\u00e9"}]}`, false},
+	{`"messages":[{"role":"user","content":"a\/b"}]}`, false},
+	{`"messages":[{"role":"user","content":"line` + "\u2028" + `sep"}]}`, false},
+	{`"messages":[{"Role":"user","content":"x"}]}`, false},
+	{`"Messages":[{"role":"user","content":"x"}]}`, false},
+	{`"messages":[{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}]}`, false},
+	{`"messages":[{"role":"user","content":[{"type":"image","source":{"type":"url","url":"https://x/y.png"}}]}]}`, false},
+	{`"messages":[{"role":"user","content":[{"type":"text","text":"a","citations":[]}]}]}`, false},
+	{`"messages":[{"role":"system","content":"x"}]}`, false},
+	{`"messages":[]}`, false},
+	{`"messages":{}}`, false},
+	{`"messages":[{"role":"user","content":"x"}],"max_tokens":"many"}`, false},
+}
+
+// checkFastMessages reports whether fastMessages took the fast way with body,
+// failing t when its result differs from the full decode's.
+func checkFastMessages(t *testing.T, body []byte) bool {
+	t.Helper()
+	top, err := splitObject(body)
+	if err != nil || top == nil {
+		return false
+	}
+	var fast anthropicRequest
+	msgs, ok := fastMessages(top, &fast)
+	if !ok {
+		return false
+	}
+	var full anthropicRequest
+	if err := json.Unmarshal(body, &full); err != nil {
+		t.Fatalf("%s: fast, but the full decode fails: %v", body, err)
+	}
+	if fast.MaxTokens == nil {
+		return true // parseMessages refuses it before chatFields
+	}
+	{
+		want, _, werr := chatFields(&full, nil)
+		got, _, gerr := chatFields(&fast, msgs)
+		if werr != nil || gerr != nil {
+			t.Fatalf("%s: errors %v, %v", body, werr, gerr)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: fields %d, want %d", body, len(got), len(want))
+		}
+		for k, w := range want {
+			if !bytes.Equal(got[k], w) {
+				t.Fatalf("%s: %s =\n%s\nwant\n%s", body, k, got[k], w)
+			}
+		}
+		if len(fast.Messages) != len(full.Messages) || !bytes.Equal(fast.System, full.System) {
+			t.Fatalf("%s: %d turns, system %s; want %d, %s", body, len(fast.Messages), fast.System, len(full.Messages), full.System)
+		}
+	}
+	return true
+}
+
+// BenchmarkParseMessages is parseMessages on a 150 KB conversation of text,
+// beside the full decode it replaces (json.Unmarshal, chatFields).
+func BenchmarkParseMessages(b *testing.B) {
+	text, _ := json.Marshal(strings.Repeat("The gateway reserves the worst case.\nfunc settle() {\n\treturn \"held\"\n}\n", 150_000/72))
+	body := []byte(`{"model":"claude-x","max_tokens":64,"system":"You are a careful coding assistant.","messages":[{"role":"user","content":` + string(text) + `}]}`)
+	noHeader := func(string, ...string) string { return "" }
+	b.Run("fast", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := parseMessages(body, noHeader, false); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("full-decode", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		for b.Loop() {
+			var r anthropicRequest
+			if err := json.Unmarshal(body, &r); err != nil {
+				b.Fatal(err)
+			}
+			if _, _, err := chatFields(&r, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
