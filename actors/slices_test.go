@@ -23,14 +23,27 @@ func sliceCall(hash, id string) *actors.ChatCall {
 // ceiling and the balance exact: many calls at once on a small ceiling
 // spend at most the ceiling, every credit a client was told is debited
 // once, the calls did reserve from slices, and once the node is idle its
-// slice goes back, leaving nothing reserved.
+// slice goes back, leaving nothing reserved. With durable settlement (the
+// default) a slice also grows with settlements' acknowledgements.
 func TestSlicesKeepTheCeilingExact(t *testing.T) {
-	tg := mediaGateway()
-	actors.SetSlicesHere(tg.Gateway, true)
-	t.Cleanup(func() { actors.SetSlicesHere(tg.Gateway, false) })
+	for _, durable := range []bool{false, true} {
+		t.Run(fmt.Sprintf("durable=%v", durable), func(t *testing.T) {
+			tg := mediaGateway()
+			actors.SetSlicesHere(tg.Gateway, true)
+			actors.SetDurable(tg.Gateway, durable)
+			t.Cleanup(func() {
+				actors.SetSlicesHere(tg.Gateway, false)
+				actors.SetDurable(tg.Gateway, false)
+			})
+			slicesKeepTheCeilingExact(t, tg, fmt.Sprintf("acc-slices-%v", durable))
+		})
+	}
+}
+
+func slicesKeepTheCeilingExact(t *testing.T, tg *testGateway, account string) {
 	const ceiling, credits = 150_000, 10_000_000
-	hash := tg.account("acc-slices", credits, ceiling)
-	before := actors.SliceReservations(tg.Gateway)
+	hash := tg.account(account, credits, ceiling)
+	slicedBefore, ownerBefore := actors.SliceReservations(tg.Gateway)
 
 	var mu sync.Mutex
 	var spent shlyuz.Credits
@@ -41,7 +54,7 @@ func TestSlicesKeepTheCeilingExact(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range 40 {
-				_, r, err := tg.Complete(context.Background(), sliceCall(hash, fmt.Sprintf("gen-slices-%d-%d", w, i)))
+				_, r, err := tg.Complete(context.Background(), sliceCall(hash, fmt.Sprintf("gen-%s-%d-%d", account, w, i)))
 				mu.Lock()
 				var e *shlyuz.Error
 				switch {
@@ -61,12 +74,49 @@ func TestSlicesKeepTheCeilingExact(t *testing.T) {
 	if spent > ceiling || ok == 0 || refused == 0 {
 		t.Fatalf("%d calls spent %d of a %d ceiling, %d refused", ok, spent, ceiling, refused)
 	}
-	if n := actors.SliceReservations(tg.Gateway) - before; n == 0 {
+	sliced, owner := actors.SliceReservations(tg.Gateway)
+	if sliced == slicedBefore {
 		t.Fatal("no call reserved from a slice")
 	}
-	t.Logf("%d calls spent %d of a %d ceiling, %d refused, %d reserved from a slice", ok, spent, ceiling, refused, actors.SliceReservations(tg.Gateway)-before)
-	waitReleased(t, tg, "acc-slices")
-	assertSpent(t, tg, hash, "acc-slices", spent, credits-spent)
+	t.Logf("%d calls spent %d of a %d ceiling, %d refused; %d reserved from a slice, %d at the owner",
+		ok, spent, ceiling, refused, sliced-slicedBefore, owner-ownerBefore)
+	waitReleased(t, tg, account)
+	assertSpent(t, tg, hash, account, spent, credits-spent)
+}
+
+// Under durable settlement (the default) a settlement's acknowledgement
+// refills its slice, so that after the first calls (which asked the owner
+// while no slice had come yet) no call asks the owner again.
+func TestSettlementsRefillSlices(t *testing.T) {
+	tg := mediaGateway()
+	actors.SetSlicesHere(tg.Gateway, true)
+	actors.SetDurable(tg.Gateway, true)
+	t.Cleanup(func() {
+		actors.SetSlicesHere(tg.Gateway, false)
+		actors.SetDurable(tg.Gateway, false)
+	})
+	const workers, calls = 4, 50 // 200 calls of 900 credits; a slice is asked for as 16 worst cases of 1,800
+	hash := tg.account("acc-slice-refill", 10_000_000, 5_000_000)
+	slicedBefore, ownerBefore := actors.SliceReservations(tg.Gateway)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range calls {
+				if _, _, err := tg.Complete(context.Background(), sliceCall(hash, fmt.Sprintf("gen-slice-refill-%d-%d", w, i))); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	sliced, owner := actors.SliceReservations(tg.Gateway)
+	if owner-ownerBefore > workers || sliced-slicedBefore+owner-ownerBefore != workers*calls {
+		t.Fatalf("%d calls reserved from a slice, %d at the owner; want at most %d at the owner", sliced-slicedBefore, owner-ownerBefore, workers)
+	}
+	waitReleased(t, tg, "acc-slice-refill")
 }
 
 // A revoked key's slice is recalled before the revocation is answered: the
@@ -76,14 +126,14 @@ func TestRevokingAKeyRecallsItsSlices(t *testing.T) {
 	actors.SetSlicesHere(tg.Gateway, true)
 	t.Cleanup(func() { actors.SetSlicesHere(tg.Gateway, false) })
 	hash := tg.account("acc-slice-revoke", 1_000_000, 1_000_000)
-	before := actors.SliceReservations(tg.Gateway)
+	before, _ := actors.SliceReservations(tg.Gateway)
 	for i := range 3 { // the first asks for a slice, the next reserve from it
 		if _, _, err := tg.Complete(context.Background(), sliceCall(hash, fmt.Sprintf("gen-slice-revoke-%d", i))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if actors.SliceReservations(tg.Gateway)-before != 2 {
-		t.Fatalf("%d calls reserved from a slice, want 2", actors.SliceReservations(tg.Gateway)-before)
+	if after, _ := actors.SliceReservations(tg.Gateway); after-before != 2 {
+		t.Fatalf("%d calls reserved from a slice, want 2", after-before)
 	}
 	if err := tg.RevokeKey(context.Background(), "key-acc-slice-revoke"); err != nil {
 		t.Fatal(err)
