@@ -3,7 +3,9 @@
 // ($0.01 each); the polling_url answers Pending, then Ready with a signed
 // sample URL that expires in about ten minutes (fetched at once), or Request
 // Moderated / Content Moderated (not charged), Error, Task not found. One
-// image a task; the key goes in x-key. It serves no chat.
+// image a task; the key goes in x-key, to the configured host and BFL's own
+// (a polling_url anywhere else is fetched guarded, without it). It serves no
+// chat.
 package bfl
 
 import (
@@ -144,7 +146,7 @@ func (p *Provider) generate(ctx context.Context, req *shlyuz.ImageRequest) (shly
 		case <-t.C:
 		}
 		var r result
-		if _, err := p.client.JSON(ctx, http.MethodGet, task.PollingURL, nil, nil, &r); err != nil {
+		if _, err := p.poller(task.PollingURL).JSON(ctx, http.MethodGet, task.PollingURL, nil, nil, &r); err != nil {
 			return shlyuz.GeneratedImage{}, "", err
 		}
 		switch r.Status {
@@ -162,6 +164,41 @@ func (p *Provider) generate(ctx context.Context, req *shlyuz.ImageRequest) (shly
 			return shlyuz.GeneratedImage{}, "", shlyuz.ErrUpstream("The upstream %q failed the image: %s.", p.cfg.Name, upstream.Clip(r.Status))
 		}
 	}
+}
+
+// poller is the client to fetch a task's polling_url u with: the upstream's
+// own, with its headers, on the configured host; else the guarded one (every
+// address judged by netguard when dialled), sending the key only to BFL's own
+// hosts (the polling host varies by region) and nothing else of the
+// configuration.
+func (p *Provider) poller(u string) *videojob.Client {
+	hc, same := upstream.ForURL(p.client.HTTP, p.base, u)
+	if same {
+		return p.client
+	}
+	c := *p.client
+	c.HTTP, c.Header = hc, http.Header{"User-Agent": {"shlyuz"}}
+	if bflHost(u) {
+		c.Header.Set("x-key", p.cfg.APIKey)
+	}
+	return &c
+}
+
+// bflHost reports whether u is on one of BFL's API hosts over https:
+// api.bfl.ai or a regional api.<region>.bfl.ai (api.eu.bfl.ai,
+// api.us1.bfl.ai, the polling host api.eu2.bfl.ai).
+func bflHost(u string) bool {
+	p, err := url.Parse(u)
+	if err != nil || p.Scheme != "https" || p.User != nil || (p.Port() != "" && p.Port() != "443") {
+		return false
+	}
+	h := strings.ToLower(p.Hostname())
+	if h == "api.bfl.ai" {
+		return true
+	}
+	rest, ok := strings.CutPrefix(h, "api.")
+	region, ok2 := strings.CutSuffix(rest, ".bfl.ai")
+	return ok && ok2 && region != "" && strings.Trim(region, "abcdefghijklmnopqrstuvwxyz0123456789-") == ""
 }
 
 // fetch downloads a signed sample URL, without the API key (the URL carries
