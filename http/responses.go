@@ -19,7 +19,7 @@ func (s *Server) responses(c *fiber.Ctx) error {
 	if perr != nil {
 		return perr
 	}
-	raw, _ := splitObject(body)
+	raw := req.raw // spans of body
 	call.KeyHash = c.Locals(localKeyHash).(string)
 	call.GenerationID = newID("gen-")
 	c.Set("X-Generation-Id", call.GenerationID)

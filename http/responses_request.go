@@ -13,6 +13,8 @@ import (
 // responsesRequest is OpenAI's Responses request as the gateway reads it:
 // stateless, put in chat's shape for every upstream.
 type responsesRequest struct {
+	// raw is the body's top-level members (spans of it), nil when it is no object.
+	raw                map[string]json.RawMessage
 	Model              string          `json:"model"`
 	Input              json.RawMessage `json:"input"`
 	Instructions       string          `json:"instructions"`
@@ -79,8 +81,19 @@ type responsesPart struct {
 // than functions are refused: nothing is stored between requests.
 func parseResponses(body []byte) (*actors.ChatCall, *responsesRequest, *shlyuz.Error) {
 	var r responsesRequest
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, nil, shlyuz.ErrInvalidJSON(err.Error())
+	var msgs json.RawMessage
+	top, serr := splitObject(body)
+	if serr == nil && top != nil {
+		r.raw = top
+		var fast bool
+		if msgs, fast = fastResponses(top, &r); !fast { // responses_fast.go
+			r, msgs = responsesRequest{raw: top}, nil
+		}
+	}
+	if msgs == nil {
+		if err := json.Unmarshal(body, &r); err != nil {
+			return nil, nil, shlyuz.ErrInvalidJSON(err.Error())
+		}
 	}
 	switch {
 	case r.Model == "":
@@ -94,11 +107,14 @@ func parseResponses(body []byte) (*actors.ChatCall, *responsesRequest, *shlyuz.E
 	case r.MaxOutputTokens != nil && *r.MaxOutputTokens < 1:
 		return nil, nil, shlyuz.ErrInvalidValue("max_output_tokens", "max_output_tokens must be at least 1.")
 	}
-	msgs, err := responsesMessages(&r)
-	if err != nil {
-		return nil, nil, err
+	f := map[string]any{"model": r.Model}
+	if msgs == nil {
+		turns, err := responsesMessages(&r)
+		if err != nil {
+			return nil, nil, err
+		}
+		f["messages"] = turns
 	}
-	f := map[string]any{"model": r.Model, "messages": msgs}
 	if r.Stream {
 		f["stream"] = true
 	}
@@ -148,6 +164,9 @@ func parseResponses(body []byte) (*actors.ChatCall, *responsesRequest, *shlyuz.E
 			return nil, nil, shlyuz.ErrInvalidValue(k, "The field %q cannot be read: %s", k, merr.Error())
 		}
 		fields[k] = b
+	}
+	if msgs != nil {
+		fields["messages"] = msgs
 	}
 	est, eerr := shlyuz.EstimatePrompt(fields["messages"])
 	if eerr != nil {

@@ -1,0 +1,92 @@
+package http
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// TestFastResponsesIsTheFullDecode: for an input of text, fastResponses
+// takes the fast way and gives chat's messages byte for byte as the full
+// decode (json.Unmarshal, responsesMessages, marshalText) writes them, and
+// the same request; for what it cannot be sure of it gives up.
+func TestFastResponsesIsTheFullDecode(t *testing.T) {
+	for _, tc := range responsesFastCases {
+		body := []byte(`{"model":"m","max_output_tokens":64,` + tc.body)
+		if ok := checkFastResponses(t, body); ok != tc.fast {
+			t.Fatalf("%s: fast %v, want %v", body, ok, tc.fast)
+		}
+	}
+}
+
+// FuzzFastResponses: on any body, when fastResponses takes the fast way its
+// result is the full decode's.
+func FuzzFastResponses(f *testing.F) {
+	for _, tc := range responsesFastCases {
+		f.Add([]byte(`{"model":"m",` + tc.body))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) { checkFastResponses(t, body) })
+}
+
+var responsesFastCases = []struct {
+	body string
+	fast bool
+}{
+	{`"input":"hi"}`, true},
+	{`"input":""}`, true},
+	{`"instructions":"be <brief> & kind","input":"a\nb \"c\" \\ 😀 Привет"}`, true},
+	{`"input":[{"role":"user","content":"x"},{"type":"message","role":"assistant","content":"y","id":"msg_1","status":"completed"},{"role":"developer","content":[{"type":"input_text","text":"one"},{"type":"output_text"},{"type":"text","text":""}]},{"role":"system","content":[]}],"temperature":0.5,"stream":true}`, true},
+	// Not sure: the full decode answers.
+	{`"input":"caf\u00e9"}`, false},
+	{`"input":[{"role":"assistant","content":[{"type":"output_text","text":"y"}]}]}`, false},
+	{`"input":[{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"}]}`, false},
+	{`"input":[{"role":"user","content":[{"type":"input_image","image_url":"https://x/y.png"}]}]}`, false},
+	{`"input":[{"role":"tool","content":"x"}]}`, false},
+	{`"input":[{"Role":"user","content":"x"}]}`, false},
+	{`"input":[]}`, false},
+	{`"input":{}}`, false},
+	{`"input":"x","max_output_tokens":"many"}`, false},
+}
+
+// checkFastResponses reports whether fastResponses took the fast way with
+// body, failing t when its result differs from the full decode's.
+func checkFastResponses(t *testing.T, body []byte) bool {
+	t.Helper()
+	top, err := splitObject(body)
+	if err != nil || top == nil {
+		return false
+	}
+	var fast responsesRequest
+	msgs, ok := fastResponses(top, &fast)
+	if !ok {
+		return false
+	}
+	var full responsesRequest
+	if err := json.Unmarshal(body, &full); err != nil {
+		t.Fatalf("%s: fast, but the full decode fails: %v", body, err)
+	}
+	turns, rerr := responsesMessages(&full)
+	if rerr != nil {
+		t.Fatalf("%s: fast, but the full decode refuses it: %v", body, rerr)
+	}
+	want, err := marshalText(turns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(msgs, want) {
+		t.Fatalf("%s: messages\n%s\nwant\n%s", body, msgs, want)
+	}
+	full.Input, fast.Input = nil, nil
+	if a, b := fmtJSON(t, full), fmtJSON(t, fast); a != b {
+		t.Fatalf("%s: request\n%s\nwant\n%s", body, b, a)
+	}
+	return true
+}
+
+func fmtJSON(t *testing.T, v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
