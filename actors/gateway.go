@@ -97,6 +97,7 @@ type Gateway struct {
 	log            *slog.Logger
 	baseModel      []shlyuz.Model
 	catalog        atomic.Pointer[shlyuz.Catalog]
+	reloading      sync.Mutex // one ReloadCatalog at a time: the last to read the store is the last to store the catalog
 	upstreams      map[string]*Upstream
 	stats          statsTable // what was measured of each upstream (route_prefs.go)
 	routes         []shlyuz.Route
@@ -207,6 +208,12 @@ func (g *Gateway) Drain(timeout time.Duration) error {
 // ReloadCatalog rebuilds the priced catalog from the models, the stored
 // overrides and the stored pricing.
 func (g *Gateway) ReloadCatalog(ctx context.Context) error {
+	// Two reloads at once (the operator's and the exchange-rate feed's)
+	// could otherwise store their catalogs in the other order than they
+	// read the settings, leaving a stale rate in force that no later change
+	// corrects.
+	g.reloading.Lock()
+	defer g.reloading.Unlock()
 	s, ok, err := g.store.Settings(ctx)
 	if err != nil {
 		return err

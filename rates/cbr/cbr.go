@@ -135,6 +135,11 @@ func (u *Updater) Once(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	if st.Pricing.Rate.Cmp(rate) == 0 {
+		// Stored already; a catalog still on another rate (a reload that
+		// failed after the store was written) is reloaded now.
+		if ok && u.Reload != nil && u.Current != nil && u.Current().Rate.Cmp(rate) != 0 {
+			return false, u.Reload(ctx)
+		}
 		return false, nil
 	}
 	now := time.Now

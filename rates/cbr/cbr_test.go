@@ -2,6 +2,7 @@ package cbr_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -62,10 +63,19 @@ func TestUpdater(t *testing.T) {
 	}
 	defer store.Close()
 	var reloads atomic.Int32
-	u := &cbr.Updater{URL: srv.URL, Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Reload: func(context.Context) error { reloads.Add(1); return nil },
-		Current: func() shlyuz.Pricing {
-			return shlyuz.Pricing{Rate: shlyuz.MustDecimal("90"), K: shlyuz.MustDecimal("1.2")}
-		}}
+	var reloadFails atomic.Bool                                                             // the next reload fails (after the store was written)
+	current := shlyuz.Pricing{Rate: shlyuz.MustDecimal("90"), K: shlyuz.MustDecimal("1.2")} // the catalog's
+	u := &cbr.Updater{URL: srv.URL, Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Reload: func(ctx context.Context) error {
+			reloads.Add(1)
+			if reloadFails.Swap(false) {
+				return errors.New("reload failed")
+			}
+			st, _, err := store.Settings(ctx)
+			current = st.Pricing
+			return err
+		},
+		Current: func() shlyuz.Pricing { return current }}
 
 	rate := func() string {
 		st, _, err := store.Settings(ctx)
@@ -97,6 +107,17 @@ func TestUpdater(t *testing.T) {
 			_ = store.RecordRateChange(ctx, shlyuz.RateChange{ID: "unpin", At: time.Now(), By: shlyuz.RateByUnpin,
 				Old: shlyuz.MustDecimal("100"), New: shlyuz.MustDecimal("100")})
 		}, true, false, "81.5075 K 1.2", 4},
+		{"the operator pins a rate again, and unpins it", func() {
+			st, _, _ := store.Settings(ctx)
+			st.Pricing.Rate = shlyuz.MustDecimal("100")
+			_ = store.SaveSettings(ctx, st)
+			current = st.Pricing // the operator's change reprices the catalog
+			_ = store.RecordRateChange(ctx, shlyuz.RateChange{ID: "pin2", At: time.Now(), By: shlyuz.RateByOperator, Old: shlyuz.MustDecimal("81.5075"), New: st.Pricing.Rate})
+			_ = store.RecordRateChange(ctx, shlyuz.RateChange{ID: "unpin2", At: time.Now().Add(time.Microsecond), By: shlyuz.RateByUnpin,
+				Old: shlyuz.MustDecimal("100"), New: shlyuz.MustDecimal("100")})
+			reloadFails.Store(true) // the rate is stored, the catalog not repriced
+		}, true, true, "81.5075 K 1.2", 7},
+		{"the catalog left on the old rate is repriced at the next check", nil, false, false, "81.5075 K 1.2", 7},
 	}
 	for _, s := range steps {
 		if s.before != nil {
@@ -118,8 +139,8 @@ func TestUpdater(t *testing.T) {
 	if cs[0].By != shlyuz.RateByCBR || cs[0].Old.String() != "100" || cs[0].New.String() != "81.5075" {
 		t.Fatalf("the last change %+v", cs[0])
 	}
-	if reloads.Load() != 2 {
-		t.Fatalf("the catalog was repriced %d times; want 2", reloads.Load())
+	if reloads.Load() != 4 || current.Rate.String() != "81.5075" {
+		t.Fatalf("the catalog was repriced %d times (want 4) and is at %s", reloads.Load(), current.Rate)
 	}
 }
 
