@@ -234,13 +234,29 @@ func EstimateDefinitions(values ...json.RawMessage) PromptEstimate {
 			continue
 		}
 		n := int64(len(v))
-		elements := int64(1)
-		var arr []json.RawMessage
-		if v[0] == '[' && json.Unmarshal(v, &arr) == nil {
-			elements = int64(max(1, len(arr)))
-		}
+		elements := int64(max(1, arrayLen(v)))
 		e.Reserve = AddChecked(e.Reserve, AddChecked(n, 16*elements))
 		e.Likely = AddChecked(e.Likely, (n+3)/4)
 	}
 	return e
+}
+
+// arrayLen is the number of elements of v when it is a valid JSON array
+// (opening at v[0], spaces after it allowed), else 0: what decoding it into a slice of raw
+// values would give, without the decode.
+func arrayLen(v []byte) int {
+	if len(v) == 0 || v[0] != '[' {
+		return 0
+	}
+	it, ok := jsonscan.ValidElements(v, 0, 1)
+	n := 0
+	for ok {
+		if _, _, ok = it.Next(); ok {
+			n++
+		}
+	}
+	if it.Err() != nil || jsonscan.SkipSpace(v, it.End()) != len(v) {
+		return 0
+	}
+	return n
 }

@@ -41,3 +41,18 @@ func TestEstimateDefinitions(t *testing.T) {
 		t.Errorf("likely %d, want %d", e.Likely, want)
 	}
 }
+
+// TestArrayLen: arrayLen counts what decoding into []json.RawMessage gives,
+// and 0 where that decode fails.
+func TestArrayLen(t *testing.T) {
+	for _, v := range []string{`[]`, `[1]`, `[{"a":[1,2]},"x,y",null] `, `[1,]`, `[1] x`, `{"a":1}`, ` [1]`, `[1,2`, `["\x"]`, `[[[]]]`} {
+		want := 0
+		var arr []json.RawMessage
+		if v[0] == '[' && json.Unmarshal([]byte(v), &arr) == nil {
+			want = len(arr)
+		}
+		if got := arrayLen([]byte(v)); got != want {
+			t.Fatalf("arrayLen(%s) = %d, want %d", v, got, want)
+		}
+	}
+}
