@@ -138,15 +138,58 @@ func (l *bodyLease) release() {
 	l.held = 0
 }
 
-// scavenger returns freed memory to the system once, a little after a burst
-// of large bodies, instead of waiting for the runtime's slow background pace.
-type scavenger struct{ pending atomic.Bool }
+// scavenger returns freed memory to the system once a burst of large bodies
+// is over (none came for scavengeAfter), instead of waiting for the
+// runtime's slow background pace. During a burst it does nothing: a forced
+// collection and the page faults of memory handed back and taken again
+// would cost every large request of the burst, and the body budget already
+// bounds what the bodies hold.
+type scavenger struct {
+	pending atomic.Bool
+	last    atomic.Int64 // when the last large body came, in Unix nanoseconds
+	// The clock, the timer and the release; nil: the real ones.
+	now   func() time.Time
+	after func(time.Duration, func())
+	free  func()
+}
 
+// scavengeAfter is the quiet time after which memory is handed back.
+const scavengeAfter = 2 * time.Second
+
+// soon notes a large body and makes sure a release follows the burst.
 func (sc *scavenger) soon() {
+	sc.last.Store(sc.clock().UnixNano())
 	if sc.pending.CompareAndSwap(false, true) {
-		time.AfterFunc(2*time.Second, func() {
-			sc.pending.Store(false)
-			debug.FreeOSMemory()
-		})
+		sc.wait(scavengeAfter)
 	}
+}
+
+// run releases the memory when the burst is over, else waits for the rest of
+// the quiet time.
+func (sc *scavenger) run() {
+	if quiet := sc.clock().Sub(time.Unix(0, sc.last.Load())); quiet < scavengeAfter {
+		sc.wait(scavengeAfter - quiet)
+		return
+	}
+	sc.pending.Store(false)
+	if sc.free != nil {
+		sc.free()
+		return
+	}
+	debug.FreeOSMemory()
+}
+
+func (sc *scavenger) clock() time.Time {
+	if sc.now != nil {
+		return sc.now()
+	}
+	return time.Now()
+}
+
+func (sc *scavenger) wait(d time.Duration) {
+	if sc.after != nil {
+		sc.after(d, sc.run)
+		return
+	}
+	time.AfterFunc(d, sc.run)
 }
