@@ -18,7 +18,9 @@ type MediaCall struct {
 	Model          string   // the catalog id the client asked for
 	Order          []string // provider.order: upstream names to try first
 	AllowFallbacks bool
-	Stream         bool // recorded on the generation (speech streamed to the client)
+	Only, Ignore   []string // provider.only / provider.ignore: upstream names
+	Sort           string   // provider.sort: price, latency or throughput
+	Stream         bool     // recorded on the generation (speech streamed to the client)
 	Started        time.Time
 	Fields         map[string]json.RawMessage // the client's body, for UpstreamRequest.Fields
 	// Worst is the most the call may cost at the catalog price (an upstream
@@ -52,6 +54,7 @@ func (g *Gateway) StartMedia(ctx context.Context, c *MediaCall, open MediaOpen) 
 	cl := &call{g: g, fixed: c.Worst, supports: c.Supports, c: &ChatCall{
 		GenerationID: c.GenerationID, KeyHash: c.KeyHash, Models: []string{c.Model}, Fields: c.Fields,
 		Stream: c.Stream, Order: c.Order, AllowFallbacks: c.AllowFallbacks, Started: c.Started,
+		Only: c.Only, Ignore: c.Ignore, Sort: c.Sort,
 	}}
 	if err := cl.run(ctx, attemptFunc(open)); err != nil {
 		return nil, err

@@ -302,7 +302,7 @@ func applyPrefs(call *actors.MediaCall, p *providerPrefs) {
 	if p == nil {
 		return
 	}
-	call.Order = p.Order
+	call.Order, call.Only, call.Ignore, call.Sort = p.Order, p.Only, p.Ignore, p.Sort
 	if p.AllowFallbacks != nil {
 		call.AllowFallbacks = *p.AllowFallbacks
 	}

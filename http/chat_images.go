@@ -56,10 +56,8 @@ func lastUserText(messages json.RawMessage) string {
 // images under the chat call's generation id.
 func (s *Server) chatImages(c *fiber.Ctx, call *actors.ChatCall) error {
 	in := &imageInput{Model: call.Models[0], Prompt: lastUserText(call.Fields["messages"])}
-	if call.Order != nil || !call.AllowFallbacks {
-		af := call.AllowFallbacks
-		in.Provider = &providerPrefs{Order: call.Order, AllowFallbacks: &af}
-	}
+	af := call.AllowFallbacks
+	in.Provider = &providerPrefs{Order: call.Order, AllowFallbacks: &af, Only: call.Only, Ignore: call.Ignore, Sort: call.Sort}
 	var ic struct {
 		AspectRatio string `json:"aspect_ratio"`
 	}

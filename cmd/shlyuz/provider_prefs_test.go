@@ -60,3 +60,47 @@ func TestProviderPreferences(t *testing.T) {
 		})
 	}
 }
+
+// The media routes (images, embeddings, an image-only model through chat)
+// take provider.only, ignore and sort as chat does: a name the gateway does
+// not have is a 400 naming the field, and excluding the route's every
+// upstream is refused, before anything is reserved or charged.
+func TestProviderPreferencesOnMedia(t *testing.T) {
+	_, key := account(t, h.base, 10_000_000, nil)
+	chat := func(provider map[string]any) map[string]any {
+		return map[string]any{"model": "img/small", "messages": []map[string]string{{"role": "user", "content": "a red kite"}}, "provider": provider}
+	}
+	for _, tc := range []struct {
+		name, path string
+		body       map[string]any
+		param      string // "" for a 200
+	}{
+		{"images: only the fake", "/api/v1/images", map[string]any{"model": "img/small", "prompt": "a kite", "provider": map[string]any{"only": []string{"fake"}, "sort": "price"}}, ""},
+		{"images: only an unknown name", "/api/v1/images", map[string]any{"model": "img/small", "prompt": "a kite", "provider": map[string]any{"only": []string{"nosuch"}}}, "provider.only"},
+		{"images: ignore every upstream", "/api/v1/images", map[string]any{"model": "img/small", "prompt": "a kite", "provider": map[string]any{"ignore": []string{"fake"}}}, "provider"},
+		{"images: unknown sort", "/api/v1/images", map[string]any{"model": "img/small", "prompt": "a kite", "provider": map[string]any{"sort": "fastest"}}, "provider.sort"},
+		{"embeddings: ignore every upstream", "/api/v1/embeddings", map[string]any{"model": "embed/model", "input": "a kite", "provider": map[string]any{"ignore": []string{"fake"}}}, "provider"},
+		{"image-only model through chat: ignore every upstream", "/api/v1/chat/completions", chat(map[string]any{"ignore": []string{"fake"}}), "provider"},
+		{"image-only model through chat: only the fake", "/api/v1/chat/completions", chat(map[string]any{"only": []string{"fake"}}), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := balance(t, h.base, key).Data.TotalCredits
+			var e apiError
+			st := call(t, h.base, "POST", tc.path, key, tc.body, &e)
+			spent := before - balance(t, h.base, key).Data.TotalCredits
+			if tc.param == "" {
+				if st != 200 || spent <= 0 {
+					t.Fatalf("status %d, %d credits spent", st, spent)
+				}
+				return
+			}
+			param := ""
+			if e.Error.Param != nil {
+				param = *e.Error.Param
+			}
+			if st < 400 || st >= 500 || param != tc.param || spent != 0 {
+				t.Fatalf("status %d param %q (%s), %d credits spent", st, param, e.Error.Message, spent)
+			}
+		})
+	}
+}
