@@ -74,8 +74,16 @@ func (a *accountActor) settle(ctx actor.Context, m *acctSettle, reply func(*sett
 	self, root, pending := ctx.Self(), ctx.ActorSystem().Root, &a.settled.pending
 	// The journal keeps a copy of the entry: this one is not changed again. A
 	// settlement sent as a request has a reply waiting for the commit, so it
-	// starts one; a one-way settlement rides along with the next.
-	a.deps.journal.AddNotify(entry, m.Generation, ctx.Sender() != nil, func(o Outcome) {
+	// starts one (here, when it is this node's only call: nobody else's
+	// settlement is coming to share it); a one-way settlement rides along
+	// with the next.
+	add := func(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done func(Outcome)) {
+		a.deps.journal.AddNotify(e, g, ctx.Sender() != nil, done)
+	}
+	if s := ctx.Sender(); s != nil && s.Address == ctx.ActorSystem().Address() && a.deps.alone() {
+		add = a.deps.journal.AddCommit
+	}
+	add(entry, m.Generation, func(o Outcome) {
 		if o == Fenced {
 			p.finish(&settleAck{Moved: true})
 		} else {

@@ -87,6 +87,18 @@ type deps struct {
 	calls   *callRegistry // this node's calls in flight, for new account activations
 	slices  *sliceBook    // this node's slices of accounts served elsewhere
 	keyIdx  keyIndex      // key hash → key and account ids
+	// inFlight counts this node's model calls between reservation and
+	// settlement, granting those asking for their reservation, settling
+	// those waiting for their charge's commit: a settlement that finds
+	// none but itself (no other settlement is on its way) commits at once
+	// in the account actor (Journal.AddCommit).
+	inFlight, granting, settling atomic.Int64
+}
+
+// alone says whether no call of this node but the settling one is asking
+// for its reservation, holding one or settling.
+func (d *deps) alone() bool {
+	return d.inFlight.Load() == 0 && d.granting.Load() == 0 && d.settling.Load() <= 1
 }
 
 // Gateway is what the HTTP layer calls. Its methods run in the caller's goroutine.
@@ -105,7 +117,6 @@ type Gateway struct {
 	observe        func(g *shlyuz.Generation, total, upstream time.Duration)
 	stopSweep      chan struct{} // ends the idle sweeper; nil: none
 	passivateBatch int64         // passivations allowed a sweep
-	inFlight       atomic.Int64  // model calls between reservation and settlement
 	reserved       atomic.Int64  // credits they hold
 	video          *videoRuntime
 	slicesHere     atomic.Bool // tests: slices for accounts served on this node too

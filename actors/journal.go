@@ -34,7 +34,7 @@ type Journal struct {
 	notices []notice
 	fence   fenceBook
 	kick    chan struct{} // a waiter is queued: commit now, not at the tick
-	shared  bool          // the last commit carried several waiters (run's own)
+	shared  bool          // the last commit run started carried several waiters (run's own)
 }
 
 // linger is how long a waiter's commit waits for others when the last
@@ -72,19 +72,41 @@ func (j *Journal) Add(e *shlyuz.LedgerEntry, g *shlyuz.Generation) {
 // waits for done) starts a commit at once unless one is already due; an
 // entry nobody waits for waits for the next commit, whoever starts it.
 func (j *Journal) AddNotify(e *shlyuz.LedgerEntry, g *shlyuz.Generation, waited bool, done func(Outcome)) {
+	j.queue(e, g, done)
+	if waited {
+		j.kickRun()
+	}
+}
+
+// AddCommit is AddNotify for a waited entry whose caller knows no other
+// settlement is on its way (no other call in flight): the commit runs at
+// once in the caller's goroutine, without waking the journal's goroutine
+// first (a commit that is running already takes the entry in the next,
+// started by the journal's goroutine). Under concurrency callers use
+// AddNotify, and the journal's goroutine lingers for the others (run).
+func (j *Journal) AddCommit(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done func(Outcome)) {
+	j.queue(e, g, done)
+	if !j.flushMu.TryLock() {
+		j.kickRun()
+		return
+	}
+	err := j.flush(context.Background())
+	j.flushMu.Unlock()
+	if err != nil { // queued again: the tick or the next waiter's commit retries it
+		j.log.Error("journal commit failed; will retry", "err", err)
+	}
+}
+
+// queue adds the entry, the record and whoever waits for them to the next commit.
+func (j *Journal) queue(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done func(Outcome)) {
 	j.mu.Lock()
+	defer j.mu.Unlock()
 	if done != nil {
 		n := notice{done: done}
 		if e != nil {
 			n.entryID = e.ID
 		}
 		j.notices = append(j.notices, n)
-	}
-	if waited {
-		select { // group commit on demand: what arrives during a commit goes in the next
-		case j.kick <- struct{}{}:
-		default:
-		}
 	}
 	if e != nil {
 		j.pending.Entries = append(j.pending.Entries, *e)
@@ -93,7 +115,15 @@ func (j *Journal) AddNotify(e *shlyuz.LedgerEntry, g *shlyuz.Generation, waited 
 		j.pending.Generations = append(j.pending.Generations, *g)
 		j.gens[g.ID] = g
 	}
-	j.mu.Unlock()
+}
+
+// kickRun asks the journal's goroutine for a commit: group commit on demand,
+// what arrives during a commit goes in the next.
+func (j *Journal) kickRun() {
+	select {
+	case j.kick <- struct{}{}:
+	default:
+	}
 }
 
 // Pending returns a generation that is not committed yet.
@@ -134,6 +164,11 @@ func (j *Journal) run() {
 func (j *Journal) Flush(ctx context.Context) error {
 	j.flushMu.Lock()
 	defer j.flushMu.Unlock()
+	return j.flush(ctx)
+}
+
+// flush is Flush with flushMu held.
+func (j *Journal) flush(ctx context.Context) error {
 	j.mu.Lock()
 	batch, notices := j.pending, j.notices
 	j.pending, j.notices = shlyuz.Batch{}, nil

@@ -16,6 +16,8 @@ func (g *Gateway) grant(accountID string, msg *acctReserve) (*reserved, error) {
 	if !g.Live() {
 		return nil, shlyuz.ErrNodeFenced()
 	}
+	g.granting.Add(1)
+	defer g.granting.Add(-1)
 	for range 4 {
 		res, err := g.dir.Request(accountID, KindAccount, msg, g.timeout)
 		if err != nil {
@@ -42,6 +44,8 @@ func (g *Gateway) grant(accountID string, msg *acctReserve) (*reserved, error) {
 // it then, for a few lease lengths: the new owner adopted the call's hold
 // and applies its charge once (chg-<id>).
 func (g *Gateway) settleDurably(accountID string, m *acctSettle) error {
+	g.settling.Add(1)
+	defer g.settling.Add(-1)
 	attempt, giveUp := g.timeout, g.timeout
 	if g.lease != nil {
 		attempt = min(attempt, max(g.lease.TTL(), time.Second))
