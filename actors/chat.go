@@ -70,6 +70,10 @@ type call struct {
 	estimated bool                   // the usage is the gateway's count, not the upstream's
 	upTime    time.Duration          // spent in the serving upstream's call (to the first event for streams)
 	slice     *slice                 // the slice this node reserved the call from; nil: the owner's grant
+	// sliceable: the call may reserve from this node's slice, its charge
+	// settling through settleAccount (chat and media). A video job's hold
+	// outlives the request at the owner, by its id: never from a slice.
+	sliceable bool
 
 	// A media call's worst case in credits at the catalog price (0: a chat
 	// call, reserved by tokens), and which upstreams can serve it.
@@ -80,7 +84,7 @@ type call struct {
 // Complete runs a non-streamed chat: reserve, call upstreams in order until one
 // answers, settle. The receipt's Credits is what was debited.
 func (g *Gateway) Complete(ctx context.Context, c *ChatCall) (*shlyuz.ChatResponse, *Receipt, error) {
-	cl := &call{g: g, c: c}
+	cl := &call{g: g, c: c, sliceable: true}
 	var resp *shlyuz.ChatResponse
 	err := cl.run(ctx, func(ctx context.Context, u *Upstream, req *shlyuz.UpstreamRequest) error {
 		var err error
@@ -126,7 +130,7 @@ type Stream struct {
 // until one has produced its first event: nothing reaches the client before
 // that, so a failed upstream can still be replaced by the next.
 func (g *Gateway) OpenStream(ctx context.Context, c *ChatCall) (*Stream, error) {
-	s := &Stream{call: &call{g: g, c: c}}
+	s := &Stream{call: &call{g: g, c: c, sliceable: true}}
 	err := s.run(ctx, func(ctx context.Context, u *Upstream, req *shlyuz.UpstreamRequest) error {
 		ctx, cancel := context.WithCancel(ctx)
 		fbCtx, fbCancel := context.WithTimeout(ctx, u.Config.FirstByteTimeout)
@@ -432,7 +436,7 @@ func (cl *call) reserve(m *shlyuz.PricedModel, ups []*Upstream) error {
 		cl.slice = nil
 	}
 	var ar *reserved
-	if cl.model == nil {
+	if cl.model == nil && cl.sliceable {
 		ar, cl.slice = g.sliceGrant(ref.accountID, msg)
 	}
 	if ar == nil {

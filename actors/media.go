@@ -51,7 +51,7 @@ func (g *Gateway) StartMedia(ctx context.Context, c *MediaCall, open MediaOpen) 
 	if c.Worst <= 0 {
 		return nil, shlyuz.ErrInternal(errMediaWorst)
 	}
-	cl := &call{g: g, fixed: c.Worst, supports: c.Supports, c: &ChatCall{
+	cl := &call{g: g, fixed: c.Worst, supports: c.Supports, sliceable: true, c: &ChatCall{
 		GenerationID: c.GenerationID, KeyHash: c.KeyHash, Models: []string{c.Model}, Fields: c.Fields,
 		Stream: c.Stream, Order: c.Order, AllowFallbacks: c.AllowFallbacks, Started: c.Started,
 		Only: c.Only, Ignore: c.Ignore, Sort: c.Sort,
