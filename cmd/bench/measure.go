@@ -102,8 +102,14 @@ func (b *bench) measure(ctx context.Context) error {
 		if l.name == "instant" {
 			profiled = b.cpuProfile(ctx, "instant", int((2*o.duration+2*o.levelWarmup)/time.Second))
 		}
+		rows0, commits0, batched := b.journalBatches()
 		t := b.throughput(ctx, l.name, l.d, l.g, l.pid, l.conc, i%2 == 1)
 		profiled()
+		if rows1, commits1, ok := b.journalBatches(); batched && ok && commits1 > commits0 {
+			mean := round4((rows1 - rows0) / (commits1 - commits0))
+			t.JournalRowsPerCommit = &mean
+			b.logf("   journal: %.1f rows a commit (a billed call writes two)", mean)
+		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -60,3 +60,18 @@ func fetchTo(ctx context.Context, c *http.Client, url, token, path string, timeo
 	}
 	return f.Close()
 }
+
+// journalBatches reads the built-in gateway's journal batch histogram: the
+// rows committed and the commits so far (ok false without the metric).
+func (b *bench) journalBatches() (rows, commits float64, ok bool) {
+	if b.adminToken == "" {
+		return 0, 0, false
+	}
+	url := metricsURL(firstBase(b.gwBase))
+	rows, why := scrapeMetric(b.ctl, url, b.adminToken, "shlyuz_journal_batch_size_sum")
+	if why != "" {
+		return 0, 0, false
+	}
+	commits, why = scrapeMetric(b.ctl, url, b.adminToken, "shlyuz_journal_batch_size_count")
+	return rows, commits, why == ""
+}

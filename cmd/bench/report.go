@@ -107,6 +107,10 @@ type ThroughputResult struct {
 	Ratio       float64     `json:"ratio"` // gateway req/s ÷ direct req/s
 	AddedP50Ms  float64     `json:"added_p50_ms"`
 	AddedP99Ms  float64     `json:"added_p99_ms"`
+	// JournalRowsPerCommit is the built-in gateway's mean journal batch
+	// (ledger entries and generation records: two a billed call) over the
+	// level, from shlyuz_journal_batch_size; absent when unknown.
+	JournalRowsPerCommit *float64 `json:"journal_rows_per_commit,omitempty"`
 }
 
 // PhaseResult is one closed-loop run. CPU is microseconds of CPU time per
