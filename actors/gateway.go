@@ -409,5 +409,6 @@ func (g *Gateway) Stop() {
 		close(g.stopSweep)
 	}
 	g.video.stop()
+	g.slices.stop()
 	_ = g.sys.Root.PoisonFuture(g.root).Wait()
 }

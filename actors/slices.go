@@ -56,18 +56,28 @@ func (v keyVersion) before(w keyVersion) bool {
 
 // sliceBook is this node's slices, by account and key.
 type sliceBook struct {
-	local  atomic.Int64 // calls of accounts served elsewhere reserved from a slice, since the start
-	remote atomic.Int64 // and reserved at the owner (a slice asked for)
-	mu     sync.Mutex
-	m      map[sliceKey]*slice
+	local   atomic.Int64 // calls of accounts served elsewhere reserved from a slice, since the start
+	remote  atomic.Int64 // and reserved at the owner (a slice asked for)
+	mu      sync.Mutex
+	m       map[sliceKey]*slice
+	stopped atomic.Bool // the node stops: nothing more is sent (its leaving drops its slices)
 	// recalled is the newest recall of each key: an older grant arriving late goes back.
 	recalled map[sliceKey]keyVersion
 	send     func(account string, msg any) // one-way to the account's activation
 }
 
 func newSliceBook(send func(account string, msg any)) *sliceBook {
-	return &sliceBook{m: make(map[sliceKey]*slice), recalled: make(map[sliceKey]keyVersion), send: send}
+	b := &sliceBook{m: make(map[sliceKey]*slice), recalled: make(map[sliceKey]keyVersion)}
+	b.send = func(account string, msg any) {
+		if !b.stopped.Load() {
+			send(account, msg)
+		}
+	}
+	return b
 }
+
+// stop ends the book's messages, before the actor system stops.
+func (b *sliceBook) stop() { b.stopped.Store(true) }
 
 // worstCase is what the owner would reserve for m when neither the balance
 // nor the ceiling limits it: the whole completion cap for every choice.
