@@ -64,7 +64,7 @@ func (a *accountActor) settle(ctx actor.Context, m *acctSettle, reply func(*sett
 	epoch := a.balance.Epoch
 	done := &settleAck{Epoch: epoch}
 	if m.Slice && m.Refill > 0 { // the slice grows with the answer: its node asks the owner for nothing else
-		done.Slice, done.Key, done.KeyVersion = a.growSlice(m.Requester, m.From, h.keyID, m.Refill, 1, m.Now)
+		done.Slice, done.Key, done.KeyVersion = a.growSlice(m.Requester, m.From, h.keyID, m.Refill, shlyuz.MulChecked(m.Held, sliceLeast), m.Now)
 	}
 	if entry == nil && m.Generation == nil {
 		p.finish(done)

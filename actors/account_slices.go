@@ -14,8 +14,13 @@ import (
 
 // sliceShare bounds a grant: at most this fraction of what the balance and
 // the ceiling have free after the call that asks, so that one node's slice
-// never starves the others.
-const sliceShare = 8
+// never starves the others; and a grant is at least sliceLeast calls' worst
+// case, so that near the end of a balance or a ceiling (under 32 calls' worth
+// left) no slice is granted and every call is the owner's to admit or refuse.
+const (
+	sliceShare = 8
+	sliceLeast = 4
+)
 
 // sliceID is the hold of requester's slice of the key.
 func sliceID(requester, keyID string) string { return "slice/" + requester + "/" + keyID }
@@ -24,7 +29,7 @@ func sliceID(requester, keyID string) string { return "slice/" + requester + "/"
 // reservation of m.
 func (a *accountActor) grantSlice(m *acctReserve, r *reserved) {
 	if m.Slice > 0 && r.Err == nil {
-		r.Slice, r.Key, r.KeyVersion = a.growSlice(m.Requester, m.From, r.KeyID, m.Slice, r.Amount, m.Now)
+		r.Slice, r.Key, r.KeyVersion = a.growSlice(m.Requester, m.From, r.KeyID, m.Slice, shlyuz.MulChecked(r.Amount, sliceLeast), m.Now)
 	}
 }
 

@@ -189,6 +189,48 @@ func TestThreeNodeCluster(t *testing.T) {
 		t.Logf("statuses over three nodes: %v; spent %d of %d", statuses, sum, limit)
 	})
 
+	t.Run("limits are exact with slices", func(t *testing.T) {
+		// About 260 calls' worth: slices (an eighth of what is free, while
+		// that is four calls' worst case) are granted until the end nears,
+		// and most of the 288 calls arrive at a node that is not the owner.
+		const limit = 60_000
+		accID, key := account(t, nodes[0].base, 1_000_000_000, map[string]any{"limit": limit, "limit_reset": "month"})
+		before, _ := store.Balance(ctx, accID)
+		slicedBefore := sliceReservations(t, nodes, -1)
+		var mu sync.Mutex
+		var seen []outcome
+		var wg sync.WaitGroup
+		for i := 0; i < 24; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				for j := 0; j < 12; j++ {
+					n := (i + j) % 3
+					o := chatOn(nodes[n].base, key, n)
+					mu.Lock()
+					seen = append(seen, o)
+					mu.Unlock()
+				}
+			}(i)
+		}
+		wg.Wait()
+		for _, o := range seen {
+			if o.status != 200 && o.status != 403 {
+				t.Errorf("node %d answered %d %s", o.node, o.status, o.code)
+			}
+		}
+		sum := checkCharges(t, seen)
+		after, _ := store.Balance(ctx, accID)
+		if debited := before.BoughtCredits - after.BoughtCredits; sum > limit || debited != shlyuz.Credits(sum) {
+			t.Fatalf("spent %d of a %d ceiling; debited %d", sum, limit, debited)
+		}
+		sliced := sliceReservations(t, nodes, -1) - slicedBefore
+		if sliced == 0 {
+			t.Fatal("no call reserved from a slice")
+		}
+		t.Logf("spent %d of %d; %d calls reserved from slices", sum, limit, sliced)
+	})
+
 	t.Run("kill -9 of an account's owner", func(t *testing.T) {
 		const credits = 5_000_000
 		accID, key := account(t, nodes[0].base, credits, nil)
