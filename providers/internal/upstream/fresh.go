@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -69,8 +70,16 @@ func (t *FreshRetry) CloseIdleConnections() { t.Transport.CloseIdleConnections()
 
 // Stale reports whether err is what a request meets on a connection the
 // upstream closed while it sat in the pool: the connection's end (EOF) or a
-// reset before any byte of a reply, or a broken pipe while writing.
+// reset before any byte of a reply, a broken pipe while writing, or
+// net/http's own word for a pooled connection it found closed as the
+// request went out on it (which it retries by itself only for idempotent
+// requests, never for a POST).
 func Stale(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
-		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed) ||
+		err != nil && strings.HasSuffix(err.Error(), errServerClosedIdle)
 }
+
+// errServerClosedIdle is the text of net/http's unexported error for a
+// request sent on a pooled connection the server had closed.
+const errServerClosedIdle = "http: server closed idle connection"
