@@ -3,6 +3,7 @@ package http
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/shlyuz/shlyuz/internal/jsonscan"
@@ -19,24 +20,32 @@ import (
 // case) makes fastMessages give up, and the full decode answers, errors
 // included.
 
-// fastMessages fills r from the split body top, except its Messages, and
-// returns chat's messages (the JSON chatFields would write), or ok false.
-// The body was validated when it was split.
-func fastMessages(top map[string]json.RawMessage, r *anthropicRequest) (msgs json.RawMessage, ok bool) {
+// decodeOthers decodes the members of the split body top but the skipped
+// ones into v, as json.Unmarshal of the whole body would; false when a key
+// is one encoding/json might match to a field without case (the full
+// decode then answers) or the members do not decode.
+func decodeOthers(top map[string]json.RawMessage, v any, skip ...string) bool {
 	rest := []byte{'{'}
-	for k, v := range top {
+	for k, m := range top {
 		if !plainKey(k) {
-			return nil, false // a key encoding/json might match to a field without case
+			return false
 		}
-		if k == "messages" || k == "system" {
+		if slices.Contains(skip, k) {
 			continue
 		}
 		if len(rest) > 1 {
 			rest = append(rest, ',')
 		}
-		rest = append(append(append(append(rest, '"'), k...), `":`...), v...)
+		rest = append(append(append(append(rest, '"'), k...), `":`...), m...)
 	}
-	if err := json.Unmarshal(append(rest, '}'), r); err != nil {
+	return json.Unmarshal(append(rest, '}'), v) == nil
+}
+
+// fastMessages fills r from the split body top, except its Messages, and
+// returns chat's messages (the JSON chatFields would write), or ok false.
+// The body was validated when it was split.
+func fastMessages(top map[string]json.RawMessage, r *anthropicRequest) (msgs json.RawMessage, ok bool) {
+	if !decodeOthers(top, r, "messages", "system") {
 		return nil, false
 	}
 	if sys, set := top["system"]; set {

@@ -13,20 +13,7 @@ import (
 // parts, assistant ones with a string); ok is false for anything else, and
 // the full decode answers. The body was validated when it was split.
 func fastResponses(top map[string]json.RawMessage, r *responsesRequest) (msgs json.RawMessage, ok bool) {
-	rest := []byte{'{'}
-	for k, v := range top {
-		if !plainKey(k) {
-			return nil, false
-		}
-		if k == "input" {
-			continue
-		}
-		if len(rest) > 1 {
-			rest = append(rest, ',')
-		}
-		rest = append(append(append(append(rest, '"'), k...), `":`...), v...)
-	}
-	if err := json.Unmarshal(append(rest, '}'), r); err != nil {
+	if !decodeOthers(top, r, "input") {
 		return nil, false
 	}
 	in, set := top["input"]
