@@ -118,12 +118,26 @@ func (s *Server) LastHeader() http.Header {
 // httptest.Server or http.Server can shut down. The fake keeps serving.
 func (s *Server) Close() { s.closeOnce.Do(func() { close(s.done) }) }
 
-// ServeHTTP answers one request.
+// ServeHTTP answers one request. A request whose client went away while
+// the fake held it (hang, stall, latency) gets no answer at all: its
+// connection is dropped. Returning from the handler instead would let
+// net/http finish the reply (an empty 200, or a stream's closing chunk) on a
+// connection the client may still read: a TLS client's Close sends
+// close_notify before it closes the socket, and the Transport delivers a
+// reply that raced the cancellation, so a request held past its deadline
+// would come back as an empty 200 in place of a timeout.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.requests.Add(1)
 	s.inFlight.Add(1)
 	defer s.inFlight.Add(-1)
+	s.route(w, r)
+	if r.Context().Err() != nil { // the client went away: the connection is dead or dying
+		Abort()
+	}
+}
 
+// route answers one request by its path.
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	switch p := r.URL.Path; {
 	case strings.HasPrefix(p, "/gigachat/"): // GigaChat's own API, under a prefix of its own
 		s.gigachat(w, r)
