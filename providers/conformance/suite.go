@@ -345,6 +345,7 @@ func (e *env) testErrorsBeforeFirstByte(t *testing.T) {
 	}
 	for _, c := range callers {
 		t.Run("hang/"+c.name, func(t *testing.T) {
+			e.warm(t)
 			n := e.requests.count()
 			ctx, cancel := context.WithTimeout(t.Context(), deadline)
 			defer cancel()
@@ -372,6 +373,18 @@ func (e *env) testErrorsBeforeFirstByte(t *testing.T) {
 			}
 			e.released(t, n, fake.FaultHang, "after the deadline")
 		})
+	}
+}
+
+// warm makes a plain call, which leaves a kept-alive connection to the fake
+// in the adapter's pool: a call timed against the short deadline then goes
+// out at once instead of spending the deadline on a dial and a TLS handshake,
+// which a loaded machine stretches past 300ms (the fault cut, and a call
+// cancelled at its deadline, close the connection they had).
+func (e *env) warm(t *testing.T) {
+	t.Helper()
+	if _, err := e.p.Chat(opContext(t), request(t, helloBody, UpstreamModel, false, 0)); err != nil {
+		t.Fatalf("a plain call before the deadline's: %s", describe(err))
 	}
 }
 
