@@ -35,10 +35,11 @@ func startAudioFake(t *testing.T) *audioFake {
 			f.mu.Lock()
 			f.calls = append(f.calls, r.Method+" "+r.URL.Path)
 			f.mu.Unlock()
-			h.ServeHTTP(w, r)
 			if strings.Contains(r.URL.Path, "tts") || strings.Contains(r.URL.Path, "utteranceSynthesis") {
-				f.ended <- r.Context().Err()
+				// deferred: the fake drops the connection of a client gone (a panic through here)
+				defer func() { f.ended <- r.Context().Err() }()
 			}
+			h.ServeHTTP(w, r)
 		})
 	})}
 	return f
