@@ -59,19 +59,8 @@ func fastMessages(top map[string]json.RawMessage, r *anthropicRequest) (msgs jso
 	if !m.system(r.System) {
 		return nil, false
 	}
-	it, _ := jsonscan.Elements(turns, 0)
-	n := 0
-	for {
-		vs, ve, more := it.Next()
-		if !more {
-			break
-		}
-		n++
-		if !m.turn(turns[vs:ve]) {
-			return nil, false
-		}
-	}
-	if it.Err() != nil || n == 0 {
+	n, ok := eachElement(turns, m.turn)
+	if !ok || n == 0 {
 		return nil, false // no turns: the full decode says what is missing
 	}
 	// Only the turn count is needed of r.Messages afterwards.
@@ -274,6 +263,24 @@ func eachText(blocks []byte, each func(text, cache []byte) bool) bool {
 		}
 	}
 	return it.Err() == nil
+}
+
+// eachElement calls each for every element of the array arr, in order, and
+// returns how many there were; ok is false when each refused one or the
+// array does not scan.
+func eachElement(arr []byte, each func(v []byte) bool) (n int, ok bool) {
+	it, _ := jsonscan.Elements(arr, 0)
+	for {
+		vs, ve, more := it.Next()
+		if !more {
+			break
+		}
+		n++
+		if !each(arr[vs:ve]) {
+			return n, false
+		}
+	}
+	return n, it.Err() == nil
 }
 
 // eachMember calls each for the members of the object o, whose keys must be

@@ -36,19 +36,7 @@ func fastResponses(top map[string]json.RawMessage, r *responsesRequest) (msgs js
 		m.message("user", in)
 		return m.done(), true
 	}
-	it, _ := jsonscan.Elements(in, 0)
-	n := 0
-	for {
-		vs, ve, more := it.Next()
-		if !more {
-			break
-		}
-		n++
-		if !m.inputItem(in[vs:ve]) {
-			return nil, false
-		}
-	}
-	if it.Err() != nil || n == 0 {
+	if n, ok := eachElement(in, m.inputItem); !ok || n == 0 {
 		return nil, false
 	}
 	return m.done(), true
