@@ -65,9 +65,6 @@ func (t *FreshRetry) RoundTrip(r *http.Request) (*http.Response, error) {
 	return t.dial.RoundTrip(again)
 }
 
-// CloseIdleConnections closes the idle connections of the pool.
-func (t *FreshRetry) CloseIdleConnections() { t.Transport.CloseIdleConnections() }
-
 // Stale reports whether err is what a request meets on a connection the
 // upstream closed while it sat in the pool: the connection's end (EOF) or a
 // reset before any byte of a reply, a broken pipe while writing, or
