@@ -33,10 +33,18 @@ func byteMask(x uint64, c byte) uint64 {
 // gather packs the high bits of x's eight bytes into the low eight bits.
 func gather(x uint64) uint64 { return ((x >> 7) * gatherHi) >> 56 }
 
+// blockMasks are the class masks of a 64-byte block, a bit per byte: Latin
+// letters, digits, spaces, backslashes, the bytes the bulk path stops at
+// (hard: ≥ 0x80 or < 0x20), and of the bytes that decide an escape: 'u', and
+// 'n', 't', 'r' (an escaped one is a space).
+type blockMasks struct {
+	lat, dig, spc, esc, hard, u, ntr uint64
+}
+
 // classifyWords is classifyBlock in portable Go, eight bytes at a time in a
-// machine word; it stops at the first word with a byte it stops at.
-func classifyWords(b *[64]byte) (lat, dig, spc, esc uint64, m int) {
-	m = 64
+// machine word.
+func classifyWords(b *[64]byte, k *blockMasks) {
+	*k = blockMasks{}
 	for w := 0; w < 8; w++ {
 		x := binary.LittleEndian.Uint64(b[w*8:])
 		a := x &^ highBits
@@ -44,130 +52,158 @@ func classifyWords(b *[64]byte) (lat, dig, spc, esc uint64, m int) {
 		y := a | lowBits*0x20                                   // lower case
 		l := (y + lowBits*0x1F) & (lowBits*0xFA - y) & highBits // 'a'..'z'
 		d := (a + lowBits*0x50) & (lowBits*0xB9 - a) & highBits // '0'..'9'
-		s := byteMask(a, ' ')
-		e := byteMask(a, '\\')
-		if hard != 0 {
-			keep := uint64(1)<<(bits.TrailingZeros64(hard)&^7) - 1
-			l, d, s, e = l&keep, d&keep, s&keep, e&keep
-			m = w*8 + bits.TrailingZeros64(hard)/8
-		}
-		lat |= gather(l) << (8 * w)
-		dig |= gather(d) << (8 * w)
-		spc |= gather(s) << (8 * w)
-		esc |= gather(e) << (8 * w)
-		if hard != 0 {
-			break
-		}
+		keep := ^(x & highBits)                                 // byteMask reads 7 bits: a byte above 0x7F is none of these
+		k.hard |= gather(hard) << (8 * w)
+		k.lat |= gather(l&keep) << (8 * w)
+		k.dig |= gather(d&keep) << (8 * w)
+		k.spc |= gather(byteMask(a, ' ')&keep) << (8 * w)
+		k.esc |= gather(byteMask(a, '\\')&keep) << (8 * w)
+		k.u |= gather(byteMask(a, 'u')&keep) << (8 * w)
+		k.ntr |= gather((byteMask(a, 'n')|byteMask(a, 't')|byteMask(a, 'r'))&keep) << (8 * w)
 	}
-	return lat, dig, spc, esc, m
 }
 
-// ascii counts the plain ASCII at the start of b, up to the first backslash,
-// control character or byte above 0x7F and at most 64 bytes, and returns how
-// many bytes it counted (0 when b starts with none).
+// ascii counts the plain ASCII at the start of b, up to the first \u escape,
+// control character or byte above 0x7F, and returns how many bytes it
+// counted (0 when b starts with none).
 func (t *tally) ascii(b []byte) int {
 	if len(b) < 64 {
 		buf := asciiPad
 		copy(buf[:], b)
-		return t.ascii64(&buf)
+		return t.blocks(buf[:])
 	}
-	return t.ascii64((*[64]byte)(b[:64]))
+	return t.blocks(b[:len(b)&^63])
 }
 
-func (t *tally) ascii64(b *[64]byte) int {
-	lat, dig, spc, esc, m := classifyBlock(b)
+// Bits at odd positions, for the escapes of a block.
+const oddBits = 0xAAAAAAAAAAAAAAAA
 
-	// An escape is one character: \n, \t and \r a space, \b and \f a Latin
-	// letter, \" \\ \/ punctuation (unescape's reading). Its backslash is
-	// dropped from the masks; \u and an escape cut by the block's end stop it.
-	var skip uint64
-	for e := esc; e != 0; {
-		q := bits.TrailingZeros64(e)
-		if q+1 >= m || b[q+1] == 'u' {
-			m = q
+// blocks counts the 64-byte blocks of b (len(b) a multiple of 64) up to the
+// first byte the bulk path stops at, and returns how many bytes it counted.
+// The run going on from block to block is kept in run and k (its class and
+// length so far: plain ASCII classes only).
+func (t *tally) blocks(b []byte) int {
+	reserve, likely, run, k := t.reserve, t.likely, t.run, uint64(t.n)
+	other := run != classNone && run != classLatin && run != classDigit && run != classSpace
+	i := 0
+	for ; i+64 <= len(b); i += 64 {
+		var c blockMasks
+		classifyBlock((*[64]byte)(b[i:i+64]), &c)
+		m, valid := 64, ^uint64(0)
+		if c.hard != 0 {
+			m = bits.TrailingZeros64(c.hard)
+			if m == 0 {
+				break
+			}
+			valid = lowMask(m)
+		}
+		lat, dig, spc := c.lat&valid, c.dig&valid, c.spc&valid
+
+		// An escape is one character: \n, \t and \r a space, \b and \f a
+		// Latin letter, \" \\ \/ punctuation (unescape's reading). Its
+		// backslash is a gap in the masks; \u and an escape cut by the
+		// block's end stop the block. The escaping backslashes (skip) and
+		// the escaped bytes (escd) are found for the whole block at once: an
+		// odd run of backslashes escapes the byte after it, an even one does
+		// not (the borrow of a subtraction tells them apart, as in simdjson).
+		var skip uint64
+		w := m // the block's characters, once the gaps inside runs are closed
+		if bs := c.esc & valid; bs != 0 {
+			code := ((bs<<1 | oddBits) - bs) ^ oddBits
+			skip = code & bs
+			escd := code ^ bs
+			if skip>>((m-1)&63)&1 != 0 { // cut by the block's end
+				m--
+			}
+			if us := escd & c.u; us != 0 {
+				m = min(m, bits.TrailingZeros64(us)-1)
+			}
+			if m == 0 {
+				break
+			}
+			valid = lowMask(m)
+			skip &= valid
+			ntr := escd & c.ntr & valid
+			lat, dig, spc = lat&^ntr&valid, dig&valid, (spc|ntr)&valid
+			w = m
+			// A gap between two characters of one class (or at the block's
+			// start) is closed: the masks above it move down a bit. A gap
+			// between classes is a run boundary already and stays.
+			cross := skip & (1 | lat<<1&(lat>>1) | dig<<1&(dig>>1) | spc<<1&(spc>>1))
+			for ; cross != 0; w-- { // from the highest, so the lower ones keep their place
+				q := 63 - bits.LeadingZeros64(cross)
+				low := uint64(1)<<q - 1
+				lat, dig, spc, skip = lat&low|lat>>1&^low, dig&low|dig>>1&^low, spc&low|spc>>1&^low, skip&low|skip>>1&^low
+				cross &^= 1 << q
+			}
+		}
+		if other { // a run of other characters ends here
+			t.flush()
+			reserve, likely, run, k, other = t.reserve, t.likely, classNone, 0, false
+		}
+		punct := lowMask(w) &^ (lat | dig | spc | skip)
+
+		// The run at bit 0 goes on from the last block when it is of the
+		// same class (its count goes on from k); a run of another class
+		// there starts afresh, as from k = 0.
+		var kl, kd, ks uint64
+		switch k12 := k % 12; run {
+		case classLatin:
+			kl = k12
+		case classDigit:
+			kd = k12
+		case classSpace:
+			ks = k12
+		}
+		p := int64(bits.OnesCount64(punct))
+		reserve += p
+		likely += p
+
+		// Latin letters: a reserved token at every third of a run, a likely
+		// one at every fourth (offsets3 and offsets4 in one).
+		first := ((lat + 1) ^ lat) & lat // the run at bit 0, if any
+		rest := lat &^ first
+		starts := rest &^ (rest << 1)
+		const p30, p31, p32 = mod3, mod3 << 1 & (1<<64 - 1), mod3 << 2 & (1<<64 - 1)
+		const p40, p41, p42, p43 = mod4, mod4 << 1, mod4 << 2, mod4 << 3
+		h3 := first&firstMod3[kl] | (((rest+starts&p30)^rest)&p30|((rest+starts&p31)^rest)&p31|((rest+starts&p32)^rest)&p32)&rest
+		h4 := first&firstMod4[kl] | (((rest+starts&p40)^rest)&p40|((rest+starts&p41)^rest)&p41|
+			((rest+starts&p42)^rest)&p42|((rest+starts&p43)^rest)&p43)&rest
+		reserve += int64(bits.OnesCount64(h3))
+		likely += int64(bits.OnesCount64(h4))
+		if spc&(spc<<1) != 0 || ks > 0 && spc&1 != 0 { // single spaces cost nothing
+			sp := offsets4(spc, ks, 1)
+			reserve += sp
+			likely += sp
+		}
+		if dig != 0 { // prose has none in most blocks
+			reserve += int64(bits.OnesCount64(dig))
+			likely += offsets3(dig, kd)
+		}
+
+		// The run that reaches the block's end goes on into what follows; it
+		// has no gap (the last character is none).
+		isLat, isDig, isSpc := lat>>((w-1)&63)&1, dig>>((w-1)&63)&1, spc>>((w-1)&63)&1
+		last := lat&-isLat | dig&-isDig | spc&-isSpc
+		lastClass := charClass(isLat*uint64(classLatin) + isDig*uint64(classDigit) + isSpc*uint64(classSpace))
+		n := uint64(bits.LeadingZeros64(^(last << ((64 - w) & 63))))
+		if n == uint64(w) && lastClass == run {
+			n += k
+		}
+		run, k = lastClass, n
+		if m < 64 {
+			i += m
 			break
 		}
-		next := uint64(1) << (q + 1)
-		if c := b[q+1]; c == 'n' || c == 't' || c == 'r' {
-			lat &^= next
-			spc |= next
-		}
-		skip |= 1 << q
-		e &^= 1<<q | next // the second byte of \\ is no escape
 	}
-	if m == 0 {
-		return 0
+	if i > 0 {
+		t.reserve, t.likely, t.run, t.n, t.bytes = reserve, likely, run, int64(k), int64(k)
 	}
-	valid := ^uint64(0)
-	if m < 64 {
-		valid = 1<<m - 1
-	}
-	lat, dig, spc = lat&valid, dig&valid, spc&valid
-	chars := m
-	for sk := skip & valid; sk != 0; chars-- { // from the highest, so the lower ones keep their place
-		q := 63 - bits.LeadingZeros64(sk)
-		low := uint64(1)<<q - 1
-		lat, dig, spc = lat&low|lat>>1&^low, dig&low|dig>>1&^low, spc&low|spc>>1&^low
-		sk &^= 1 << q
-	}
-	if chars < 64 {
-		valid = 1<<chars - 1
-	}
-	punct := valid &^ (lat | dig | spc)
-
-	c0 := classNone
-	switch {
-	case lat&1 != 0:
-		c0 = classLatin
-	case dig&1 != 0:
-		c0 = classDigit
-	case spc&1 != 0:
-		c0 = classSpace
-	}
-	if c0 != t.run {
-		t.flush()
-		t.run = c0
-	}
-	k0 := t.n
-	kl, kd, ks := carry(c0, classLatin, k0), carry(c0, classDigit, k0), carry(c0, classSpace, k0)
-	p := int64(bits.OnesCount64(punct))
-	var sp int64
-	if spc&(spc<<1) != 0 || ks > 0 && spc&1 != 0 { // single spaces cost nothing
-		sp = offsets4(spc, ks, 1)
-	}
-	t.reserve += offsets3(lat, kl) + sp + p
-	t.likely += offsets4(lat, kl, 0) + sp + p
-	if dig != 0 { // prose has none in most blocks
-		t.reserve += int64(bits.OnesCount64(dig))
-		t.likely += offsets3(dig, kd)
-	}
-
-	// The run that reaches the block's end goes on into what follows.
-	last, lastClass := punct, classNone
-	switch top := uint64(1) << (chars - 1); {
-	case lat&top != 0:
-		last, lastClass = lat, classLatin
-	case dig&top != 0:
-		last, lastClass = dig, classDigit
-	case spc&top != 0:
-		last, lastClass = spc, classSpace
-	}
-	n := int64(bits.LeadingZeros64(^(last << (64 - chars))))
-	if n == int64(chars) && lastClass == c0 {
-		n += k0
-	}
-	t.run, t.n, t.bytes = lastClass, n, n
-	return m
+	return i
 }
 
-// carry is the length the run of class c had before the block when the
-// block starts with c, else 0.
-func carry(first, c charClass, k0 int64) int64 {
-	if first == c {
-		return k0
-	}
-	return 0
-}
+// lowMask has the n lowest bits set (1 ≤ n ≤ 64).
+func lowMask(n int) uint64 { return ^uint64(0) >> ((64 - n) & 63) }
 
 // Bits at positions ≡ 0 (mod 3) and (mod 4).
 const (
@@ -175,19 +211,27 @@ const (
 	mod4 = 0x1111111111111111
 )
 
-// offsets3 counts the bits of m that lie a multiple of 3 bits after the start
-// of their run of ones; the run at bit 0, when k0 > 0, began k0 bits before
-// the block. Adding a run's start bit to m clears the run (the carry runs
-// through it), so ((m+s)^m)&m is the runs that start at s; the runs starting
-// at positions ≡ j (mod 3) keep their bits at positions ≡ j. The groups are
-// disjoint, so one popcount counts them all.
-func offsets3(m uint64, k0 int64) int64 {
-	var hit uint64
-	if k0 > 0 && m&1 != 0 {
-		first := ((m + 1) ^ m) & m
-		hit = first & (mod3 << ((3 - k0%3) % 3))
-		m &^= first
+// firstMod3[k] and firstMod4[k] are the bits of a run at bit 0 that began k
+// (mod 12) bits before the block at positions ≡ 0 (mod 3) and (mod 4) from
+// its start.
+var firstMod3, firstMod4 = func() (m3, m4 [12]uint64) {
+	for k := range m3 {
+		m3[k] = mod3 << ((3 - k%3) % 3)
+		m4[k] = bits.RotateLeft64(mod4, -(k % 4))
 	}
+	return m3, m4
+}()
+
+// offsets3 counts the bits of m that lie a multiple of 3 bits after the start
+// of their run of ones; the run at bit 0 began k0 bits before the block.
+// Adding a run's start bit to m clears the run (the carry runs through it),
+// so ((m+s)^m)&m is the runs that start at s; the runs starting at positions
+// ≡ j (mod 3) keep their bits at positions ≡ j. The groups are disjoint, so
+// one popcount counts them all.
+func offsets3(m, k0 uint64) int64 {
+	first := ((m + 1) ^ m) & m // the run at bit 0, if any
+	hit := first & firstMod3[k0%12]
+	m &^= first
 	starts := m &^ (m << 1)
 	const p0, p1, p2 = mod3, mod3 << 1 & (1<<64 - 1), mod3 << 2 & (1<<64 - 1)
 	s0, s1, s2 := starts&p0, starts&p1, starts&p2
@@ -198,13 +242,10 @@ func offsets3(m uint64, k0 int64) int64 {
 // offsets4 counts the bits of m that lie r (mod 4) bits after the start of
 // their run of ones, as offsets3. Positions ≡ j+r (mod 4) are those ≡ j
 // rotated by r, 64 being a multiple of 4.
-func offsets4(m uint64, k0 int64, r int) int64 {
-	var hit uint64
-	if k0 > 0 && m&1 != 0 {
-		first := ((m + 1) ^ m) & m
-		hit = first & bits.RotateLeft64(mod4, (r+4-int(k0%4))%4)
-		m &^= first
-	}
+func offsets4(m, k0 uint64, r int) int64 {
+	first := ((m + 1) ^ m) & m
+	hit := first & bits.RotateLeft64(firstMod4[k0%12], r)
+	m &^= first
 	starts := m &^ (m << 1)
 	const p0, p1, p2, p3 = mod4, mod4 << 1, mod4 << 2, mod4 << 3
 	s0, s1, s2, s3 := starts&p0, starts&p1, starts&p2, starts&p3

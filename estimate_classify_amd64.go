@@ -2,25 +2,28 @@
 
 package shlyuz
 
-import "math/bits"
+import "golang.org/x/sys/cpu"
 
-// classifyBlock gives one bit per byte of b for Latin letters, digits,
-// spaces and backslashes, up to m, the first byte the bulk path stops at
-// (≥ 0x80 or < 0x20; 64 when none). On amd64 SSE2 (which every amd64 CPU
-// has) classifies sixteen bytes per instruction: classify64, in
-// estimate_classify_amd64.s.
-func classifyBlock(b *[64]byte) (lat, dig, spc, esc uint64, m int) {
-	lat, dig, spc, esc, hard := classify64(b)
-	if hard == 0 {
-		return lat, dig, spc, esc, 64
+// useAVX2 picks classify64AVX2, 32 bytes per instruction, where the CPU has
+// it; SSE2 (which every amd64 CPU has) classifies sixteen.
+var useAVX2 = cpu.X86.HasAVX2
+
+// classifyBlock fills k with the class masks of the 64 bytes at b:
+// classify64 or classify64AVX2, in estimate_classify_amd64.s.
+func classifyBlock(b *[64]byte, k *blockMasks) {
+	if useAVX2 {
+		classify64AVX2(b, k)
+		return
 	}
-	m = bits.TrailingZeros64(hard)
-	keep := uint64(1)<<m - 1
-	return lat & keep, dig & keep, spc & keep, esc & keep, m
+	classify64(b, k)
 }
 
-// classify64 returns the class masks of the 64 bytes at b, and hard: the
-// bytes ≥ 0x80 or < 0x20.
+// classify64 is classifyWords with SSE2.
 //
 //go:noescape
-func classify64(b *[64]byte) (lat, dig, spc, esc, hard uint64)
+func classify64(b *[64]byte, k *blockMasks)
+
+// classify64AVX2 is classifyWords with AVX2.
+//
+//go:noescape
+func classify64AVX2(b *[64]byte, k *blockMasks)

@@ -2,7 +2,8 @@
 
 #include "textflag.h"
 
-// Byte splats for classify64.
+// Byte splats for classify64 (SSE2): 0x20, 0x60, 0x7b, 0x2f, 0x3a, '\',
+// 'u', 'n', 't', 'r'.
 DATA splat20<>+0(SB)/8, $0x2020202020202020
 DATA splat20<>+8(SB)/8, $0x2020202020202020
 GLOBL splat20<>(SB), RODATA|NOPTR, $16
@@ -21,17 +22,40 @@ GLOBL splat3a<>(SB), RODATA|NOPTR, $16
 DATA splat5c<>+0(SB)/8, $0x5c5c5c5c5c5c5c5c
 DATA splat5c<>+8(SB)/8, $0x5c5c5c5c5c5c5c5c
 GLOBL splat5c<>(SB), RODATA|NOPTR, $16
+DATA splat75<>+0(SB)/8, $0x7575757575757575
+DATA splat75<>+8(SB)/8, $0x7575757575757575
+GLOBL splat75<>(SB), RODATA|NOPTR, $16
+DATA splat6e<>+0(SB)/8, $0x6e6e6e6e6e6e6e6e
+DATA splat6e<>+8(SB)/8, $0x6e6e6e6e6e6e6e6e
+GLOBL splat6e<>(SB), RODATA|NOPTR, $16
+DATA splat74<>+0(SB)/8, $0x7474747474747474
+DATA splat74<>+8(SB)/8, $0x7474747474747474
+GLOBL splat74<>(SB), RODATA|NOPTR, $16
+DATA splat72<>+0(SB)/8, $0x7272727272727272
+DATA splat72<>+8(SB)/8, $0x7272727272727272
+GLOBL splat72<>(SB), RODATA|NOPTR, $16
+
+// The same bytes, one each, for VPBROADCASTB (AVX2): 0x60, 0x7b, 0x2f, 0x3a,
+// '\', 't', 'r', 'u', 'n', 0x20.
+DATA classBytes<>+0(SB)/8, $0x7572745c3a2f7b60
+DATA classBytes<>+8(SB)/8, $0x000000000000206e
+GLOBL classBytes<>(SB), RODATA|NOPTR, $16
+
+// MASK ORs mask register AX, shifted by sh, into R.
+#define MASK(sh, R) \
+	SHLQ $sh, AX \
+	ORQ AX, R
 
 // CHUNK classifies the sixteen bytes at off(SI) into bits sh… of R9 (hard:
 // ≥ 0x80 or < 0x20, a signed compare), R10 (Latin), R11 (digits), R12
-// (spaces) and R13 (backslashes). PCMPGTB A, B sets B = B > A, signed.
+// (spaces), R13 (backslashes), BX ('u') and R8 ('n', 't', 'r').
+// PCMPGTB A, B sets B = B > A, signed.
 #define CHUNK(off, sh) \
 	MOVOU off(SI), X0 \
 	MOVO X8, X1 \
 	PCMPGTB X0, X1 \
 	PMOVMSKB X1, AX \
-	SHLQ $sh, AX \
-	ORQ AX, R9 \
+	MASK(sh, R9) \
 	MOVO X0, X2 \
 	POR X8, X2 \
 	MOVO X2, X3 \
@@ -40,48 +64,132 @@ GLOBL splat5c<>(SB), RODATA|NOPTR, $16
 	PCMPGTB X2, X4 \
 	PAND X4, X3 \
 	PMOVMSKB X3, AX \
-	SHLQ $sh, AX \
-	ORQ AX, R10 \
+	MASK(sh, R10) \
 	MOVO X0, X3 \
 	PCMPGTB X11, X3 \
 	MOVO X12, X4 \
 	PCMPGTB X0, X4 \
 	PAND X4, X3 \
 	PMOVMSKB X3, AX \
-	SHLQ $sh, AX \
-	ORQ AX, R11 \
+	MASK(sh, R11) \
 	MOVO X0, X3 \
 	PCMPEQB X8, X3 \
 	PMOVMSKB X3, AX \
-	SHLQ $sh, AX \
-	ORQ AX, R12 \
+	MASK(sh, R12) \
 	MOVO X0, X3 \
 	PCMPEQB X13, X3 \
 	PMOVMSKB X3, AX \
-	SHLQ $sh, AX \
-	ORQ AX, R13
+	MASK(sh, R13) \
+	MOVO X0, X3 \
+	PCMPEQB X14, X3 \
+	PMOVMSKB X3, AX \
+	MASK(sh, BX) \
+	MOVO X0, X3 \
+	PCMPEQB X15, X3 \
+	MOVO X0, X4 \
+	PCMPEQB X6, X4 \
+	POR X4, X3 \
+	PCMPEQB X7, X0 \
+	POR X0, X3 \
+	PMOVMSKB X3, AX \
+	MASK(sh, R8)
 
-// func classify64(b *[64]byte) (lat, dig, spc, esc, hard uint64)
-TEXT ·classify64(SB), NOSPLIT, $0-48
+// STORE writes the seven masks to *DI, in blockMasks' order.
+#define STORE \
+	MOVQ R10, 0(DI) \
+	MOVQ R11, 8(DI) \
+	MOVQ R12, 16(DI) \
+	MOVQ R13, 24(DI) \
+	MOVQ R9, 32(DI) \
+	MOVQ BX, 40(DI) \
+	MOVQ R8, 48(DI)
+
+// func classify64(b *[64]byte, k *blockMasks)
+TEXT ·classify64(SB), NOSPLIT, $0-16
 	MOVQ b+0(FP), SI
+	MOVQ k+8(FP), DI
 	MOVOU splat20<>(SB), X8
 	MOVOU splat60<>(SB), X9
 	MOVOU splat7b<>(SB), X10
 	MOVOU splat2f<>(SB), X11
 	MOVOU splat3a<>(SB), X12
 	MOVOU splat5c<>(SB), X13
+	MOVOU splat75<>(SB), X14
+	MOVOU splat6e<>(SB), X15
+	MOVOU splat74<>(SB), X6
+	MOVOU splat72<>(SB), X7
 	XORQ R9, R9
 	XORQ R10, R10
 	XORQ R11, R11
 	XORQ R12, R12
 	XORQ R13, R13
+	XORQ BX, BX
+	XORQ R8, R8
 	CHUNK(0, 0)
 	CHUNK(16, 16)
 	CHUNK(32, 32)
 	CHUNK(48, 48)
-	MOVQ R10, lat+8(FP)
-	MOVQ R11, dig+16(FP)
-	MOVQ R12, spc+24(FP)
-	MOVQ R13, esc+32(FP)
-	MOVQ R9, hard+40(FP)
+	STORE
+	RET
+
+// HALF classifies the 32 bytes at off(SI) as CHUNK does, with AVX2.
+// VPCMPGTB A, B, C sets C = B > A, signed.
+#define HALF(off, sh) \
+	VMOVDQU off(SI), Y0 \
+	VPCMPGTB Y0, Y8, Y1 \
+	VPMOVMSKB Y1, AX \
+	MASK(sh, R9) \
+	VPOR Y8, Y0, Y2 \
+	VPCMPGTB Y9, Y2, Y3 \
+	VPCMPGTB Y2, Y10, Y4 \
+	VPAND Y4, Y3, Y3 \
+	VPMOVMSKB Y3, AX \
+	MASK(sh, R10) \
+	VPCMPGTB Y11, Y0, Y3 \
+	VPCMPGTB Y0, Y12, Y4 \
+	VPAND Y4, Y3, Y3 \
+	VPMOVMSKB Y3, AX \
+	MASK(sh, R11) \
+	VPCMPEQB Y8, Y0, Y3 \
+	VPMOVMSKB Y3, AX \
+	MASK(sh, R12) \
+	VPCMPEQB Y13, Y0, Y3 \
+	VPMOVMSKB Y3, AX \
+	MASK(sh, R13) \
+	VPCMPEQB Y14, Y0, Y3 \
+	VPMOVMSKB Y3, AX \
+	MASK(sh, BX) \
+	VPCMPEQB Y15, Y0, Y3 \
+	VPCMPEQB Y6, Y0, Y4 \
+	VPOR Y4, Y3, Y3 \
+	VPCMPEQB Y7, Y0, Y4 \
+	VPOR Y4, Y3, Y3 \
+	VPMOVMSKB Y3, AX \
+	MASK(sh, R8)
+
+// func classify64AVX2(b *[64]byte, k *blockMasks)
+TEXT ·classify64AVX2(SB), NOSPLIT, $0-16
+	MOVQ b+0(FP), SI
+	MOVQ k+8(FP), DI
+	VPBROADCASTB classBytes<>+9(SB), Y8
+	VPBROADCASTB classBytes<>+0(SB), Y9
+	VPBROADCASTB classBytes<>+1(SB), Y10
+	VPBROADCASTB classBytes<>+2(SB), Y11
+	VPBROADCASTB classBytes<>+3(SB), Y12
+	VPBROADCASTB classBytes<>+4(SB), Y13
+	VPBROADCASTB classBytes<>+7(SB), Y14
+	VPBROADCASTB classBytes<>+8(SB), Y15
+	VPBROADCASTB classBytes<>+5(SB), Y6
+	VPBROADCASTB classBytes<>+6(SB), Y7
+	XORQ R9, R9
+	XORQ R10, R10
+	XORQ R11, R11
+	XORQ R12, R12
+	XORQ R13, R13
+	XORQ BX, BX
+	XORQ R8, R8
+	HALF(0, 0)
+	HALF(32, 32)
+	VZEROUPPER
+	STORE
 	RET

@@ -124,6 +124,29 @@ func TestTextTokensCountsAsTheReference(t *testing.T) {
 	}
 }
 
+// TestTextTokensEscapeRuns: long texts dense with escapes, runs of
+// backslashes and runs of one class around them, at every offset to the
+// block boundaries, count as the reference does.
+func TestTextTokensEscapeRuns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(150, 24))
+	pieces := []string{`\\`, `\n`, `\n\n`, `\t`, `\r`, `\"`, `\/`, `\b`, `\f`, `\\\\`, `\\\n`, `\u0436`, `\ud83d\ude80`, `\u00`,
+		" ", "    ", "a", "abc", "7", "42", ".", "ж", "\x01", `\ `, `\5`, `\x`}
+	for range 3_000 {
+		var b strings.Builder
+		b.WriteString(strings.Repeat("a", rng.IntN(64))) // every offset to the blocks
+		size := 64 + rng.IntN(1_500)
+		for b.Len() < size {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		lit := []byte(`"` + b.String() + `"`)
+		r, l := textTokens(lit)
+		wr, wl := referenceTextTokens(lit)
+		if r != wr || l != wl {
+			t.Fatalf("textTokens(%q) = %d, %d; the reference counts %d, %d", lit, r, l, wr, wl)
+		}
+	}
+}
+
 // FuzzTextTokens: whatever the bytes, the bulk path counts as the reference.
 func FuzzTextTokens(f *testing.F) {
 	for _, s := range []string{`"hello world"`, `"` + strings.Repeat("abc 12, ", 20) + `"`, `"\u0436\n  x"`, `"` + strings.Repeat(" ", 70) + `"`} {
@@ -156,11 +179,14 @@ func BenchmarkTextTokens(b *testing.B) {
 	}
 }
 
-// TestClassifyBlockAsWords: the platform's classification (SSE2 on amd64)
-// gives the portable word-at-a-time one's masks on every kind of block.
-func TestClassifyBlockAsWords(t *testing.T) {
+// TestClassifyBlockAsWords: the platform's classification (SSE2 or AVX2 on
+// amd64) gives the portable word-at-a-time one's masks on every kind of block.
+func TestClassifyBlockAsWords(t *testing.T) { checkClassify(t, classifyBlock) }
+
+// checkClassify compares classify with classifyWords on 100,000 blocks.
+func checkClassify(t *testing.T, classify func(*[64]byte, *blockMasks)) {
 	rng := rand.New(rand.NewPCG(64, 24))
-	alphabet := []byte("aZq09 \t\n\\\"/.,!~`@[{_\x7f\x01\x1f\x20\x80\xff\xd0\xb6\xdc")
+	alphabet := []byte("aZq09 \t\n\\\"/.,!~`@[{_utrnbfU\x7f\x01\x1f\x20\x80\xff\xd0\xb6\xdc\xf5\xee\xf4\xa0\xdc")
 	var b [64]byte
 	for i := range 100_000 {
 		for j := range b {
@@ -178,10 +204,11 @@ func TestClassifyBlockAsWords(t *testing.T) {
 				b[rng.IntN(64)] = 0x80
 			}
 		}
-		l, d, s, e, m := classifyBlock(&b)
-		wl, wd, ws, we, wm := classifyWords(&b)
-		if l != wl || d != wd || s != ws || e != we || m != wm {
-			t.Fatalf("classifyBlock(%q) = %x %x %x %x %d; classifyWords gives %x %x %x %x %d", b, l, d, s, e, m, wl, wd, ws, we, wm)
+		var got, want blockMasks
+		classify(&b, &got)
+		classifyWords(&b, &want)
+		if got != want {
+			t.Fatalf("classify(%q) = %+v; classifyWords gives %+v", b, got, want)
 		}
 	}
 }

@@ -1,0 +1,21 @@
+//go:build amd64 && !purego
+
+package shlyuz
+
+import (
+	"testing"
+
+	"golang.org/x/sys/cpu"
+)
+
+// TestClassifyAMD64AsWords checks both amd64 classifications, whichever
+// classifyBlock picks on this CPU.
+func TestClassifyAMD64AsWords(t *testing.T) {
+	t.Run("SSE2", func(t *testing.T) { checkClassify(t, classify64) })
+	t.Run("AVX2", func(t *testing.T) {
+		if !cpu.X86.HasAVX2 {
+			t.Skip("no AVX2 on this CPU")
+		}
+		checkClassify(t, classify64AVX2)
+	})
+}
