@@ -83,16 +83,22 @@ func (a *accountActor) settle(ctx actor.Context, m *acctSettle, reply func(*sett
 	if s := ctx.Sender(); s != nil && s.Address == ctx.ActorSystem().Address() && a.deps.alone() {
 		add = a.deps.journal.AddCommit
 	}
+	// The journal calls back once with the store's outcome, or, with a
+	// write-ahead log, with Logged and later again only for a Duplicate or
+	// a Fenced entry: the first call answers.
+	var answered atomic.Bool
 	add(entry, m.Generation, func(o Outcome) {
-		if o == Fenced {
-			p.finish(&settleAck{Moved: true})
-		} else {
-			p.finish(done)
+		if answered.CompareAndSwap(false, true) {
+			if o == Fenced {
+				p.finish(&settleAck{Moved: true})
+			} else {
+				p.finish(done)
+			}
+			pending.Add(-1)
 		}
-		if o != Applied { // the usual outcome needs nothing more of the actor
+		if o == Duplicate || o == Fenced { // the usual outcomes need nothing more of the actor
 			root.Send(directory.Detached(self), &settleCommitted{entry: entry, keyID: h.keyID, outcome: o})
 		}
-		pending.Add(-1)
 	})
 }
 

@@ -1,9 +1,11 @@
 package actors
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -35,6 +37,13 @@ type Journal struct {
 	fence   fenceBook
 	kick    chan struct{} // a waiter is queued: commit now, not at the tick
 	shared  bool          // the last commit run started carried several waiters (run's own)
+
+	// Issue 20: the write-ahead log (Recover), nil without one. With it a
+	// queued entry is durable once appended: its waiter is told Logged at
+	// once, and the store's commits run at the tick, nobody waiting.
+	ahead    AheadLog
+	aheadOn  atomic.Bool // ahead is set
+	aheadErr bool        // an append failed: logged once, until one succeeds again
 }
 
 // linger is how long a waiter's commit waits for others when the last
@@ -71,9 +80,11 @@ func (j *Journal) Add(e *shlyuz.LedgerEntry, g *shlyuz.Generation) {
 // durable, with what became of the entry. A waited entry (someone's reply
 // waits for done) starts a commit at once unless one is already due; an
 // entry nobody waits for waits for the next commit, whoever starts it.
+// With a write-ahead log, done is called with Logged once the record is
+// appended, and later again only if the store then found the entry a
+// Duplicate or Fenced; no commit is started.
 func (j *Journal) AddNotify(e *shlyuz.LedgerEntry, g *shlyuz.Generation, waited bool, done func(Outcome)) {
-	j.queue(e, g, done)
-	if waited {
+	if !j.queue(e, g, done) && waited {
 		j.kickRun()
 	}
 }
@@ -85,7 +96,9 @@ func (j *Journal) AddNotify(e *shlyuz.LedgerEntry, g *shlyuz.Generation, waited 
 // started by the journal's goroutine). Under concurrency callers use
 // AddNotify, and the journal's goroutine lingers for the others (run).
 func (j *Journal) AddCommit(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done func(Outcome)) {
-	j.queue(e, g, done)
+	if j.queue(e, g, done) {
+		return // durable in the write-ahead log: the tick commits it
+	}
 	if !j.flushMu.TryLock() {
 		j.kickRun()
 		return
@@ -97,12 +110,17 @@ func (j *Journal) AddCommit(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done fu
 	}
 }
 
-// queue adds the entry, the record and whoever waits for them to the next commit.
-func (j *Journal) queue(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done func(Outcome)) {
+// queue adds the entry, the record and whoever waits for them to the next
+// commit, and reports whether they are in the write-ahead log (done was told
+// Logged).
+func (j *Journal) queue(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done func(Outcome)) (logged bool) {
+	rec := j.encode(e, g)
 	j.mu.Lock()
-	defer j.mu.Unlock()
+	if rec != nil {
+		logged = j.append(rec)
+	}
 	if done != nil {
-		n := notice{done: done}
+		n := notice{done: done, logged: logged}
 		if e != nil {
 			n.entryID = e.ID
 		}
@@ -115,6 +133,42 @@ func (j *Journal) queue(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done func(O
 		j.pending.Generations = append(j.pending.Generations, *g)
 		j.gens[g.ID] = g
 	}
+	j.mu.Unlock()
+	if rec != nil {
+		aheadBufs.Put(rec)
+	}
+	if logged && done != nil {
+		done(Logged)
+	}
+	return logged
+}
+
+// encode is the record for the write-ahead log, nil without one (or when it
+// cannot be encoded: the entry then waits for the store's commit).
+func (j *Journal) encode(e *shlyuz.LedgerEntry, g *shlyuz.Generation) *bytes.Buffer {
+	if !j.aheadOn.Load() || (e == nil && g == nil) {
+		return nil
+	}
+	rec, err := encodeAhead(e, g)
+	if err != nil {
+		j.log.Error("journal: cannot encode for the write-ahead log", "err", err)
+		return nil
+	}
+	return rec
+}
+
+// append writes the record to the write-ahead log, with j.mu held; a
+// failure is logged once, and the entry waits for the store's commit.
+func (j *Journal) append(rec *bytes.Buffer) bool {
+	if err := j.ahead.Append(rec.Bytes()); err != nil {
+		if !j.aheadErr {
+			j.log.Error("journal: the write-ahead log refused a record; replies wait for the store's commit", "err", err)
+		}
+		j.aheadErr = true
+		return false
+	}
+	j.aheadErr = false
+	return true
 }
 
 // kickRun asks the journal's goroutine for a commit: group commit on demand,
@@ -172,6 +226,10 @@ func (j *Journal) flush(ctx context.Context) error {
 	j.mu.Lock()
 	batch, notices := j.pending, j.notices
 	j.pending, j.notices = shlyuz.Batch{}, nil
+	var mark uint64
+	if j.ahead != nil {
+		mark = j.ahead.Seal()
+	}
 	j.mu.Unlock()
 	if len(batch.Entries) == 0 && len(batch.Generations) == 0 {
 		notifyAll(notices)
@@ -198,6 +256,11 @@ func (j *Journal) flush(ctx context.Context) error {
 	for i := range batch.Generations {
 		delete(j.gens, batch.Generations[i].ID)
 	}
+	if j.ahead != nil {
+		if err := j.ahead.Drop(mark); err != nil { // replayed again after a crash: duplicates, harmless
+			j.log.Error("journal: cannot remove committed write-ahead segments", "err", err)
+		}
+	}
 	j.mu.Unlock()
 	if j.metrics.BatchSize != nil {
 		j.metrics.BatchSize(len(batch.Entries) + len(batch.Generations))
@@ -208,13 +271,17 @@ func (j *Journal) flush(ctx context.Context) error {
 	return nil
 }
 
-// Close stops the timer and commits what is left, retrying until ctx ends.
+// Close stops the timer and commits what is left, retrying until ctx ends,
+// then closes the write-ahead log.
 func (j *Journal) Close(ctx context.Context) error {
 	close(j.stop)
 	<-j.stopped
 	for {
 		err := j.Flush(ctx)
-		if err == nil || ctx.Err() != nil {
+		if err == nil {
+			return j.closeAhead()
+		}
+		if ctx.Err() != nil {
 			return err
 		}
 		select {
@@ -223,4 +290,17 @@ func (j *Journal) Close(ctx context.Context) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// closeAhead closes the write-ahead log (what it held is committed).
+func (j *Journal) closeAhead() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.ahead == nil {
+		return nil
+	}
+	err := j.ahead.Close()
+	j.ahead = nil
+	j.aheadOn.Store(false)
+	return err
 }

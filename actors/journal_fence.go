@@ -18,17 +18,25 @@ const (
 	Duplicate
 	// Fenced: refused, another activation owns the account now.
 	Fenced
+	// Logged: in the write-ahead log, durable; the store's word (Applied,
+	// or a Duplicate or Fenced told later) comes with its commit.
+	Logged
 )
 
 // notice is a waiter for the commit of one entry (or of a batch without one).
+// A logged waiter was told Logged already: it hears of the commit only when
+// the store did not apply the entry.
 type notice struct {
 	entryID string
 	done    func(Outcome)
+	logged  bool
 }
 
 func notifyAll(ns []notice) {
 	for _, n := range ns {
-		n.done(Applied)
+		if !n.logged {
+			n.done(Applied)
+		}
 	}
 }
 
@@ -37,12 +45,14 @@ func notifyResult(ns []notice, res shlyuz.CommitResult) {
 	for _, n := range ns {
 		switch {
 		case n.entryID == "":
-			n.done(Applied)
+			if !n.logged {
+				n.done(Applied)
+			}
 		case slices.Contains(res.Fenced, n.entryID):
 			n.done(Fenced)
 		case slices.Contains(res.Duplicate, n.entryID):
 			n.done(Duplicate)
-		default:
+		case !n.logged:
 			n.done(Applied)
 		}
 	}

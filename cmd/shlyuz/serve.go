@@ -193,6 +193,9 @@ func (in *instance) start(ctx context.Context, cfg *Config, addr address, db str
 	}
 	in.journal = actors.NewJournal(store, cfg.JournalInterval, log,
 		actors.JournalMetrics{BatchSize: m.JournalBatch, Lag: m.JournalLag, Failed: m.JournalFailed})
+	if err := in.recoverJournal(ctx, cs, db); err != nil {
+		return err
+	}
 	in.gw, err = actors.New(actors.Options{System: sys, Store: store, Journal: in.journal, Location: loc,
 		Upstreams: ups, Routes: routes, Models: models, Log: log, OnBreaker: m.Breaker, Observe: m.Generation,
 		Lease: in.lease, DurableSettle: cs.durable, Video: vopts, ActorIdle: actorIdle(cfg.ActorIdle)})

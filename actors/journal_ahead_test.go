@@ -1,0 +1,138 @@
+package actors_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/actors"
+	"github.com/shlyuz/shlyuz/persistence/aheadlog"
+)
+
+// fullGeneration sets every field a generation record keeps.
+func fullGeneration(id string) *shlyuz.Generation {
+	return &shlyuz.Generation{ID: id, AccountID: "acc-1", KeyID: "key-1", Model: "m/x", Upstream: "up-a",
+		Attempts:     []shlyuz.Attempt{{Upstream: "up-b", Status: 502, Error: "bad <gateway> & \"more\"\nline"}, {Upstream: "up-a", Status: 200}},
+		Streamed:     true,
+		PromptTokens: 1234, CompletionTokens: 56, Credits: 789, LatencyMS: 42,
+		Status: shlyuz.GenerationCompleted, FinishReason: "length",
+		CreatedAt: time.Date(2026, 11, 27, 14, 3, 4, 123456000, time.UTC), Estimated: true,
+		PromptDetails:     &shlyuz.PromptTokensDetails{CachedTokens: 1000, CacheWriteTokens: 7, CacheWrite1hTokens: 3, AudioTokens: 2, ImageTokens: 1},
+		CompletionDetails: &shlyuz.CompletionTokensDetails{ReasoningTokens: 20, AudioTokens: 4, ImageTokens: 5},
+		CreditsDetails:    &shlyuz.CreditsDetails{Input: 100, CachedInput: 10, CacheWrite: 5, Output: 600, Reasoning: 60, AudioInput: 1, AudioOutput: 2, ImageInput: 3, ImageOutput: 4, Request: 8},
+		OverReserved:      true}
+}
+
+// With a write-ahead log, a waited charge is durable once appended: its
+// waiter hears Logged at once, before the store has it. A journal that was
+// killed then (never flushed nor closed) leaves it in the log, and its
+// successor's Recover commits it, the generation record whole; a log
+// replayed twice (a crash between the commit and the log's drop) changes
+// nothing more.
+func TestJournalWriteAheadLogSurvivesKill(t *testing.T) {
+	ctx := context.Background()
+	store, b := journalStore(t)
+	prefix := filepath.Join(t.TempDir(), "j.db-ahead")
+	l, err := aheadlog.Open(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	killed := actors.NewJournal(store, time.Hour, quietLog, actors.JournalMetrics{})
+	if err := killed.Recover(ctx, l); err != nil {
+		t.Fatal(err)
+	}
+	gen := fullGeneration("gen-1")
+	entry := &shlyuz.LedgerEntry{ID: "chg-gen-1", AccountID: "acc-1", KeyID: "key-1", Kind: shlyuz.EntryCharge,
+		PackageDelta: -89, BoughtDelta: -700, Epoch: b.Epoch, CreatedAt: gen.CreatedAt}
+	var heard []actors.Outcome
+	killed.AddNotify(entry, gen, true, func(o actors.Outcome) { heard = append(heard, o) })
+	if len(heard) != 1 || heard[0] != actors.Logged {
+		t.Fatalf("the waiter heard %v before AddNotify returned, want [Logged]", heard)
+	}
+	if _, err := store.Entry(ctx, entry.ID); !errors.Is(err, shlyuz.ErrNoRows) {
+		t.Fatalf("the store has the entry before any commit (%v): the log is not what made it durable", err)
+	}
+	segment, err := os.ReadFile(prefix + ".1")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	for round := range 2 { // the successor, then a successor of a successor killed before dropping
+		if round == 1 {
+			if err := os.WriteFile(prefix+".1", segment, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		next, err := aheadlog.Open(prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j := actors.NewJournal(store, time.Hour, quietLog, actors.JournalMetrics{})
+		if err := j.Recover(ctx, next); err != nil {
+			t.Fatal(err)
+		}
+		got, err := store.Generation(ctx, gen.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(&got, gen) {
+			t.Fatalf("round %d: recovered generation\n%+v\nwant\n%+v", round, got, *gen)
+		}
+		e, err := store.Entry(ctx, entry.ID)
+		if err != nil || e.Amount() != -789 || e.KeyID != "key-1" || e.Epoch != b.Epoch {
+			t.Fatalf("round %d: recovered entry %+v, %v", round, e, err)
+		}
+		bal, err := store.Balance(ctx, "acc-1")
+		if err != nil || bal.PackageCredits != b.PackageCredits-89 || bal.BoughtCredits != b.BoughtCredits-700 {
+			t.Fatalf("round %d: balance %+v (%v), want the charge once off %+v", round, bal, err, b)
+		}
+		if bad, err := store.Reconcile(ctx); err != nil || len(bad) != 0 {
+			t.Fatalf("round %d: reconcile: %v %v", round, bad, err)
+		}
+		if err := j.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if left, _ := filepath.Glob(prefix + ".*"); len(left) != 0 {
+			t.Fatalf("round %d: segments left after a clean close: %q", round, left)
+		}
+	}
+}
+
+// A logged waiter hears Logged at once and later, at the store's commit,
+// that the entry was a Duplicate (an earlier activation had committed it):
+// the account actor undoes its debit on that word.
+func TestJournalWriteAheadLogTellsDuplicatesLater(t *testing.T) {
+	ctx := context.Background()
+	store, b := journalStore(t)
+	entry := shlyuz.LedgerEntry{ID: "chg-gen-2", AccountID: "acc-1", Kind: shlyuz.EntryCharge, BoughtDelta: -5, Epoch: b.Epoch, CreatedAt: time.Now()}
+	if _, err := store.Commit(ctx, shlyuz.Batch{Entries: []shlyuz.LedgerEntry{entry}}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := aheadlog.Open(filepath.Join(t.TempDir(), "j.db-ahead"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := actors.NewJournal(store, time.Hour, quietLog, actors.JournalMetrics{})
+	if err := j.Recover(ctx, l); err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close(ctx)
+	heard := make(chan actors.Outcome, 4)
+	j.AddNotify(&entry, nil, true, func(o actors.Outcome) { heard <- o })
+	if err := j.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	close(heard)
+	var got []actors.Outcome
+	for o := range heard {
+		got = append(got, o)
+	}
+	if !reflect.DeepEqual(got, []actors.Outcome{actors.Logged, actors.Duplicate}) {
+		t.Fatalf("heard %v, want [Logged Duplicate]", got)
+	}
+}
