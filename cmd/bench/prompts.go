@@ -118,8 +118,10 @@ func (b *bench) prompts(ctx context.Context, instantURL, bareURL string, model, 
 		b.logf("7/7 prompt %s (%d bytes): %d requests per side at concurrency 1, then %s per side at %d", size.name, len(body), n, o.promptDuration, o.promptConc)
 		interleave(ctx, b.client, sides, max(1, n/10), o.block)
 		heap := b.allocBytes()
+		profiled := b.cpuProfile(ctx, "prompt-"+size.name, 2) // the first 2 s of the measured blocks
 		lats, errs := interleave(ctx, b.client, sides, n, o.block)
 		allocated := heap()
+		profiled()
 		r := PromptResult{Size: size.name, PromptChars: size.chars, BodyBytes: len(body), Requests: n,
 			Direct: summarize(lats[0], errs[0]), Bare: summarize(lats[1], errs[1]), Gateway: summarize(lats[2], errs[2]),
 			Concurrency: o.promptConc, DurationS: o.promptDuration.Seconds()}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -86,8 +88,10 @@ func TestHealthReadinessAndClusterState(t *testing.T) {
 }
 
 // Durable settlement, the default in single mode too (issue 20): when the
-// reply has arrived, its charge and record are already committed, plain and
-// streamed.
+// reply has arrived, its charge and record are durable, plain and streamed:
+// on SQLite in the write-ahead log beside the database (or in the database
+// already, when the journal's tick came first); a clean stop commits the
+// log's lines to the database and removes its segments.
 func TestDurableSettlementCommitsBeforeTheReplyEnds(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "durable.db")
 	c := startChild(t, "sqlite://"+path)
@@ -97,6 +101,7 @@ func TestDurableSettlementCommitsBeforeTheReplyEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
+	var ids []string
 	for _, stream := range []bool{false, true} {
 		resp := postChat(t, c.base, key, chatBody("test/model", stream, 0))
 		if stream {
@@ -107,13 +112,63 @@ func TestDurableSettlementCommitsBeforeTheReplyEnds(t *testing.T) {
 			t.Fatalf("stream=%v: %d", stream, resp.StatusCode)
 		}
 		id := resp.Header.Get("X-Generation-Id")
-		g, err := store.Generation(context.Background(), id)
-		if err != nil {
-			t.Fatalf("stream=%v: the record is not committed when the reply ends: %v", stream, err)
+		ids = append(ids, id)
+		logged := aheadLogged(t, path+"-ahead")
+		if _, err := store.Generation(context.Background(), id); err != nil && !logged["g:"+id] {
+			t.Fatalf("stream=%v: the record is neither committed nor logged when the reply ends: %v", stream, err)
 		}
-		if _, err := store.Entry(context.Background(), "chg-"+id); err != nil || g.Credits <= 0 {
-			t.Fatalf("stream=%v: the charge is not committed when the reply ends: %v (credits %d)", stream, err, g.Credits)
+		if _, err := store.Entry(context.Background(), "chg-"+id); err != nil && !logged["e:chg-"+id] {
+			t.Fatalf("stream=%v: the charge is neither committed nor logged when the reply ends: %v", stream, err)
 		}
 	}
 	c.stop(t, syscall.SIGTERM)
+	for _, id := range ids {
+		g, err := store.Generation(context.Background(), id)
+		if err != nil || g.Credits <= 0 {
+			t.Fatalf("after a clean stop the record of %s is not committed: %v (credits %d)", id, err, g.Credits)
+		}
+		if e, err := store.Entry(context.Background(), "chg-"+id); err != nil || -e.Amount() != g.Credits {
+			t.Fatalf("after a clean stop the charge of %s is not committed: %v (%+v, record says %d)", id, err, e, g.Credits)
+		}
+	}
+	if left, _ := filepath.Glob(path + "-ahead.*"); len(left) != 0 {
+		t.Fatalf("write-ahead segments left after a clean stop: %q", left)
+	}
+}
+
+// aheadLogged reads the write-ahead log's segments (one JSON line a record:
+// "e" an entry, "g" a generation record) and names what they hold, "e:ID"
+// and "g:ID".
+func aheadLogged(t *testing.T, prefix string) map[string]bool {
+	t.Helper()
+	names, err := filepath.Glob(prefix + ".*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, name := range names {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range strings.SplitSeq(strings.TrimSpace(string(data)), "\n") {
+			if line == "" {
+				continue
+			}
+			var r struct {
+				E *struct{ ID string } `json:"e"`
+				G *struct{ ID string } `json:"g"`
+			}
+			if err := json.Unmarshal([]byte(line), &r); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if r.E != nil {
+				out["e:"+r.E.ID] = true
+			}
+			if r.G != nil {
+				out["g:"+r.G.ID] = true
+			}
+		}
+	}
+	return out
 }
