@@ -37,10 +37,18 @@ func ValidValue(b []byte, i, depth int) (int, error) {
 }
 
 // validString returns the index just past the string that opens at
-// b[i] == '"'. It jumps from one quote, backslash or control character to
-// the next (stringStop) and checks each escape.
+// b[i] == '"'. It reads whole 64-byte blocks while there are
+// (validStringBlocks), then jumps from one quote, backslash or control
+// character to the next (stringStop) and checks each escape.
 func validString(b []byte, i int) (int, error) {
 	i++
+	if len(b)-i >= 64 {
+		end, done, err := validStringBlocks(b, i)
+		if done || err != nil {
+			return end, err
+		}
+		i = end
+	}
 	for {
 		j := i + stringStop(b[i:])
 		if j >= len(b) || b[j] < 0x20 {

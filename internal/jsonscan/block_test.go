@@ -1,0 +1,91 @@
+package jsonscan
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// refSkipString is SkipString as it was before the block path: from quote
+// to quote, an odd run of backslashes before one escaping it.
+func refSkipString(b []byte, i int) (int, error) {
+	i++
+	start := i
+	for i <= len(b) {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			break
+		}
+		end := i + j
+		n := 0
+		for k := end - 1; k >= start && b[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return end + 1, nil
+		}
+		i = end + 1
+	}
+	return 0, ErrMalformed
+}
+
+// hostilePieces are what long random strings are made of: runs of
+// backslashes of every parity, escapes good and bad, quotes, control
+// characters, bytes above 0x7F whose low bits are a quote's or a backslash's.
+var hostilePieces = []string{`\`, `\\`, `\\\`, `\"`, `\\"`, `\\\"`, `\n`, `\u0436`, `\u12`, `\uzzzz`, `\x`, `"`, "\x01", "\x1f",
+	"\xa2", "\xdc", "ж", "a", "abc ", "        ", `\/`, `\b`}
+
+// TestStringBlocksAsByteLoops: long strings (past 64 bytes, at every offset
+// to the blocks) are validated as json.Valid does and skipped as the quote
+// to quote reference skips them; mostly plain, sometimes hostile.
+func TestStringBlocksAsByteLoops(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 64))
+	for n := range 6_000 {
+		var s strings.Builder
+		s.WriteString(strings.Repeat("a", n%70))
+		size := 64 + rng.IntN(400)
+		for s.Len() < size {
+			p := hostilePieces[rng.IntN(len(hostilePieces))]
+			if rng.IntN(4) > 0 && n%3 != 0 {
+				p = hostilePieces[16+rng.IntN(6)] // plain, mostly
+			}
+			s.WriteString(p)
+		}
+		for _, b := range [][]byte{[]byte(`"` + s.String() + `"`), []byte(`["` + s.String() + `",1]`), []byte(`"` + s.String())} {
+			checkValid(t, b)
+			open := bytes.IndexByte(b, '"')
+			end, err := SkipString(b, open)
+			wend, werr := refSkipString(b, open)
+			if end != wend || (err == nil) != (werr == nil) {
+				t.Fatalf("SkipString(%q) = %d, %v; the reference gives %d, %v", b, end, err, wend, werr)
+			}
+		}
+	}
+}
+
+// TestStringBlocksForms: every form of stringBlocks finds the blocks and
+// masks the portable one finds.
+func TestStringBlocksForms(t *testing.T) {
+	rng := rand.New(rand.NewPCG(64, 64))
+	alphabet := []byte("a \x7f\x80\xff\x9c\xa2~\"\\\x00\x1f\x20\xdc")
+	for n := range 20_000 {
+		s := make([]byte, rng.IntN(300))
+		for i := range s {
+			s[i] = 'a'
+			if rng.IntN(200) == 0 || n%2 == 0 {
+				s[i] = alphabet[rng.IntN(len(alphabet))]
+			}
+		}
+		off, q, bs, ctl := stringBlocks(s)
+		woff, wq, wbs, wctl := stringBlocksWords(s)
+		if off != woff || q != wq || bs != wbs || ctl != wctl {
+			t.Fatalf("stringBlocks(%q) = %d %x %x %x; stringBlocksWords gives %d %x %x %x", s, off, q, bs, ctl, woff, wq, wbs, wctl)
+		}
+		for _, f := range stringBlocksVariants {
+			if off, q, bs, ctl := f(s); off != woff || q != wq || bs != wbs || ctl != wctl {
+				t.Fatalf("a stringBlocks form (%q) = %d %x %x %x; stringBlocksWords gives %d %x %x %x", s, off, q, bs, ctl, woff, wq, wbs, wctl)
+			}
+		}
+	}
+}
