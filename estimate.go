@@ -119,18 +119,19 @@ func (w *promptWalk) add(lit []byte) {
 	w.text.Likely += l
 }
 
-// message reads one message: a null or an object whose content is absent,
-// null, a string or an array of parts.
-func (w *promptWalk) message(v []byte) error {
+// message reads one message at b[vs]: a null or an object whose content is
+// absent, null, a string or an array of parts; it returns where it ends.
+func (w *promptWalk) message(b []byte, vs int) (int, error) {
 	w.overhead += 4
-	if v[0] == 'n' {
-		return nil
-	}
-	if v[0] != '{' {
-		return errWalk
+	switch b[vs] {
+	case 'n':
+		return skipNull(b, vs)
+	case '{':
+	default:
+		return 0, errWalk
 	}
 	var content []byte
-	err := walkObject(v, func(key, val []byte) error {
+	ve, err := walkObject(b, vs, func(key, val []byte) error {
 		is, err := keyIs(key, "content")
 		if is {
 			content = val // the last one wins, as in encoding/json
@@ -139,29 +140,32 @@ func (w *promptWalk) message(v []byte) error {
 	})
 	switch {
 	case err != nil:
-		return err
+		return 0, err
 	case len(content) == 0 || content[0] == 'n':
-		return nil
+		return ve, nil
 	case content[0] == '"':
 		w.add(content)
-		return nil
+		return ve, nil
 	}
-	_, err = walkArray(content, 0, w.part)
-	return err
+	if _, err = walkArray(content, 0, w.part); err != nil {
+		return 0, err
+	}
+	return ve, nil
 }
 
-// part reads one part of a content array: text counts its text, any other
-// type (or none) an image.
-func (w *promptWalk) part(v []byte) error {
-	if v[0] == 'n' {
+// part reads one part of a content array at b[vs]: text counts its text,
+// any other type (or none) an image; it returns where the part ends.
+func (w *promptWalk) part(b []byte, vs int) (int, error) {
+	switch b[vs] {
+	case 'n':
 		w.images++
-		return nil
-	}
-	if v[0] != '{' {
-		return errWalk
+		return skipNull(b, vs)
+	case '{':
+	default:
+		return 0, errWalk
 	}
 	var typ, text []byte
-	err := walkObject(v, func(key, val []byte) error {
+	ve, err := walkObject(b, vs, func(key, val []byte) error {
 		if is, err := keyIs(key, "type"); err != nil || is {
 			switch {
 			case err != nil:
@@ -180,14 +184,14 @@ func (w *promptWalk) part(v []byte) error {
 		return err
 	})
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if string(typ) == `"text"` {
 		w.add(text)
 	} else {
 		w.images++
 	}
-	return nil
+	return ve, nil
 }
 
 // estimatePromptJSON is EstimatePrompt by encoding/json.

@@ -16,19 +16,45 @@ import (
 
 var errWalk = errors.New("not walked")
 
-// walkArray calls each for the span of every element of the array at b[i]
-// (after spaces) and returns the index past it.
-func walkArray(b []byte, i int, each func(v []byte) error) (int, error) {
+// walkArray calls each with b and the start of every element of the array
+// at b[i] (after spaces); each reads the element and returns where it ends,
+// so a long element is read once. walkArray returns the index past the array.
+func walkArray(b []byte, i int, each func(b []byte, vs int) (int, error)) (int, error) {
 	it, ok := jsonscan.Elements(b, i)
 	if !ok {
 		return 0, errWalk
 	}
 	for {
-		vs, ve, ok := it.Next()
+		vs, ok := it.NextStart()
 		if !ok {
 			break
 		}
-		if err := each(b[vs:ve]); err != nil {
+		if vs >= len(b) {
+			return 0, errWalk // the array ends after a comma
+		}
+		ve, err := each(b, vs)
+		if err != nil {
+			return 0, err
+		}
+		it.SetEnd(ve)
+	}
+	if it.Err() != nil {
+		return 0, errWalk
+	}
+	return it.End(), nil
+}
+
+// walkObject calls each for every member of the object that opens at
+// b[start] == '{' with the raw key and the value's span, and returns the
+// index past the object.
+func walkObject(b []byte, start int, each func(key, val []byte) error) (int, error) {
+	it, _ := jsonscan.Members(b, start)
+	for {
+		key, _, vs, ve, ok := it.Next()
+		if !ok {
+			break
+		}
+		if err := each(key, b[vs:ve]); err != nil {
 			return 0, err
 		}
 	}
@@ -38,23 +64,13 @@ func walkArray(b []byte, i int, each func(v []byte) error) (int, error) {
 	return it.End(), nil
 }
 
-// walkObject calls each for every member of the object v (a whole value,
-// from '{' to '}') with the raw key and the value's span.
-func walkObject(v []byte, each func(key, val []byte) error) error {
-	it, _ := jsonscan.Members(v, 0)
-	for {
-		key, _, vs, ve, ok := it.Next()
-		if !ok {
-			break
-		}
-		if err := each(key, v[vs:ve]); err != nil {
-			return err
-		}
+// skipNull returns the index past the null at b[vs].
+func skipNull(b []byte, vs int) (int, error) {
+	ve, err := jsonscan.SkipValue(b, vs)
+	if err != nil || b[vs] != 'n' {
+		return 0, errWalk
 	}
-	if it.Err() != nil {
-		return errWalk
-	}
-	return nil
+	return ve, nil
 }
 
 // keyIs reports whether a raw key names the field name (lower-case ASCII) as

@@ -17,6 +17,7 @@ var messagesSeeds = []string{
 	`[{"content":5}]`, `[{"content":{}}]`, `[{"content":true}]`, `[1]`, `["x"]`, `[[]]`, `{}`, `"x"`, `[{"content":[1]}]`,
 	`[{"content":[{"type":5}]}]`, `[{"content":[{"type":"text","text":"\ud83d\ude80 \u0436"}]}]`, "[{\"content\":\"a\\\"b\"}]",
 	`[{"content":"x"},]`, `[{"content":"x"}`, `[{"content":"x"}] x`, `[{"content" "x"}]`, `[{"content":"x",}]`,
+	`[{"content":"x"},`, `[{"content":[{"type":"text","text":"a"},`, `[null,`, `[nul`, `[{"content":[nul`, `[{"content":[null,`, `[ `, `[`,
 }
 
 // TestEstimatePromptWalksAsEncodingJSON: the walk and encoding/json agree on

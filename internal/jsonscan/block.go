@@ -42,29 +42,12 @@ func blockEscapes(bs uint64) (escaping, escaped uint64) {
 	return code & bs, code ^ bs
 }
 
-// skipStringBlocks skips the whole blocks of the string body at b[i:] (i
-// past its opening quote, or where no escape enters) and returns the end
-// just past the closing quote, or done false and where the rest begins:
-// fewer than 64 bytes before the end of b, at no escape's middle.
-func skipStringBlocks(b []byte, i int) (end int, done bool) {
-	for len(b)-i >= 64 {
-		off, q, bs, ctl := stringBlocks(b[i:])
-		i += off
-		if q|bs|ctl == 0 {
-			break
-		}
-		escaping, escaped := blockEscapes(bs)
-		if quotes := q &^ escaped; quotes != 0 {
-			return i + bits.TrailingZeros64(quotes) + 1, true
-		}
-		i += 64 - int(escaping>>63) // an escape cut by the block's end begins the next
-	}
-	return i, false
-}
-
-// validStringBlocks is skipStringBlocks that also checks the string as
-// validString does: no control character, only known escapes; err is
-// ErrMalformed where it finds one broken.
+// validStringBlocks reads the whole blocks of the string body at b[i:] (i
+// past its opening quote, or where no escape enters) and checks them as
+// validString does: no control character, only known escapes. It returns
+// the end just past the closing quote, or done false and where the rest
+// begins: fewer than 64 bytes before the end of b, at no escape's middle;
+// err is ErrMalformed where it finds the string broken.
 func validStringBlocks(b []byte, i int) (end int, done bool, err error) {
 	for len(b)-i >= 64 {
 		off, q, bs, ctl := stringBlocks(b[i:])

@@ -111,6 +111,15 @@ func (it *Array) Next() (vs, ve int, ok bool) {
 	return vs, ve, true
 }
 
+// NextStart is Next for a caller that reads the element itself: it returns
+// where the element starts, and the caller tells where it ended (SetEnd)
+// before the next call, so the element is read once. It does not validate
+// the element, whatever the walk's strictness.
+func (it *Array) NextStart() (vs int, ok bool) { return it.item(']') }
+
+// SetEnd moves the walk past the element NextStart returned, to ve.
+func (it *Array) SetEnd(ve int) { it.i = ve }
+
 // End is the offset just past the closing bracket, once Next returned false
 // and Err is nil.
 func (c *cursor) End() int { return c.i }

@@ -32,17 +32,12 @@ func SkipSpace(b []byte, i int) int {
 }
 
 // SkipString returns the index just past the string that opens at
-// b[i] == '"'. It does not check the escapes. Whole 64-byte blocks are read
-// while there are (skipStringBlocks), the rest from quote to quote.
+// b[i] == '"'. It does not check the escapes. It jumps from quote to quote
+// (bytes.IndexByte): a backslash does not stop it, so prose and code, with
+// few quotes, are skipped at memchr's speed (faster than validString's
+// 64-byte blocks, which stop at each block with a backslash).
 func SkipString(b []byte, i int) (int, error) {
 	i++
-	if len(b)-i >= 64 {
-		end, done := skipStringBlocks(b, i)
-		if done {
-			return end, nil
-		}
-		i = end // no escape runs on from before it
-	}
 	start := i
 	for i <= len(b) {
 		j := bytes.IndexByte(b[i:], '"')
