@@ -166,10 +166,13 @@ type wireReply struct {
 
 func decodeReply(data []byte) (*shlyuz.ChatResponse, error) {
 	var w wireReply
-	if err := json.Unmarshal(data, &w); err != nil {
-		e := upstream.Malformed("the reply is not valid JSON")
-		e.Cause = err
-		return nil, e
+	if !readReply(data, &w) {
+		w = wireReply{}
+		if err := json.Unmarshal(data, &w); err != nil {
+			e := upstream.Malformed("the reply is not valid JSON")
+			e.Cause = err
+			return nil, e
+		}
 	}
 	if len(w.Error) > 0 && !isNull(w.Error) {
 		return nil, upstreamStreamError(w.Error)
