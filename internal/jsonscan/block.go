@@ -50,7 +50,7 @@ func blockEscapes(bs uint64) (escaping, escaped uint64) {
 // err is ErrMalformed where it finds the string broken.
 func validStringBlocks(b []byte, i int) (end int, done bool, err error) {
 	for len(b)-i >= 64 {
-		off, q, bs, ctl := stringBlocks(b[i:])
+		off, q, bs, ctl := validBlocks(b[i:])
 		i += off
 		if q|bs|ctl == 0 {
 			break

@@ -89,3 +89,31 @@ func TestStringBlocksForms(t *testing.T) {
 		}
 	}
 }
+
+// TestValidStringCodeLike: long strings of valid escapes and plain text,
+// many blocks of them passed over at once, with at most one broken escape,
+// raw control character or bare quote somewhere, are judged as json.Valid
+// judges them.
+func TestValidStringCodeLike(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 150))
+	good := []string{`\n`, `\"`, `\\`, `\/`, `\b`, `\f`, `\r`, `\t`, `\\\\`, `\u0436`, "abc", "  ", "x", "ж", "\xdc"}
+	bad := []string{`\x`, `\u12`, `\uzz00`, "\x01", `"`, `\`, `\ `, `\'`, `\U0041`}
+	for n := range 4_000 {
+		var s strings.Builder
+		s.WriteString(strings.Repeat("a", n%70))
+		size := 64 + rng.IntN(700)
+		for s.Len() < size {
+			s.WriteString(good[rng.IntN(len(good))])
+		}
+		text := s.String()
+		if n%2 == 0 {
+			at := rng.IntN(len(text))
+			for at > 0 && text[at-1] == '\\' { // not inside an escape
+				at--
+			}
+			text = text[:at] + bad[rng.IntN(len(bad))] + text[at:]
+		}
+		checkValid(t, []byte(`"`+text+`"`))
+		checkValid(t, []byte(`{"content":"`+text+`","n":1}`))
+	}
+}
