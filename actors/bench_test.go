@@ -93,6 +93,22 @@ func BenchmarkCompleteInstantDurable(b *testing.B) {
 	}
 }
 
+// BenchmarkCompleteInstantDurableLogged is BenchmarkCompleteInstantDurable
+// with the write-ahead log serve keeps beside SQLite: each call returns once
+// its charge is appended there, and the store commits at the tick.
+func BenchmarkCompleteInstantDurableLogged(b *testing.B) {
+	tg := startGatewayLogged(b, testActorIdle, 0, true, true, testUpstream{name: "instant", provider: instant{}})
+	hash := tg.account("acc-bench", 1<<49, 1<<49)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		if _, _, err := tg.Complete(context.Background(), benchCall(hash, i, false)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkCompleteInstantParallel is the same from many goroutines on one key.
 func BenchmarkCompleteInstantParallel(b *testing.B) {
 	gw, hash := newBenchGateway(b)

@@ -15,6 +15,7 @@ import (
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
 	"github.com/shlyuz/shlyuz/cluster"
+	"github.com/shlyuz/shlyuz/persistence/aheadlog"
 	"github.com/shlyuz/shlyuz/persistence/sqlite"
 )
 
@@ -108,8 +109,16 @@ func startIdleGateway(tb tb, idle time.Duration, batch int64, ups ...testUpstrea
 // for its charge's commit) when durable is set.
 func startGateway(tb tb, idle time.Duration, batch int64, durable bool, ups ...testUpstream) *testGateway {
 	tb.Helper()
+	return startGatewayLogged(tb, idle, batch, durable, false, ups...)
+}
+
+// startGatewayLogged is startGateway whose journal keeps a write-ahead log
+// beside its database when logged is set, as serve does on SQLite.
+func startGatewayLogged(tb tb, idle time.Duration, batch int64, durable, logged bool, ups ...testUpstream) *testGateway {
+	tb.Helper()
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(tb.TempDir(), "gateway.db"))
+	path := filepath.Join(tb.TempDir(), "gateway.db")
+	store, err := sqlite.Open(ctx, path)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -117,6 +126,15 @@ func startGateway(tb tb, idle time.Duration, batch int64, durable bool, ups ...t
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return quiet }))
 	commits := new(atomic.Int64)
 	journal := actors.NewJournal(store, 20*time.Millisecond, quiet, actors.JournalMetrics{BatchSize: func(int) { commits.Add(1) }})
+	if logged {
+		l, err := aheadlog.Open(path + "-ahead")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := journal.Recover(ctx, l); err != nil {
+			tb.Fatal(err)
+		}
+	}
 	model := shlyuz.Model{ID: "bench/model", Name: "bench", InputModalities: []string{"text"}, OutputModalities: []string{"text"},
 		USD: shlyuz.USDPrice{PromptPerMTok: shlyuz.MustDecimal("1"), CompletionPerMTok: shlyuz.MustDecimal("2")}}
 	text := model
