@@ -36,7 +36,8 @@ func gather(x uint64) uint64 { return ((x >> 7) * gatherHi) >> 56 }
 // blockMasks are the class masks of a 64-byte block, a bit per byte: Latin
 // letters, digits, spaces, backslashes, the bytes the bulk path stops at
 // (hard: ≥ 0x80 or < 0x20), and of the bytes that decide an escape: 'u', and
-// 'n', 't', 'r' (an escaped one is a space).
+// 'n', 't', 'r' (an escaped one is a space); these two may be left 0 in a
+// block with no backslash.
 type blockMasks struct {
 	lat, dig, spc, esc, hard, u, ntr uint64
 }

@@ -132,37 +132,40 @@ TEXT ·classify64(SB), NOSPLIT, $0-16
 	STORE
 	RET
 
-// HALF classifies the 32 bytes at off(SI) as CHUNK does, with AVX2.
+// HALF classifies the 32 bytes in register R as CHUNK does, with AVX2, but
+// for 'u', 'n', 't', 'r' (ESCHALF, needed only when a backslash is there).
 // VPCMPGTB A, B, C sets C = B > A, signed.
-#define HALF(off, sh) \
-	VMOVDQU off(SI), Y0 \
-	VPCMPGTB Y0, Y8, Y1 \
-	VPMOVMSKB Y1, AX \
+#define HALF(R, sh) \
+	VPCMPGTB R, Y8, Y2 \
+	VPMOVMSKB Y2, AX \
 	MASK(sh, R9) \
-	VPOR Y8, Y0, Y2 \
+	VPOR Y8, R, Y2 \
 	VPCMPGTB Y9, Y2, Y3 \
 	VPCMPGTB Y2, Y10, Y4 \
 	VPAND Y4, Y3, Y3 \
 	VPMOVMSKB Y3, AX \
 	MASK(sh, R10) \
-	VPCMPGTB Y11, Y0, Y3 \
-	VPCMPGTB Y0, Y12, Y4 \
+	VPCMPGTB Y11, R, Y3 \
+	VPCMPGTB R, Y12, Y4 \
 	VPAND Y4, Y3, Y3 \
 	VPMOVMSKB Y3, AX \
 	MASK(sh, R11) \
-	VPCMPEQB Y8, Y0, Y3 \
+	VPCMPEQB Y8, R, Y3 \
 	VPMOVMSKB Y3, AX \
 	MASK(sh, R12) \
-	VPCMPEQB Y13, Y0, Y3 \
+	VPCMPEQB Y13, R, Y3 \
 	VPMOVMSKB Y3, AX \
-	MASK(sh, R13) \
-	VPCMPEQB Y14, Y0, Y3 \
+	MASK(sh, R13)
+
+// ESCHALF sets the 'u' and 'n', 't', 'r' masks of the 32 bytes in R.
+#define ESCHALF(R, sh) \
+	VPCMPEQB Y14, R, Y3 \
 	VPMOVMSKB Y3, AX \
 	MASK(sh, BX) \
-	VPCMPEQB Y15, Y0, Y3 \
-	VPCMPEQB Y6, Y0, Y4 \
+	VPCMPEQB Y15, R, Y3 \
+	VPCMPEQB Y6, R, Y4 \
 	VPOR Y4, Y3, Y3 \
-	VPCMPEQB Y7, Y0, Y4 \
+	VPCMPEQB Y7, R, Y4 \
 	VPOR Y4, Y3, Y3 \
 	VPMOVMSKB Y3, AX \
 	MASK(sh, R8)
@@ -177,10 +180,6 @@ TEXT ·classify64AVX2(SB), NOSPLIT, $0-16
 	VPBROADCASTB classBytes<>+2(SB), Y11
 	VPBROADCASTB classBytes<>+3(SB), Y12
 	VPBROADCASTB classBytes<>+4(SB), Y13
-	VPBROADCASTB classBytes<>+7(SB), Y14
-	VPBROADCASTB classBytes<>+8(SB), Y15
-	VPBROADCASTB classBytes<>+5(SB), Y6
-	VPBROADCASTB classBytes<>+6(SB), Y7
 	XORQ R9, R9
 	XORQ R10, R10
 	XORQ R11, R11
@@ -188,8 +187,20 @@ TEXT ·classify64AVX2(SB), NOSPLIT, $0-16
 	XORQ R13, R13
 	XORQ BX, BX
 	XORQ R8, R8
-	HALF(0, 0)
-	HALF(32, 32)
+	VMOVDQU 0(SI), Y0
+	VMOVDQU 32(SI), Y1
+	HALF(Y0, 0)
+	HALF(Y1, 32)
+	TESTQ R13, R13
+	JZ noesc
+	VPBROADCASTB classBytes<>+7(SB), Y14
+	VPBROADCASTB classBytes<>+8(SB), Y15
+	VPBROADCASTB classBytes<>+5(SB), Y6
+	VPBROADCASTB classBytes<>+6(SB), Y7
+	ESCHALF(Y0, 0)
+	ESCHALF(Y1, 32)
+
+noesc:
 	VZEROUPPER
 	STORE
 	RET

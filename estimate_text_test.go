@@ -207,6 +207,9 @@ func checkClassify(t *testing.T, classify func(*[64]byte, *blockMasks)) {
 		var got, want blockMasks
 		classify(&b, &got)
 		classifyWords(&b, &want)
+		if want.esc == 0 { // u and ntr are read only for a block with a backslash
+			got.u, got.ntr, want.u, want.ntr = 0, 0, 0, 0
+		}
 		if got != want {
 			t.Fatalf("classify(%q) = %+v; classifyWords gives %+v", b, got, want)
 		}
