@@ -68,6 +68,15 @@ func classifyWords(b *[64]byte, k *blockMasks) {
 // control character or byte above 0x7F, and returns how many bytes it
 // counted (0 when b starts with none).
 func (t *tally) ascii(b []byte) int {
+	if t.run != classNone && t.run != classLatin && t.run != classDigit && t.run != classSpace {
+		// A run of other characters ends where the bulk path counts a
+		// character: a plain one, or an escape other than \u whose code is
+		// plain.
+		if len(b) == 0 || b[0] < 0x20 || b[0] >= 0x80 || b[0] == '\\' && (len(b) < 2 || b[1] == 'u' || b[1] < 0x20 || b[1] >= 0x80) {
+			return 0
+		}
+		t.flush()
+	}
 	if len(b) < 64 {
 		buf := asciiPad
 		copy(buf[:], b)
@@ -84,8 +93,7 @@ const oddBits = 0xAAAAAAAAAAAAAAAA
 // The run going on from block to block is kept in run and k (its class and
 // length so far: plain ASCII classes only).
 func (t *tally) blocks(b []byte) int {
-	reserve, likely, run, k := t.reserve, t.likely, t.run, uint64(t.n)
-	other := run != classNone && run != classLatin && run != classDigit && run != classSpace
+	reserve, likely, run, k := t.reserve, t.likely, t.run, uint64(t.n) // run is none or a plain class
 	i := 0
 	for ; i+64 <= len(b); i += 64 {
 		var c blockMasks
@@ -137,10 +145,6 @@ func (t *tally) blocks(b []byte) int {
 				lat, dig, spc, skip = lat&low|lat>>1&^low, dig&low|dig>>1&^low, spc&low|spc>>1&^low, skip&low|skip>>1&^low
 				cross &^= 1 << q
 			}
-		}
-		if other { // a run of other characters ends here
-			t.flush()
-			reserve, likely, run, k, other = t.reserve, t.likely, classNone, 0, false
 		}
 		punct := lowMask(w) &^ (lat | dig | spc | skip)
 
