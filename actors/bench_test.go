@@ -67,6 +67,11 @@ func BenchmarkCheckKey(b *testing.B) {
 // settle at both, journal the entry.
 func BenchmarkCompleteInstant(b *testing.B) {
 	gw, hash := newBenchGateway(b)
+	completeInTurn(b, gw, hash)
+}
+
+// completeInTurn makes b.N non-streamed calls on the key, one after another.
+func completeInTurn(b *testing.B, gw *actors.Gateway, hash string) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
@@ -83,14 +88,7 @@ func BenchmarkCompleteInstant(b *testing.B) {
 func BenchmarkCompleteInstantDurable(b *testing.B) {
 	tg := startGateway(b, testActorIdle, 0, true, testUpstream{name: "instant", provider: instant{}})
 	hash := tg.account("acc-bench", 1<<49, 1<<49)
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		i++
-		if _, _, err := tg.Complete(context.Background(), benchCall(hash, i, false)); err != nil {
-			b.Fatal(err)
-		}
-	}
+	completeInTurn(b, tg.Gateway, hash)
 }
 
 // BenchmarkCompleteInstantDurableLogged is BenchmarkCompleteInstantDurable
@@ -99,19 +97,18 @@ func BenchmarkCompleteInstantDurable(b *testing.B) {
 func BenchmarkCompleteInstantDurableLogged(b *testing.B) {
 	tg := startGatewayLogged(b, testActorIdle, 0, true, true, testUpstream{name: "instant", provider: instant{}})
 	hash := tg.account("acc-bench", 1<<49, 1<<49)
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		i++
-		if _, _, err := tg.Complete(context.Background(), benchCall(hash, i, false)); err != nil {
-			b.Fatal(err)
-		}
-	}
+	completeInTurn(b, tg.Gateway, hash)
 }
 
 // BenchmarkCompleteInstantParallel is the same from many goroutines on one key.
 func BenchmarkCompleteInstantParallel(b *testing.B) {
 	gw, hash := newBenchGateway(b)
+	completeInParallel(b, gw, hash)
+}
+
+// completeInParallel makes b.N non-streamed calls on the key from
+// RunParallel's goroutines.
+func completeInParallel(b *testing.B, gw *actors.Gateway, hash string) {
 	b.ReportAllocs()
 	var n int64
 	b.ResetTimer()
@@ -132,20 +129,9 @@ func BenchmarkCompleteInstantParallel(b *testing.B) {
 func BenchmarkCompleteInstantParallelDurable(b *testing.B) {
 	tg := startGateway(b, testActorIdle, 0, true, testUpstream{name: "instant", provider: instant{}})
 	hash := tg.account("acc-bench", 1<<49, 1<<49)
-	b.ReportAllocs()
 	b.SetParallelism(32)
-	var n int64
 	before := tg.commits.Load()
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			i := int(atomicAdd(&n))
-			if _, _, err := tg.Complete(context.Background(), benchCall(hash, i, false)); err != nil {
-				b.Error(err)
-				return
-			}
-		}
-	})
+	completeInParallel(b, tg.Gateway, hash)
 	b.StopTimer()
 	if c := tg.commits.Load() - before; c > 0 {
 		b.ReportMetric(float64(b.N)/float64(c), "calls/commit")
