@@ -30,22 +30,33 @@ const (
 // or 3 Cyrillic letters, per 3 digits, per character of other scripts. A
 // string that is not a literal counts nothing.
 //
-// Plain ASCII (no escape, nothing above 0x7F) is counted 64 bytes at a time
-// (tally.ascii); the rest a character at a time. Both give the same count.
+// Plain ASCII (no \u escape, nothing above 0x7F) is counted 64 bytes at a
+// time (tally.ascii); the rest a character at a time. Both give the same
+// count. Text of other scripts (or \u-escaped, as Python's json.dumps sends
+// it) has a space or a comma between its words, not a block of ASCII: after
+// a character the bulk path stops at, the next few are read one at a time.
 func textTokens(lit []byte) (reserve, likely int64) {
 	if len(lit) < 2 || lit[0] != '"' {
 		return 0, 0
 	}
 	var t tally
 	body := lit[1 : len(lit)-1]
+	slow := 0 // plain characters still to read one at a time
 	for i := 0; i < len(body); {
-		if n := t.ascii(body[i:]); n > 0 {
-			i += n
-			continue
+		if slow == 0 {
+			if n := t.ascii(body[i:]); n > 0 {
+				i += n
+				continue
+			}
 		}
 		r, size := utf8.DecodeRune(body[i:])
 		if r == '\\' && i+1 < len(body) {
 			r, size = unescape(body[i:], true)
+		}
+		if size <= 2 && r < utf8.RuneSelf { // ASCII or an escape the bulk path reads
+			slow = max(slow-1, 0)
+		} else {
+			slow = 4
 		}
 		i += size
 		t.add(classOf(r), runeBytes(r))
@@ -156,19 +167,11 @@ func unescape(b []byte, pair bool) (rune, int) {
 		if len(b) < 6 {
 			return utf8.RuneError, len(b)
 		}
-		var r rune
-		for _, h := range b[2:6] {
-			switch {
-			case h >= '0' && h <= '9':
-				r = r<<4 | rune(h-'0')
-			case h >= 'a' && h <= 'f':
-				r = r<<4 | rune(h-'a'+10)
-			case h >= 'A' && h <= 'F':
-				r = r<<4 | rune(h-'A'+10)
-			default:
-				return utf8.RuneError, 2
-			}
+		h0, h1, h2, h3 := hexDigit[b[2]], hexDigit[b[3]], hexDigit[b[4]], hexDigit[b[5]]
+		if h0|h1|h2|h3 < 0 {
+			return utf8.RuneError, 2
 		}
+		r := rune(h0)<<12 | rune(h1)<<8 | rune(h2)<<4 | rune(h3)
 		if pair && utf16.IsSurrogate(r) && len(b) > 7 && b[6] == '\\' {
 			if lo, n := unescape(b[6:], false); utf16.IsSurrogate(lo) {
 				return utf16.DecodeRune(r, lo), 6 + n
@@ -178,3 +181,17 @@ func unescape(b []byte, pair bool) (rune, int) {
 	}
 	return rune(b[1]), 2 // \" \\ \/ and the rest stand for one character
 }
+
+// hexDigit is the value of a hex digit, -1 for any other byte.
+var hexDigit = func() (t [256]int8) {
+	for i := range t {
+		t[i] = -1
+	}
+	for i := range 10 {
+		t['0'+i] = int8(i)
+	}
+	for i := range 6 {
+		t['a'+i], t['A'+i] = int8(10+i), int8(10+i)
+	}
+	return t
+}()

@@ -2,7 +2,9 @@ package shlyuz
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -212,6 +214,32 @@ func checkClassify(t *testing.T, classify func(*[64]byte, *blockMasks)) {
 		}
 		if got != want {
 			t.Fatalf("classify(%q) = %+v; classifyWords gives %+v", b, got, want)
+		}
+	}
+}
+
+// TestUnescapeHex: a \u escape is read as strconv reads its four hex digits,
+// every byte tried at every place; any other byte there is a broken escape.
+func TestUnescapeHex(t *testing.T) {
+	for v := range 0x10000 {
+		for _, f := range []string{"%04x", "%04X"} {
+			esc := []byte(`\u` + fmt.Sprintf(f, v))
+			if r, n := unescape(esc, false); r != rune(v) || n != 6 {
+				t.Fatalf("unescape(%s) = %U, %d; want %U, 6", esc, r, n, v)
+			}
+		}
+	}
+	for place := 2; place < 6; place++ {
+		for c := range 256 {
+			esc := []byte(`\u0000`)
+			esc[place] = byte(c)
+			want, wantN := rune(utf8.RuneError), 2
+			if v, err := strconv.ParseUint(string(esc[2:]), 16, 32); err == nil {
+				want, wantN = rune(v), 6
+			}
+			if r, n := unescape(esc, false); r != want || n != wantN {
+				t.Fatalf("unescape(%q) = %U, %d; want %U, %d", esc, r, n, want, wantN)
+			}
 		}
 	}
 }
