@@ -49,6 +49,22 @@ func textTokens(lit []byte) (reserve, likely int64) {
 				continue
 			}
 		}
+		if n := cyrillicAt(body, i); n > 0 { // a run of Cyrillic letters, as add counts them
+			chars := 0
+			for ; n > 0; n = cyrillicAt(body, i) {
+				i += n
+				chars++
+			}
+			t.cyrillic(int64(chars))
+			slow = 4
+			continue
+		}
+		if c := body[i]; c >= 0x20 && c < utf8.RuneSelf && c != '\\' {
+			t.add(asciiClass[c], 1)
+			i++
+			slow = max(slow-1, 0)
+			continue
+		}
 		r, size := utf8.DecodeRune(body[i:])
 		if r == '\\' && i+1 < len(body) {
 			r, size = unescape(body[i:], true)
@@ -64,6 +80,26 @@ func textTokens(lit []byte) (reserve, likely int64) {
 	t.flush()
 	return t.reserve, t.likely
 }
+
+// cyrillicAt is the length of the Cyrillic letter (U+0400 to U+04FF) at
+// b[i], two bytes of UTF-8 or a six-byte \u04XX escape; 0 for none.
+func cyrillicAt(b []byte, i int) int {
+	if i+1 < len(b) && b[i]-0xD0 <= 3 && b[i+1]&0xC0 == 0x80 {
+		return 2
+	}
+	if i+5 < len(b) && b[i] == '\\' && b[i+1] == 'u' && b[i+2] == '0' && b[i+3] == '4' && hexDigit[b[i+4]]|hexDigit[b[i+5]] >= 0 {
+		return 6
+	}
+	return 0
+}
+
+// asciiClass is classOf for ASCII.
+var asciiClass = func() (t [utf8.RuneSelf]charClass) {
+	for c := range t {
+		t[c] = classOf(rune(c))
+	}
+	return t
+}()
 
 // runeBytes is r's length in UTF-8; a lone surrogate half counts as the three
 // bytes of the U+FFFD it becomes.
@@ -109,6 +145,16 @@ func (t *tally) add(c charClass, size int64) {
 	}
 	t.n++
 	t.bytes += size
+}
+
+// cyrillic is add(classCyrill, 2) n times.
+func (t *tally) cyrillic(n int64) {
+	if t.run != classCyrill {
+		t.flush()
+		t.run = classCyrill
+	}
+	t.n += n
+	t.bytes += 2 * n
 }
 
 func (t *tally) flush() {

@@ -86,7 +86,8 @@ func TestGatherPacksHighBits(t *testing.T) {
 // textAlphabets are the pieces random texts are made of: runs of each class
 // at every length around the block size, escapes, non-ASCII letters, symbols.
 var textAlphabets = []string{"a", "Z", "q", "7", "0", " ", "  ", "\t", ".", ",", "!", "\"", "\\", "/", "\x7f", "\x01",
-	"ж", "Ж", "日本", "α", "✅", "🚀", "\xff", `\n`, `\t`, `\"`, `\\`, `\u0436`, `\ud83d\ude80`, `\ud800`, `\b`, `\u12`, `\u00zz`, `\/`, `\r`, `\f`, `\x`, `\ `, `\5`, `\\\n`}
+	"ж", "Ж", "日本", "α", "✅", "🚀", "\xff", `\n`, `\t`, `\"`, `\\`, `\u0436`, `\ud83d\ude80`, `\ud800`, `\b`, `\u12`, `\u00zz`, `\/`, `\r`, `\f`, `\x`, `\ `, `\5`, `\\\n`,
+	"\u03ff", "\u0400", "\u04ff", "\u0500", "жжж", `\u03ff`, `\u0400`, `\u04FF`, `\u04ff`, `\u0500`, `\u04g0`, `\u044`, "\xd0", "\xd3\xc0", "\xd3"}
 
 func TestTextTokensCountsAsTheReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(24, 150))

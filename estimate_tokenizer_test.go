@@ -135,3 +135,26 @@ func BenchmarkEstimatePromptSizes(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEstimatePromptRussian is the estimate of a large context of
+// Russian prose (~140 KB), sent as UTF-8 and \u-escaped (Python's
+// json.dumps by default), in MB/s of the messages array.
+func BenchmarkEstimatePromptRussian(b *testing.B) {
+	text := strings.Repeat(estimateSamples[1].text+"\n", 250)
+	raw, _ := json.Marshal(text)
+	for _, tc := range []struct {
+		name string
+		lit  []byte
+	}{{"utf8", raw}, {"escaped", escapedJSON(text)}} {
+		msgs := []byte(`[{"role":"user","content":` + string(tc.lit) + `}]`)
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(msgs)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := EstimatePrompt(msgs); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
