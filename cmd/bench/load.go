@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -113,12 +114,14 @@ func do(ctx context.Context, c *http.Client, t *target, buf []byte) (lat time.Du
 	if err != nil {
 		return 0, errorKind(err)
 	}
+	if resp.StatusCode != http.StatusOK {
+		defer resp.Body.Close()
+		return 0, statusKind(resp)
+	}
 	_, err = io.CopyBuffer(io.Discard, resp.Body, buf)
 	lat = time.Since(start)
 	resp.Body.Close()
 	switch {
-	case resp.StatusCode != http.StatusOK:
-		return 0, fmt.Sprintf("HTTP %d", resp.StatusCode)
 	case err != nil:
 		return 0, errorKind(err)
 	}
@@ -243,8 +246,7 @@ func streamOnce(ctx context.Context, c *http.Client, t *target, br *bufio.Reader
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		_, _ = io.Copy(io.Discard, resp.Body)
-		return s, fmt.Sprintf("HTTP %d", resp.StatusCode)
+		return s, statusKind(resp)
 	}
 	br.Reset(resp.Body)
 	var last time.Duration
@@ -314,4 +316,21 @@ func streams(ctx context.Context, c *http.Client, a, b *target, n int) (sa, sb [
 func firstBase(bases string) string {
 	first, _, _ := strings.Cut(bases, ",")
 	return first
+}
+
+// statusKind names a failed reply by its status and, when its body is an
+// OpenAI-shaped error, its code ("HTTP 503 account_moving"): which refusal
+// it was is what a benchmark's error column needs to say.
+func statusKind(resp *http.Response) string {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	_, _ = io.Copy(io.Discard, resp.Body)
+	var e struct {
+		Error struct {
+			Code any `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &e) == nil && e.Error.Code != nil {
+		return fmt.Sprintf("HTTP %d %v", resp.StatusCode, e.Error.Code)
+	}
+	return fmt.Sprintf("HTTP %d", resp.StatusCode)
 }
