@@ -87,7 +87,31 @@ func (s *Server) readBody(c *fiber.Ctx) error {
 	if lease.held > bigBody {
 		s.scavenge.soon()
 	}
-	return c.Next()
+	err := c.Next()
+	releaseBody(c)
+	return err
+}
+
+// localBodyDone marks a request whose handler left nothing that reads its
+// body once it returned (a non-streamed chat reply is written by then; a
+// stream's writer runs after the handler, so a stream never sets it).
+const localBodyDone = "shz.bodydone"
+
+// bodyDone tells readBody that the body's buffer may be reused after the
+// handler returns.
+func bodyDone(c *fiber.Ctx) { c.Locals(localBodyDone, true) }
+
+// releaseBody gives the gateway's own body buffer back to its pool when the
+// handler said it is done with it: a large body then costs no allocation of
+// its size, and no collection, a request.
+func releaseBody(c *fiber.Ctx) {
+	if done, _ := c.Locals(localBodyDone).(bool); !done || !ownBody(c) {
+		return
+	}
+	own := c.Locals(localOwnBody).([]byte)
+	c.Locals(localOwnBody, nil)
+	c.Request().SetBodyRaw(nil)
+	releaseStaging(own)
 }
 
 // readWhole leaves the request's raw body read whole, within the limit.
@@ -180,6 +204,9 @@ func readUpTo(r io.Reader, limit, announced int, lease *bodyLease, beforeRead fu
 			size := min(max(2*cap(buf), 16<<10), limit+1)
 			if announced > 0 && announced <= limit {
 				size = min(max(4*cap(buf), 16<<10), announced+1)
+				if size == announced+1 && size >= 64<<10 {
+					size = classSize(size) // the last buffer of a large body: one its pool can take back (releaseBody)
+				}
 				if size <= len(buf) { // more than announced arrived
 					size = min(max(2*cap(buf), 16<<10), limit+1)
 				}
@@ -223,6 +250,16 @@ func stagingClass(size int) int {
 		return k
 	}
 	return -1
+}
+
+// classSize is the smallest pool class that holds size bytes, or size itself
+// when no class does.
+func classSize(size int) int {
+	c := max(16<<10, 1<<bits.Len(uint(size-1)))
+	if stagingClass(c) < 0 {
+		return size
+	}
+	return c
 }
 
 // stagingBuffer is an empty buffer of capacity size, from a pool when size is a class.

@@ -109,10 +109,12 @@ func (s *Server) ChatAs(c *fiber.Ctx, keyHash string) error {
 		return err
 	}
 	setDecidedMaxTokens(c, receipt.MaxTokens)
-	return c.JSON(&completion{
+	err = c.JSON(&completion{
 		ID: call.GenerationID, Object: "chat.completion", Created: resp.Created, Model: receipt.Model,
 		Choices: resp.Choices, Usage: newUsage(receipt), SystemFingerprint: resp.SystemFingerprint,
 	})
+	bodyDone(c) // the upstream call and the reply are done with the call's spans of the body
+	return err
 }
 
 // MaxTokensHeader tells a client that set no max_tokens the completion
