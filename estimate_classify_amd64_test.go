@@ -19,3 +19,12 @@ func TestClassifyAMD64AsWords(t *testing.T) {
 		checkClassify(t, classify64AVX2)
 	})
 }
+
+// TestTextTokensWithoutAVX2 runs the count tests on the SSE2 path, whatever
+// this CPU has.
+func TestTextTokensWithoutAVX2(t *testing.T) {
+	defer func(was bool) { useAVX2 = was }(useAVX2)
+	useAVX2 = false
+	TestTextTokensCountsAsTheReference(t)
+	TestTextTokensEscapeRuns(t)
+}

@@ -2,7 +2,11 @@
 
 package jsonscan
 
-import "golang.org/x/sys/cpu"
+import (
+	"testing"
+
+	"golang.org/x/sys/cpu"
+)
 
 // stringBlocksVariants are the forms of stringBlocks this CPU runs.
 var stringBlocksVariants = func() []func([]byte) (int, uint64, uint64, uint64) {
@@ -12,3 +16,13 @@ var stringBlocksVariants = func() []func([]byte) (int, uint64, uint64, uint64) {
 	}
 	return v
 }()
+
+// TestStringBlocksWithoutAVX2 runs the long-string tests on the SSE2 path,
+// whatever this CPU has.
+func TestStringBlocksWithoutAVX2(t *testing.T) {
+	defer func(was bool) { useAVX2 = was }(useAVX2)
+	useAVX2 = false
+	TestStringBlocksAsByteLoops(t)
+	TestValidStringCodeLike(t)
+	TestValidStringAtEveryOffset(t)
+}
