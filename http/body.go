@@ -236,47 +236,54 @@ func readUpTo(r io.Reader, limit, announced int, lease *bodyLease, beforeRead fu
 	}
 }
 
-// stagingPools hold the buffers bodies outgrew while they were read, by size
-// class (16 KiB times a power of two, up to 4 MiB); a sync.Pool lets the
-// collector take them back when bodies stop coming.
-var stagingPools [9]sync.Pool
-
-// stagingClass is the pool of buffers of exactly size bytes, or -1.
-func stagingClass(size int) int {
-	if size < 16<<10 || size&(size-1) != 0 {
-		return -1
+// stagingPools hold the buffers bodies outgrew while they were read, and
+// those of bodies whose handler is done with them (releaseBody), by size
+// class: 16 KiB times a power of two up to 4 MiB, and from 64 KiB an eighth
+// of the octave apart (a body's last buffer is rounded up to one, wasting at
+// most an eighth); a sync.Pool lets the collector take them back when
+// bodies stop coming.
+var stagingPools = func() map[int]*sync.Pool {
+	m := map[int]*sync.Pool{16 << 10: {}, 32 << 10: {}, maxStagingClass: {}}
+	for o := 64 << 10; o < maxStagingClass; o *= 2 {
+		for c := o; c < 2*o; c += o / 8 {
+			m[c] = &sync.Pool{}
+		}
 	}
-	if k := bits.TrailingZeros(uint(size)) - 14; k < len(stagingPools) {
-		return k
-	}
-	return -1
-}
+	return m
+}()
 
-// classSize is the smallest pool class that holds size bytes, or size itself
-// when no class does.
+// maxStagingClass is the largest pooled buffer.
+const maxStagingClass = 4 << 20
+
+// classSize is the smallest pool class that holds size bytes (a power of
+// two below 64 KiB, an eighth of an octave above), or size itself when no
+// class does.
 func classSize(size int) int {
-	c := max(16<<10, 1<<bits.Len(uint(size-1)))
-	if stagingClass(c) < 0 {
-		return size
+	if size <= 64<<10 {
+		return max(16<<10, 1<<bits.Len(uint(size-1)))
 	}
-	return c
+	step := (1 << (bits.Len(uint(size)) - 1)) / 8
+	if c := (size + step - 1) / step * step; c <= maxStagingClass {
+		return c
+	}
+	return size
 }
 
 // stagingBuffer is an empty buffer of capacity size, from a pool when size is a class.
 func stagingBuffer(size int) []byte {
-	if k := stagingClass(size); k >= 0 {
-		if p, ok := stagingPools[k].Get().(*[]byte); ok {
+	if pool := stagingPools[size]; pool != nil {
+		if p, ok := pool.Get().(*[]byte); ok {
 			return (*p)[:0]
 		}
 	}
 	return make([]byte, 0, size)
 }
 
-// releaseStaging gives an outgrown buffer back to its pool; nothing may use it after.
+// releaseStaging gives a buffer back to its pool; nothing may use it after.
 func releaseStaging(b []byte) {
-	if k := stagingClass(cap(b)); k >= 0 {
+	if pool := stagingPools[cap(b)]; pool != nil {
 		b = b[:0]
-		stagingPools[k].Put(&b)
+		pool.Put(&b)
 	}
 }
 

@@ -16,7 +16,8 @@ func (c chunks) Read(p []byte) (int, error) { return c.r.Read(p[:min(len(p), 4<<
 
 // TestReadUpToGrowsByWhatArrived: an honest announced size ends in a buffer
 // of that size after a few fourfold growths, or, from 64 KiB, in the pool
-// class that holds it (a non-streamed chat gives it back: releaseBody); an
+// class that holds it, at most an eighth larger (a non-streamed chat gives
+// it back: releaseBody); an
 // unknown size doubles; a size announced but not sent costs only what
 // arrived; a body longer than announced is still read whole.
 func TestReadUpToGrowsByWhatArrived(t *testing.T) {
@@ -27,7 +28,7 @@ func TestReadUpToGrowsByWhatArrived(t *testing.T) {
 		maxHeld         int64
 		wantCap         int
 	}{
-		{"honest 150 KB", 150_000, 150_000, 16<<10 + 64<<10 + 256<<10, 256 << 10},
+		{"honest 150 KB", 150_000, 150_000, 16<<10 + 64<<10 + 160<<10, 160 << 10},
 		{"honest 40 KB", 40_000, 40_000, 16<<10 + 40_001, 40_001},
 		{"unknown size", 150_000, -1, 16<<10 + 32<<10 + 64<<10 + 128<<10 + 256<<10, 256 << 10},
 		{"announced, not sent", 10, 900_000, 16 << 10, 16 << 10},
@@ -89,5 +90,26 @@ func TestOwnBodyOnlyWhileTheBodyIsOurs(t *testing.T) {
 	c.Request().SetBody([]byte(`{"model":"c/d"}`))
 	if ownBody(c) || &ownedBody(c)[0] == &c.Body()[0] {
 		t.Fatal("fasthttp's pooled body is kept without a copy")
+	}
+}
+
+// TestClassSize: a body's last buffer is rounded up to a pooled class,
+// wasting at most an eighth of it, and every class has its pool.
+func TestClassSize(t *testing.T) {
+	for _, tc := range []struct{ size, want int }{
+		{1, 16 << 10}, {16 << 10, 16 << 10}, {16<<10 + 1, 32 << 10}, {40_001, 64 << 10}, {64 << 10, 64 << 10},
+		{64<<10 + 1, 72 << 10}, {150_001, 160 << 10}, {158_432, 160 << 10}, {1_055_430, 1152 << 10},
+		{4 << 20, 4 << 20}, {4<<20 + 1, 4<<20 + 1},
+	} {
+		got := classSize(tc.size)
+		if got != tc.want {
+			t.Errorf("classSize(%d) = %d, want %d", tc.size, got, tc.want)
+		}
+		if tc.size > 64<<10 && got-tc.size > got/8 {
+			t.Errorf("classSize(%d) = %d wastes more than an eighth", tc.size, got)
+		}
+		if pooled := stagingPools[got] != nil; pooled != (got <= maxStagingClass) {
+			t.Errorf("class %d pooled: %v", got, pooled)
+		}
 	}
 }
