@@ -35,6 +35,7 @@ func (s *Server) messages(c *fiber.Ctx) error {
 		return err
 	}
 	setDecidedMaxTokens(c, receipt.MaxTokens)
+	defer bodyDone(c) // the reply below is written from the upstream's, not from spans of the body
 	if resp.Native != nil {
 		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 		return c.Send(restamp(resp.Native, call.GenerationID, receipt.Model))

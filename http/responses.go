@@ -41,6 +41,7 @@ func (s *Server) responses(c *fiber.Ctx) error {
 	if finish == "" {
 		finish = receipt.FinishReason
 	}
+	defer bodyDone(c) // c.JSON copies what the Response echoes of the body (raw) into the reply
 	return c.JSON(b.response(receipt, finish, nil))
 }
 
