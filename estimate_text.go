@@ -39,48 +39,8 @@ func textTokens(lit []byte) (reserve, likely int64) {
 	if len(lit) < 2 || lit[0] != '"' {
 		return 0, 0
 	}
-	body := lit[1 : len(lit)-1]
-	if len(body) >= parallelText {
-		if p := splitPoint(body); p > 0 { // the halves at once, on two cores
-			var r2, l2 int64
-			done := make(chan struct{})
-			go func() {
-				r2, l2 = countText(body[p:])
-				close(done)
-			}()
-			r1, l1 := countText(body[:p])
-			<-done
-			return r1 + r2, l1 + l2
-		}
-	}
-	return countText(body)
-}
-
-// parallelText is the length of text from which textTokens counts a
-// string's two halves at once (a variable for the tests).
-var parallelText = 32 << 10
-
-// splitPoint is a place near the middle of a string's text where a run ends
-// however the text is read, so that the counts of the two sides add up to
-// the whole's: just before a literal space (never part of an escape or of a
-// UTF-8 sequence) whose two bytes before are ASCII letters (then the
-// character before the space is a letter or the end of a \uXXXX escape of
-// something that is not whitespace: no whitespace escape ends in two hex
-// letters; a \n or \t has its backslash there). 0 when there is none.
-func splitPoint(b []byte) int {
-	for i, end := len(b)/2, min(len(b), len(b)/2+4096); i < end; i++ {
-		if b[i] == ' ' && i >= 2 && asciiLetter(b[i-1]) && asciiLetter(b[i-2]) {
-			return i
-		}
-	}
-	return 0
-}
-
-func asciiLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
-
-// countText is textTokens of a string's text, between its quotes.
-func countText(body []byte) (reserve, likely int64) {
 	var t tally
+	body := lit[1 : len(lit)-1]
 	slow := 0 // plain characters still to read one at a time
 	for i := 0; i < len(body); {
 		if slow == 0 {

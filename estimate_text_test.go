@@ -244,24 +244,3 @@ func TestUnescapeHex(t *testing.T) {
 		}
 	}
 }
-
-// TestTextTokensSplitCountsAsTheReference: counted in two halves at once
-// (from parallelText, here a few bytes), every text counts as the reference
-// counts it whole.
-func TestTextTokensSplitCountsAsTheReference(t *testing.T) {
-	defer func(n int) { parallelText = n }(parallelText)
-	parallelText = 4
-	t.Run("random", TestTextTokensCountsAsTheReference)
-	t.Run("escapes", TestTextTokensEscapeRuns)
-	for _, body := range []string{"ab cd", `\u00ab cd`, `x\nab ab`, `\u000a ab`, "жab ab", "ab  ab", `ab\\ ab`, "12ab ab"} {
-		lit := []byte(`"` + body + `"`)
-		r, l := textTokens(lit)
-		wr, wl := referenceTextTokens(lit)
-		if r != wr || l != wl {
-			t.Fatalf("textTokens(%q) = %d, %d; the reference counts %d, %d", lit, r, l, wr, wl)
-		}
-	}
-	if splitPoint([]byte("ab cd")) != 2 || splitPoint([]byte("a\\n cd")) != 0 || splitPoint([]byte(`\u0020 x`)) != 0 {
-		t.Fatal("splitPoint splits where it may not")
-	}
-}
