@@ -38,14 +38,7 @@ func TestJournalWriteAheadLogSurvivesKill(t *testing.T) {
 	ctx := context.Background()
 	store, b := journalStore(t)
 	prefix := filepath.Join(t.TempDir(), "j.db-ahead")
-	l, err := aheadlog.Open(prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	killed := actors.NewJournal(store, time.Hour, quietLog, actors.JournalMetrics{})
-	if err := killed.Recover(ctx, l); err != nil {
-		t.Fatal(err)
-	}
+	killed := loggedJournal(t, store, prefix)
 	gen := fullGeneration("gen-1")
 	entry := &shlyuz.LedgerEntry{ID: "chg-gen-1", AccountID: "acc-1", KeyID: "key-1", Kind: shlyuz.EntryCharge,
 		PackageDelta: -89, BoughtDelta: -700, Epoch: b.Epoch, CreatedAt: gen.CreatedAt}
@@ -68,14 +61,7 @@ func TestJournalWriteAheadLogSurvivesKill(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		next, err := aheadlog.Open(prefix)
-		if err != nil {
-			t.Fatal(err)
-		}
-		j := actors.NewJournal(store, time.Hour, quietLog, actors.JournalMetrics{})
-		if err := j.Recover(ctx, next); err != nil {
-			t.Fatal(err)
-		}
+		j := loggedJournal(t, store, prefix)
 		got, err := store.Generation(ctx, gen.ID)
 		if err != nil {
 			t.Fatal(err)
@@ -113,14 +99,7 @@ func TestJournalWriteAheadLogTellsDuplicatesLater(t *testing.T) {
 	if _, err := store.Commit(ctx, shlyuz.Batch{Entries: []shlyuz.LedgerEntry{entry}}); err != nil {
 		t.Fatal(err)
 	}
-	l, err := aheadlog.Open(filepath.Join(t.TempDir(), "j.db-ahead"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	j := actors.NewJournal(store, time.Hour, quietLog, actors.JournalMetrics{})
-	if err := j.Recover(ctx, l); err != nil {
-		t.Fatal(err)
-	}
+	j := loggedJournal(t, store, filepath.Join(t.TempDir(), "j.db-ahead"))
 	defer j.Close(ctx)
 	heard := make(chan actors.Outcome, 4)
 	j.AddNotify(&entry, nil, true, func(o actors.Outcome) { heard <- o })
@@ -135,4 +114,19 @@ func TestJournalWriteAheadLogTellsDuplicatesLater(t *testing.T) {
 	if !reflect.DeepEqual(got, []actors.Outcome{actors.Logged, actors.Duplicate}) {
 		t.Fatalf("heard %v, want [Logged Duplicate]", got)
 	}
+}
+
+// loggedJournal is a journal on the store whose write-ahead log is at prefix,
+// after it committed what the log held.
+func loggedJournal(t *testing.T, store shlyuz.Store, prefix string) *actors.Journal {
+	t.Helper()
+	l, err := aheadlog.Open(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := actors.NewJournal(store, time.Hour, quietLog, actors.JournalMetrics{})
+	if err := j.Recover(context.Background(), l); err != nil {
+		t.Fatal(err)
+	}
+	return j
 }
