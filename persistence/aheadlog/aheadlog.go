@@ -92,6 +92,11 @@ func (l *Log) Append(rec []byte) error {
 	n, err := l.f.Write(rec)
 	l.size += int64(n)
 	if err != nil {
+		// Whatever part of the line was written stays the last line of its
+		// segment, a torn tail Replay skips: the next record starts a segment.
+		if n > 0 {
+			l.Seal()
+		}
 		return fmt.Errorf("aheadlog: append: %w", err)
 	}
 	return nil
