@@ -116,7 +116,7 @@ func (j *Journal) AddCommit(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done fu
 func (j *Journal) queue(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done func(Outcome)) (logged bool) {
 	rec := j.encode(e, g)
 	j.mu.Lock()
-	if rec != nil {
+	if rec != nil && j.ahead != nil { // closed since encode looked: the store's commit as without one
 		logged = j.append(rec)
 	}
 	if done != nil {
