@@ -23,6 +23,10 @@ func TestBadSettingsPrintOneLineAndExit(t *testing.T) {
 		}
 		return p
 	}
+	damaged := filepath.Join(dir, "damaged.db") // a write-ahead log with a line that is not a record
+	if err := os.WriteFile(damaged+"-ahead.1", []byte("garbage\n{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	up := "upstreams:\n  - {name: a, base_url: \"http://127.0.0.1:1/v1\"}\n"
 	route := "routes:\n  - {match: \"*\", upstreams: [a]}\n"
 	cases := []struct {
@@ -36,6 +40,7 @@ func TestBadSettingsPrintOneLineAndExit(t *testing.T) {
 		{"postgres unreachable", "--db postgres://postgres@127.0.0.1:1/x?sslmode=disable", nil, "--db", "connection refused"},
 		{"postgres database missing", "--db " + missingDatabase(t), nil, "--db", "does not exist"},
 		{"sqlite unwritable", "--db sqlite:///proc/x.db", nil, "--db", "sqlite"},
+		{"write-ahead log damaged", "--db sqlite://" + damaged, nil, "--db", "recover the write-ahead log"},
 		{"time zone env", "--db " + db, []string{"SHLYUZ_TIMEZONE=Mars/Olympus"}, "timezone", "unknown time zone Mars/Olympus"},
 		{"time zone config", "--db " + db + " --config " + config("tz", "timezone: Nowhere/Land\n"), nil, "timezone", "Nowhere/Land"},
 		{"config missing", "--db " + db + " --config " + filepath.Join(dir, "absent.yaml"), nil, "--config", "no such file"},
