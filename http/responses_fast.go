@@ -20,7 +20,7 @@ func fastResponses(top map[string]json.RawMessage, r *responsesRequest) (msgs js
 	if !set || len(in) == 0 || in[0] != '"' && in[0] != '[' {
 		return nil, false
 	}
-	r.Input = append(json.RawMessage(nil), in...)
+	r.Input = in // a span of the body, as r.raw: no copy of the whole input
 	var m messagesWriter
 	if r.Instructions != "" {
 		sys, err := marshalText(r.Instructions)
