@@ -48,9 +48,7 @@ func fastMessages(top map[string]json.RawMessage, r *anthropicRequest) (msgs jso
 	if !decodeOthers(top, r, "messages", "system") {
 		return nil, false
 	}
-	if sys, set := top["system"]; set {
-		r.System = append(json.RawMessage(nil), sys...)
-	}
+	r.System = top["system"] // a span of the body, as top's: no copy
 	turns, set := top["messages"]
 	if !set || len(turns) == 0 || turns[0] != '[' {
 		return nil, false
