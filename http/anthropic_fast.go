@@ -42,7 +42,8 @@ func decodeOthers(top map[string]json.RawMessage, v any, skip ...string) bool {
 }
 
 // fastMessages fills r from the split body top, except its Messages, and
-// returns chat's messages (the JSON chatFields would write), or ok false.
+// returns chat's messages (the JSON chatFields would write, never empty),
+// or ok false.
 // The body was validated when it was split.
 func fastMessages(top map[string]json.RawMessage, r *anthropicRequest) (msgs json.RawMessage, ok bool) {
 	if !decodeOthers(top, r, "messages", "system") {
@@ -57,13 +58,10 @@ func fastMessages(top map[string]json.RawMessage, r *anthropicRequest) (msgs jso
 	if !m.system(r.System) {
 		return nil, false
 	}
-	n, ok := eachElement(turns, m.turn)
-	if !ok || n == 0 {
+	if n, ok := eachElement(turns, m.turn); !ok || n == 0 {
 		return nil, false // no turns: the full decode says what is missing
 	}
-	// Only the turn count is needed of r.Messages afterwards.
-	r.Messages = make([]anthropicTurn, n)
-	return m.done(), true
+	return m.done(), true // r.Messages stays nil: msgs stands for it
 }
 
 // plainKey is a key of lower-case ASCII letters, digits and underscores: no

@@ -91,8 +91,8 @@ func checkFastMessages(t *testing.T, body []byte) bool {
 				t.Fatalf("%s: %s =\n%s\nwant\n%s", body, k, got[k], w)
 			}
 		}
-		if len(fast.Messages) != len(full.Messages) || !bytes.Equal(fast.System, full.System) {
-			t.Fatalf("%s: %d turns, system %s; want %d, %s", body, len(fast.Messages), fast.System, len(full.Messages), full.System)
+		if len(full.Messages) == 0 || !bytes.Equal(fast.System, full.System) {
+			t.Fatalf("%s: fast with %d turns, system %s; want %s", body, len(full.Messages), fast.System, full.System)
 		}
 	}
 	return true

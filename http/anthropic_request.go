@@ -108,7 +108,7 @@ func parseMessages(body []byte, header func(string, ...string) string, countOnly
 		return nil, shlyuz.ErrMissingField("max_tokens")
 	case *r.MaxTokens < 1:
 		return nil, shlyuz.ErrInvalidValue("max_tokens", "max_tokens must be at least 1.")
-	case len(r.Messages) == 0:
+	case msgs == nil && len(r.Messages) == 0: // fastMessages gives msgs only for turns
 		return nil, shlyuz.ErrMissingField("messages")
 	}
 	native := &shlyuz.NativeRequest{Protocol: shlyuz.ProtocolAnthropic, Body: top}
