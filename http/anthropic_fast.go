@@ -97,6 +97,12 @@ func (m *messagesWriter) done() json.RawMessage {
 	return append(m.b, ']')
 }
 
+// message writes {"content":content,"role":role}.
+func (m *messagesWriter) message(role string, content []byte) {
+	m.open()
+	m.b = append(append(append(append(append(m.b, `{"content":`...), content...), `,"role":"`...), role...), `"}`...)
+}
+
 // system writes the system prompt's message (systemText), if any.
 func (m *messagesWriter) system(raw json.RawMessage) bool {
 	if len(raw) == 0 || isNull(raw) {
@@ -107,8 +113,7 @@ func (m *messagesWriter) system(raw json.RawMessage) bool {
 			return false
 		}
 		if len(raw) > 2 {
-			m.open()
-			m.b = append(append(append(m.b, `{"content":`...), raw...), `,"role":"system"}`...)
+			m.message("system", raw)
 		}
 		return true
 	}
@@ -216,8 +221,7 @@ func (m *messagesWriter) assistant(content []byte) bool {
 	if len(text) <= 2 {
 		return true // nothing said: no message
 	}
-	m.open()
-	m.b = append(append(append(m.b, `{"content":`...), text...), `,"role":"assistant"}`...)
+	m.message("assistant", text)
 	return true
 }
 
@@ -225,16 +229,7 @@ func (m *messagesWriter) assistant(content []byte) bool {
 // "text", text, cache_control} and nothing else) with its canonical text
 // literal (nil when absent) and its cache_control; false for anything else.
 func eachText(blocks []byte, each func(text, cache []byte) bool) bool {
-	it, ok := jsonscan.Elements(blocks, 0)
-	if !ok {
-		return false
-	}
-	for {
-		vs, ve, more := it.Next()
-		if !more {
-			break
-		}
-		b := blocks[vs:ve]
+	_, ok := eachElement(blocks, func(b []byte) bool {
 		var typ, text, cache []byte
 		if b[0] != '{' || !eachMember(b, func(key, v []byte) bool {
 			switch string(key) {
@@ -254,11 +249,9 @@ func eachText(blocks []byte, each func(text, cache []byte) bool) bool {
 		if string(typ) != `"text"` || text != nil && !canonicalString(text) {
 			return false
 		}
-		if !each(text, cache) {
-			return false
-		}
-	}
-	return it.Err() == nil
+		return each(text, cache)
+	})
+	return ok
 }
 
 // eachElement calls each for every element of the array arr, in order, and

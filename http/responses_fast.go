@@ -1,10 +1,6 @@
 package http
 
-import (
-	"encoding/json"
-
-	"github.com/shlyuz/shlyuz/internal/jsonscan"
-)
+import "encoding/json"
 
 // fastResponses is fastMessages for a Responses request (split as top): it
 // fills r except its Input and returns chat's messages as
@@ -40,12 +36,6 @@ func fastResponses(top map[string]json.RawMessage, r *responsesRequest) (msgs js
 		return nil, false
 	}
 	return m.done(), true
-}
-
-// message writes {"content":content,"role":role}.
-func (m *messagesWriter) message(role string, content []byte) {
-	m.open()
-	m.b = append(append(append(append(append(m.b, `{"content":`...), content...), `,"role":"`...), role...), `"}`...)
 }
 
 // inputItem writes one input item of text (responsesMessage).
@@ -88,15 +78,10 @@ func (m *messagesWriter) inputItem(item []byte) bool {
 	}
 	m.open()
 	m.b = append(m.b, `{"content":[`...)
-	parts, _ := jsonscan.Elements(content, 0)
 	count := 0
-	for {
-		vs, ve, more := parts.Next()
-		if !more {
-			break
-		}
+	if _, ok := eachElement(content, func(p []byte) bool {
 		var ptyp, text []byte
-		if p := content[vs:ve]; p[0] != '{' || !eachMember(p, func(key, v []byte) bool {
+		if p[0] != '{' || !eachMember(p, func(key, v []byte) bool {
 			switch string(key) {
 			case "type":
 				ptyp = v
@@ -123,8 +108,8 @@ func (m *messagesWriter) inputItem(item []byte) bool {
 			m.b = append(m.b, ',')
 		}
 		m.b = append(append(append(m.b, `{"text":`...), text...), `,"type":"text"}`...)
-	}
-	if parts.Err() != nil {
+		return true
+	}); !ok {
 		return false
 	}
 	m.b = append(append(append(m.b, `],"role":"`...), r...), `"}`...)
