@@ -154,23 +154,7 @@ func TestThreeNodeCluster(t *testing.T) {
 		const limit = 3_000 // about ten requests' worth: most of the 48 are refused
 		accID, key := account(t, nodes[0].base, 1_000_000_000, map[string]any{"limit": limit, "limit_reset": "month"})
 		before, _ := store.Balance(ctx, accID)
-		var mu sync.Mutex
-		var seen []outcome
-		var wg sync.WaitGroup
-		for i := 0; i < 24; i++ {
-			wg.Add(1)
-			go func(i int) {
-				defer wg.Done()
-				for j := 0; j < 2; j++ {
-					n := (i + j) % 3
-					o := chatOn(nodes[n].base, key, n)
-					mu.Lock()
-					seen = append(seen, o)
-					mu.Unlock()
-				}
-			}(i)
-		}
-		wg.Wait()
+		seen := spread(nodes, key, 24, 2)
 		statuses := map[string]int{}
 		for _, o := range seen {
 			statuses[fmt.Sprintf("%d %s", o.status, o.code)]++
@@ -197,23 +181,7 @@ func TestThreeNodeCluster(t *testing.T) {
 		accID, key := account(t, nodes[0].base, 1_000_000_000, map[string]any{"limit": limit, "limit_reset": "month"})
 		before, _ := store.Balance(ctx, accID)
 		slicedBefore := sliceReservations(t, nodes, -1)
-		var mu sync.Mutex
-		var seen []outcome
-		var wg sync.WaitGroup
-		for i := 0; i < 24; i++ {
-			wg.Add(1)
-			go func(i int) {
-				defer wg.Done()
-				for j := 0; j < 12; j++ {
-					n := (i + j) % 3
-					o := chatOn(nodes[n].base, key, n)
-					mu.Lock()
-					seen = append(seen, o)
-					mu.Unlock()
-				}
-			}(i)
-		}
-		wg.Wait()
+		seen := spread(nodes, key, 24, 12)
 		for _, o := range seen {
 			if o.status != 200 && o.status != 403 {
 				t.Errorf("node %d answered %d %s", o.node, o.status, o.code)
@@ -398,6 +366,29 @@ func TestThreeNodeCluster(t *testing.T) {
 	for _, n := range nodes[:2] {
 		n.stop(t, syscall.SIGTERM)
 	}
+}
+
+// spread sends workers×each small chats of key at once, worker i's j-th to
+// node (i+j) mod the nodes, and returns what came back.
+func spread(nodes []*node, key string, workers, each int) []outcome {
+	var mu sync.Mutex
+	var seen []outcome
+	var wg sync.WaitGroup
+	for i := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range each {
+				n := (i + j) % len(nodes)
+				o := chatOn(nodes[n].base, key, n)
+				mu.Lock()
+				seen = append(seen, o)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return seen
 }
 
 // sliceReservations adds up the calls the nodes but skip reserved from
