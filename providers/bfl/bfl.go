@@ -137,6 +137,7 @@ func (p *Provider) generate(ctx context.Context, req *shlyuz.ImageRequest) (shly
 	if task.PollingURL == "" {
 		task.PollingURL = p.base + "/v1/get_result?id=" + url.QueryEscape(task.ID)
 	}
+	poller := p.poller(task.PollingURL)
 	for pause := pollFirst; ; pause = min(2*pause, pollMax) {
 		t := time.NewTimer(pause)
 		select {
@@ -146,7 +147,7 @@ func (p *Provider) generate(ctx context.Context, req *shlyuz.ImageRequest) (shly
 		case <-t.C:
 		}
 		var r result
-		if _, err := p.poller(task.PollingURL).JSON(ctx, http.MethodGet, task.PollingURL, nil, nil, &r); err != nil {
+		if _, err := poller.JSON(ctx, http.MethodGet, task.PollingURL, nil, nil, &r); err != nil {
 			return shlyuz.GeneratedImage{}, "", err
 		}
 		switch r.Status {
