@@ -20,7 +20,7 @@ func (g *Guard) Client(timeout time.Duration) *http.Client {
 }
 
 // credentialHeaders are the headers that carry a secret of the first host.
-var credentialHeaders = []string{"Authorization", "Proxy-Authorization", "Cookie", "X-Goog-Api-Key", "X-Api-Key", "Api-Key"}
+var credentialHeaders = []string{"Authorization", "Proxy-Authorization", "Cookie", "X-Goog-Api-Key", "X-Api-Key", "Api-Key", "X-Key"}
 
 // maxRedirects is how many redirects a fetch follows.
 const maxRedirects = 5

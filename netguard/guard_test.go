@@ -82,7 +82,7 @@ func TestTheClientRefusesAtDialTime(t *testing.T) {
 }
 
 func TestRedirectsKeepCredentialsOnTheirHost(t *testing.T) {
-	secrets := []string{"Authorization", "X-Goog-Api-Key", "X-Api-Key"}
+	secrets := []string{"Authorization", "X-Goog-Api-Key", "X-Api-Key", "X-Key"}
 	got := map[string]http.Header{}
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got["other"] = r.Header.Clone() }))
 	defer other.Close()
