@@ -539,7 +539,7 @@ func (cl *call) settleAccount(m *acctSettle) error {
 	if s := cl.slice; s != nil { // this node's view of the slice shrinks first (slices.go)
 		cl.slice = nil
 		cl.g.slices.release(s, cl.held, m.Amount)
-		m.Slice, m.Requester, m.Epoch, m.Held = true, s.requester, s.epoch, cl.held
+		m.Slice, m.Requester, m.Epoch, m.Held = true, cl.g.slices.self, s.epoch, cl.held
 		if cl.g.durable { // the answer may bring more of the slice
 			if m.Refill = cl.g.slices.refill(s, cl.held); m.Refill > 0 {
 				m.From = cl.g.sys.Address()

@@ -165,7 +165,7 @@ func New(o Options) (*Gateway, error) {
 		return nil, fmt.Errorf("start the root supervisor: %w", err)
 	}
 	g.root = root
-	g.slices = newSliceBook(func(account string, msg any) { g.dir.Send(account, KindAccount, msg) })
+	g.slices = newSliceBook(g.calls.self, func(account string, msg any) { g.dir.Send(account, KindAccount, msg) })
 	if _, err := o.System.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &callsActor{reg: g.calls, slices: g.slices} }), callsActorName); err != nil {
 		return nil, fmt.Errorf("spawn the call registry: %w", err)
 	}

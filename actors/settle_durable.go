@@ -29,7 +29,7 @@ func (g *Gateway) grant(accountID string, msg *acctReserve) (*reserved, error) {
 			return nil, ar.Err
 		}
 		if g.calls.grant(accountID, heldCall{GenID: msg.GenID, KeyID: ar.KeyID, Held: ar.Amount, Epoch: ar.Epoch}) {
-			g.slices.add(g.calls.self, ar)
+			g.slices.add(ar)
 			return ar, nil
 		}
 	}
@@ -63,7 +63,7 @@ func (g *Gateway) settleDurably(accountID string, m *acctSettle) error {
 				return shlyuz.ErrChargeNotCommitted()
 			case !ack.Moved:
 				if g.calls.acked(accountID, m.GenID, ack.Epoch) {
-					g.slices.add(g.calls.self, &reserved{AccountID: accountID, KeyID: m.KeyID, Epoch: ack.Epoch, Slice: ack.Slice, Key: ack.Key, KeyVersion: ack.KeyVersion})
+					g.slices.add(&reserved{AccountID: accountID, KeyID: m.KeyID, Epoch: ack.Epoch, Slice: ack.Slice, Key: ack.Key, KeyVersion: ack.KeyVersion})
 					return nil
 				}
 				committed = true // settle it at the newer activation too: a duplicate that frees its hold

@@ -27,7 +27,6 @@ import (
 // is void (callRegistry.grant), which retires the slice.
 type slice struct {
 	account, keyID string
-	requester      string
 	epoch          int64      // of the activation that granted it
 	key            shlyuz.Key // as the owner last sent it
 	held           shlyuz.Credits
@@ -64,10 +63,11 @@ type sliceBook struct {
 	// recalled is the newest recall of each key: an older grant arriving late goes back.
 	recalled map[sliceKey]keyVersion
 	send     func(account string, msg any) // one-way to the account's activation
+	self     string                        // this node's member id: the requester of its slices
 }
 
-func newSliceBook(send func(account string, msg any)) *sliceBook {
-	b := &sliceBook{m: make(map[sliceKey]*slice), recalled: make(map[sliceKey]keyVersion)}
+func newSliceBook(self string, send func(account string, msg any)) *sliceBook {
+	b := &sliceBook{m: make(map[sliceKey]*slice), recalled: make(map[sliceKey]keyVersion), self: self}
 	b.send = func(account string, msg any) {
 		if !b.stopped.Load() {
 			send(account, msg)
@@ -78,6 +78,11 @@ func newSliceBook(send func(account string, msg any)) *sliceBook {
 
 // stop ends the book's messages, before the actor system stops.
 func (b *sliceBook) stop() { b.stopped.Store(true) }
+
+// giveBack returns amount of this node's slice of the key, granted at epoch.
+func (b *sliceBook) giveBack(account, keyID string, epoch int64, amount shlyuz.Credits) {
+	b.send(account, &sliceReturn{Requester: b.self, KeyID: keyID, Amount: amount, Epoch: epoch})
+}
 
 // worstCase is what the owner would reserve for m when neither the balance
 // nor the ceiling limits it: the whole completion cap for every choice.
@@ -129,7 +134,7 @@ func (b *sliceBook) release(s *slice, held, charged shlyuz.Credits) {
 	}
 	b.mu.Unlock()
 	if back > 0 {
-		b.send(s.account, &sliceReturn{Requester: s.requester, KeyID: s.keyID, Amount: back, Epoch: s.epoch})
+		b.giveBack(s.account, s.keyID, s.epoch, back)
 	}
 }
 
@@ -156,7 +161,7 @@ func (b *sliceBook) refilled(s *slice) {
 // add records the owner's grant r, made with this node's reservation or
 // settlement. A grant made before the key's last recall (it crossed the
 // recall on its way) goes back at once: it carries the key as it was.
-func (b *sliceBook) add(requester string, r *reserved) {
+func (b *sliceBook) add(r *reserved) {
 	if r.Slice <= 0 {
 		return
 	}
@@ -164,7 +169,7 @@ func (b *sliceBook) add(requester string, r *reserved) {
 	b.mu.Lock()
 	if (keyVersion{r.Epoch, r.KeyVersion}).before(b.recalled[key]) {
 		b.mu.Unlock()
-		b.send(r.AccountID, &sliceReturn{Requester: requester, KeyID: r.KeyID, Amount: r.Slice, Epoch: r.Epoch})
+		b.giveBack(r.AccountID, r.KeyID, r.Epoch, r.Slice)
 		return
 	}
 	defer b.mu.Unlock()
@@ -176,7 +181,7 @@ func (b *sliceBook) add(requester string, r *reserved) {
 		if s != nil {
 			s.retired = true // of an activation that is gone
 		}
-		s = &slice{account: r.AccountID, keyID: r.KeyID, requester: requester, epoch: r.Epoch}
+		s = &slice{account: r.AccountID, keyID: r.KeyID, epoch: r.Epoch}
 		b.m[key] = s
 		time.AfterFunc(sliceIdle, func() { b.idle(key, s) })
 	}
@@ -232,7 +237,7 @@ func (b *sliceBook) retire(s *slice) {
 	s.held -= back
 	b.mu.Unlock()
 	if back > 0 {
-		b.send(s.account, &sliceReturn{Requester: s.requester, KeyID: s.keyID, Amount: back, Epoch: s.epoch})
+		b.giveBack(s.account, s.keyID, s.epoch, back)
 	}
 }
 
