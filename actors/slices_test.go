@@ -146,6 +146,35 @@ func TestRevokingAKeyRecallsItsSlices(t *testing.T) {
 	waitReleased(t, tg, "acc-slice-revoke")
 }
 
+// A key's new ceiling recalls its slices before it is answered: a slice
+// granted under the old ceiling reserves nothing once the key is stopped
+// (a ceiling of 0).
+func TestANewCeilingRecallsItsKeysSlices(t *testing.T) {
+	tg := mediaGateway()
+	actors.SetSlicesHere(tg.Gateway, true)
+	t.Cleanup(func() { actors.SetSlicesHere(tg.Gateway, false) })
+	hash := tg.account("acc-slice-limit", 1_000_000, 1_000_000)
+	before, _ := actors.SliceReservations(tg.Gateway)
+	for i := range 3 { // the first asks for a slice, the next reserve from it
+		if _, _, err := tg.Complete(context.Background(), sliceCall(hash, fmt.Sprintf("gen-slice-limit-%d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after, _ := actors.SliceReservations(tg.Gateway); after-before != 2 {
+		t.Fatalf("%d calls reserved from a slice, want 2", after-before)
+	}
+	zero := shlyuz.Credits(0)
+	if err := tg.SetKeyLimit(context.Background(), "key-acc-slice-limit", &zero); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := tg.Complete(context.Background(), sliceCall(hash, "gen-slice-limit-after"))
+	var e *shlyuz.Error
+	if !errors.As(err, &e) || e.Code != "key_limit_exceeded" {
+		t.Fatalf("a call after the ceiling went to 0: %v, want key_limit_exceeded", err)
+	}
+	waitReleased(t, tg, "acc-slice-limit")
+}
+
 // waitReleased waits until the account holds nothing: its slices came back.
 func waitReleased(t *testing.T, tg *testGateway, account string) {
 	t.Helper()
