@@ -127,3 +127,26 @@ func BenchmarkParseMessages(b *testing.B) {
 		}
 	})
 }
+
+// TestCanonicalString: a valid literal is canonical exactly when
+// encoding/json writes it back unchanged (HTML left unescaped), escaped
+// backslashes before a / or u included.
+func TestCanonicalString(t *testing.T) {
+	for _, lit := range []string{
+		`""`, `"plain"`, `"a\nb\t\"c\" \\ \b\f\r"`, `"Привет 😀"`,
+		`"C:\\users\\u"`, `"\\/"`, `"a\\\\u"`, `"x\\"`,
+		`"\u0041"`, `"a\/b"`, `"\\\u0041"`, `"\\\/"`, `"\u00e9"`, `"line` + "\u2028" + `"`,
+	} {
+		var s string
+		if err := json.Unmarshal([]byte(lit), &s); err != nil {
+			t.Fatalf("%s: %v", lit, err)
+		}
+		back, err := marshalText(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := canonicalString([]byte(lit)), string(back) == lit; got != want {
+			t.Errorf("canonicalString(%s) = %v, want %v (encoding/json writes %s)", lit, got, want, back)
+		}
+	}
+}
