@@ -55,7 +55,7 @@ func TestPollingURLGetsTheKeyOnlyOnBFLsHosts(t *testing.T) {
 // A task whose polling_url names another host is polled through the guard: a
 // loopback host there is refused at dial time, never sent the key.
 func TestPollingURLOffTheHostIsGuarded(t *testing.T) {
-	var hits atomic.Int64
+	var hits, created atomic.Int64
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
 		_, _ = io.WriteString(w, `{"status":"Error"}`)
@@ -66,6 +66,7 @@ func TestPollingURLOffTheHostIsGuarded(t *testing.T) {
 			http.Error(w, "unexpected", http.StatusBadRequest)
 			return
 		}
+		created.Add(1)
 		_, _ = io.WriteString(w, `{"id":"t1","polling_url":"`+other.URL+`/v1/get_result?id=t1","cost":4.5}`)
 	}))
 	defer own.Close()
@@ -76,6 +77,9 @@ func TestPollingURLOffTheHostIsGuarded(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	_, err = p.GenerateImages(ctx, &shlyuz.ImageRequest{Model: "flux-2-pro", Prompt: "a fox"})
+	if created.Load() != 1 {
+		t.Fatalf("the task was created %d times, want 1: %v", created.Load(), err)
+	}
 	if err == nil || hits.Load() != 0 {
 		t.Fatalf("a polling_url on a loopback host off the upstream's was fetched (%d requests): %v", hits.Load(), err)
 	}
