@@ -157,10 +157,7 @@ func (a *accountActor) reserve(m *acctReserve) *reserved {
 	if m.Fixed > 0 {
 		return a.reserveFixed(m, k, free)
 	}
-	tokens := m.MaxOut
-	if m.MaxTokens > 0 {
-		tokens = m.MaxTokens
-	}
+	tokens := m.completionCap()
 	n := max(m.N, 1)
 	if left, ok := k.left(); ok {
 		afford := m.Price.CompletionTokensFor(left, m.Prompt) / n

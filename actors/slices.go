@@ -90,11 +90,17 @@ func worstCase(m *acctReserve) (amount shlyuz.Credits, tokens int64) {
 	if m.Fixed > 0 {
 		return m.Fixed, 0
 	}
-	tokens = m.MaxOut
-	if m.MaxTokens > 0 {
-		tokens = m.MaxTokens
-	}
+	tokens = m.completionCap()
 	return m.Price.Charge(m.Prompt, shlyuz.MulChecked(tokens, max(m.N, 1))), tokens
+}
+
+// completionCap is a choice's completion cap: the client's max_tokens, else
+// the model's output ceiling.
+func (m *acctReserve) completionCap() int64 {
+	if m.MaxTokens > 0 {
+		return m.MaxTokens
+	}
+	return m.MaxOut
 }
 
 // reserve takes m's worst case from the key's slice; nil when there is no
