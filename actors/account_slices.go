@@ -96,8 +96,8 @@ func (a *accountActor) sliceHolders(keyID string) *keyState {
 	if k, ok := a.keys[keyID]; ok {
 		st.KeyVersion = k.version
 	}
-	for id, h := range a.holds {
-		if h.keyID == keyID && h.from != "" && id == sliceID(h.requester, keyID) {
+	for _, h := range a.holds {
+		if h.keyID == keyID && h.from != "" { // only a slice's hold has a from (growSlice)
 			st.SliceHolders = append(st.SliceHolders, h.from)
 		}
 	}
