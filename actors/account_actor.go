@@ -33,8 +33,9 @@ type accountActor struct {
 type hold struct {
 	amount    shlyuz.Credits
 	keyID     string
-	requester string // the member whose call it is; "" for this node's or a video job's
-	from      string // a slice's: its requester's actor address (account_slices.go)
+	requester string         // the member whose call it is; "" for this node's or a video job's
+	from      string         // a slice's: its requester's actor address (account_slices.go)
+	sliced    shlyuz.Credits // a call's: what its reservation added to its requester's slice
 	// tokens is the estimate counted against the key's tokens-a-minute limit
 	// at admission, in the window starting at tokensIn; settled to the real count.
 	tokens   int64

@@ -65,6 +65,7 @@ func (a *accountActor) settle(ctx actor.Context, m *acctSettle, reply func(*sett
 	done := &settleAck{Epoch: epoch}
 	if m.Slice && m.Refill > 0 { // the slice grows with the answer: its node asks the owner for nothing else
 		done.Slice, done.Key, done.KeyVersion = a.growSlice(m.Requester, m.From, h.keyID, m.Refill, shlyuz.MulChecked(m.Held, sliceLeast), m.Now)
+		p.slice, p.sliceID = done.Slice, sliceID(m.Requester, h.keyID) // in case every acknowledgement is lost (takeBack)
 	}
 	if entry == nil && m.Generation == nil {
 		p.finish(done)
@@ -175,6 +176,10 @@ type pendingSettle struct {
 	ack     *settleAck
 	at      time.Time // of the outcome
 	waiters []func(*settleAck)
+	// slice is what the settlement's refill added to sliceID, until taken
+	// back (the account actor's alone: the journal's callback never reads it).
+	slice   shlyuz.Credits
+	sliceID string
 }
 
 func (p *pendingSettle) wait(reply func(*settleAck)) {

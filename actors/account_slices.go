@@ -30,6 +30,10 @@ func sliceID(requester, keyID string) string { return "slice/" + requester + "/"
 func (a *accountActor) grantSlice(m *acctReserve, r *reserved) {
 	if m.Slice > 0 && r.Err == nil {
 		r.Slice, r.Key, r.KeyVersion = a.growSlice(m.Requester, m.From, r.KeyID, m.Slice, shlyuz.MulChecked(r.Amount, sliceLeast), m.Now)
+		if h, ok := a.holds[m.GenID]; ok && r.Slice > 0 { // remembered until the call settles, in case the answer is lost
+			h.sliced = r.Slice
+			a.holds[m.GenID] = h
+		}
 	}
 }
 
@@ -75,9 +79,37 @@ func (a *accountActor) chargeSlice(m *acctSettle) (hold, bool) {
 
 // returnSlice takes back what a node gives back of its slice.
 func (a *accountActor) returnSlice(m *sliceReturn) {
+	if m.Untaken != "" {
+		a.takeBack(m.Untaken)
+		return
+	}
 	id := sliceID(m.Requester, m.KeyID)
 	if s, ok := a.holds[id]; ok && m.Epoch == a.balance.Epoch {
 		a.shrinkSlice(id, s, min(max(m.Amount, 0), s.amount))
+	}
+}
+
+// takeBack shrinks a slice by the grant made with the answer to genID, a
+// reservation's or a settlement's, which its requester gave up: the
+// requester never counted it, so without this it would stay held here,
+// spent by nobody, until the node left or the account moved. Only this
+// activation's own record of the grant counts (the call's hold, or the
+// settlement's entry in its book), and it is taken back once; a grant
+// forgotten already (its record gone) stays, as it did before: held,
+// never spent. The requester's view of the slice stays the smaller.
+func (a *accountActor) takeBack(genID string) {
+	var id string
+	var grant shlyuz.Credits
+	if h, ok := a.holds[genID]; ok && h.sliced > 0 {
+		id, grant = sliceID(h.requester, h.keyID), h.sliced
+		h.sliced = 0
+		a.holds[genID] = h
+	} else if p := a.settled.get(genID); p != nil && p.slice > 0 {
+		id, grant = p.sliceID, p.slice
+		p.slice = 0
+	}
+	if s, ok := a.holds[id]; ok && grant > 0 {
+		a.shrinkSlice(id, s, min(grant, s.amount))
 	}
 }
 

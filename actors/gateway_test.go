@@ -81,6 +81,7 @@ type testGateway struct {
 	commits *atomic.Int64 // the journal's commits that wrote anything
 	store   *sqlite.Store
 	tb      tb
+	lossy   *actors.LossyDirectory // the gateway's directory, which can lose answers
 }
 
 // newTestGateway is a one-node gateway on a SQLite file routing every model
@@ -159,7 +160,8 @@ func startGatewayLogged(tb tb, idle time.Duration, batch int64, durable, logged 
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := gw.Attach(ctx, dir); err != nil {
+	lossy := actors.NewLossyDirectory(dir)
+	if err := gw.Attach(ctx, lossy); err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() {
@@ -168,7 +170,7 @@ func startGatewayLogged(tb tb, idle time.Duration, batch int64, durable, logged 
 		_ = journal.Close(context.Background())
 		_ = store.Close()
 	})
-	return &testGateway{Gateway: gw, commits: commits, store: store, tb: tb}
+	return &testGateway{Gateway: gw, commits: commits, store: store, tb: tb, lossy: lossy}
 }
 
 // account makes an account with the credits and a key with the ceiling

@@ -106,12 +106,16 @@ type acctSettle struct {
 }
 
 // sliceReturn gives the unused Amount of a requester's slice of a key back
-// to the activation that granted it at Epoch (one-way).
+// to the activation that granted it at Epoch (one-way); or, with Untaken,
+// whatever the answer to the reservation or settlement Untaken (a
+// generation id) added to the slice: the requester gave that answer up, so
+// it never counted the grant (account_slices.go, takeBack).
 type sliceReturn struct {
 	Requester string
 	KeyID     string
 	Amount    shlyuz.Credits
 	Epoch     int64
+	Untaken   string
 }
 
 // sliceRecall tells a node's call registry to retire its slice of the

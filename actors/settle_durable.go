@@ -21,6 +21,9 @@ func (g *Gateway) grant(accountID string, msg *acctReserve) (*reserved, error) {
 	for range 4 {
 		res, err := g.dir.Request(accountID, KindAccount, msg, g.timeout)
 		if err != nil {
+			if msg.Slice > 0 { // before the release, which drops the hold that remembers the grant
+				g.slices.untaken(accountID, msg.KeyID, msg.GenID)
+			}
 			g.dir.Send(accountID, KindAccount, &acctSettle{GenID: msg.GenID, KeyID: msg.KeyID, Now: msg.Now})
 			return nil, shlyuz.ErrAccountMoving()
 		}
@@ -71,6 +74,9 @@ func (g *Gateway) settleDurably(accountID string, m *acctSettle) error {
 		}
 		if !g.Live() || time.Now().After(deadline) {
 			g.calls.done(accountID, m.GenID)
+			if m.Refill > 0 { // no acknowledgement came: the refill it carried, if any, was never counted here
+				g.slices.untaken(accountID, m.KeyID, m.GenID)
+			}
 			if committed {
 				return nil
 			}

@@ -84,6 +84,15 @@ func (b *sliceBook) giveBack(account, keyID string, epoch int64, amount shlyuz.C
 	b.send(account, &sliceReturn{Requester: b.self, KeyID: keyID, Amount: amount, Epoch: epoch})
 }
 
+// untaken tells the account's activation that this node gave up the answer
+// to genID, a reservation or a settlement that asked for more of the key's
+// slice: whatever that answer added to the slice was never counted here,
+// and the owner takes it back (accountActor.takeBack). A node gives an
+// answer up for good: one that still comes later is dropped with its future.
+func (b *sliceBook) untaken(account, keyID, genID string) {
+	b.send(account, &sliceReturn{Requester: b.self, KeyID: keyID, Untaken: genID})
+}
+
 // worstCase is what the owner would reserve for m when neither the balance
 // nor the ceiling limits it: the whole completion cap for every choice.
 func worstCase(m *acctReserve) (amount shlyuz.Credits, tokens int64) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -191,5 +192,54 @@ func waitReleased(t *testing.T, tg *testGateway, account string) {
 			t.Fatalf("%d credits still reserved", b.Reserved)
 		}
 		time.Sleep(20 * time.Millisecond) // polling a gauge, not waiting for a guess
+	}
+}
+
+// A grant of more slice whose answer never reaches its node is taken back:
+// the owner counted it in the node's slice, the node never did, so without
+// the node's word it would stay reserved (spent by nobody) until the node
+// left or the account moved. The node says so once it gives the answer up:
+// a reservation's that timed out, or a settlement's whose every
+// acknowledgement was lost; then, once its slice goes back idle, the account
+// holds nothing.
+func TestALostSliceGrantComesBack(t *testing.T) {
+	tg := mediaGateway()
+	actors.SetSlicesHere(tg.Gateway, true)
+	actors.SetDurable(tg.Gateway, true)
+	old := actors.SetTimeout(tg.Gateway, time.Second) // a settlement is given up after a second, not ten
+	t.Cleanup(func() {
+		tg.lossy.LoseReservations(false)
+		tg.lossy.LoseRefills(false)
+		actors.SetTimeout(tg.Gateway, old)
+		actors.SetSlicesHere(tg.Gateway, false)
+		actors.SetDurable(tg.Gateway, false)
+	})
+	for _, tc := range []struct {
+		name string
+		lose func(on bool)
+	}{
+		{"a reservation's answer", tg.lossy.LoseReservations},
+		{"every acknowledgement of a refill", tg.lossy.LoseRefills},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			account := "acc-slice-lost-" + strings.ReplaceAll(tc.name, " ", "-")
+			hash := tg.account(account, 10_000_000, 5_000_000)
+			lostBefore := tg.lossy.LostGrants()
+			tc.lose(true)
+			failed := 0
+			for i := 0; i < 200 && tg.lossy.LostGrants() == lostBefore; i++ { // one call at a time, until a grant is lost
+				if _, _, err := tg.Complete(context.Background(), sliceCall(hash, fmt.Sprintf("gen-%s-%d", account, i))); err != nil {
+					failed++ // the call whose answer was lost: 503, or its charge not known to be committed
+				}
+			}
+			tc.lose(false)
+			if tg.lossy.LostGrants() == lostBefore || failed != 1 {
+				t.Fatalf("%d grants lost, %d calls failed; want one of each", tg.lossy.LostGrants()-lostBefore, failed)
+			}
+			if _, _, err := tg.Complete(context.Background(), sliceCall(hash, "gen-"+account+"-after")); err != nil {
+				t.Fatalf("a call after the lost answer: %v", err)
+			}
+			waitReleased(t, tg, account)
+		})
 	}
 }
