@@ -53,6 +53,21 @@
 // (nproc, CPU model, Go version, load average at start and end) and the
 // parameters to -out as JSON. Progress goes to stderr.
 //
+// -cluster N compares one node with N nodes of a cluster instead of the
+// scenarios above: it needs -db postgres://… (PostgreSQL answering, else one
+// line and exit status 1), makes two fresh schemas there, starts a
+// single-mode node on one and N sql-mode nodes on the other (free ports,
+// the same config and fakes), an account and a key with a ceiling on each,
+// and runs -rounds rounds of scenario 1 (direct and both setups in rotating
+// blocks) and of scenario 4's levels (direct and the setups in turn, the
+// order reversed every level and round; requests go to a setup's nodes in
+// turn). It prints req/s, the ratio to one node, added p50/p99 at c=1, the
+// nodes' CPU per request and the nodes' slice and remote reservations, and
+// writes the rounds to -out. The schemas are dropped at the end, on an
+// error and on Ctrl-C (-keep keeps them, and the nodes' logs).
+//
+//	go run ./cmd/bench -cluster 3 -db 'postgres://postgres:postgres@127.0.0.1:5432/postgres?sslmode=disable' -n 300 -levels 64 -duration 3s
+//
 // To measure another OpenAI-compatible gateway instead, start the fakes on
 // fixed ports, point that gateway's models at them, and pass its base URL and
 // a key: -instant-addr 127.0.0.1:9101 -slow-addr 127.0.0.1:9102
@@ -137,6 +152,7 @@ type options struct {
 	promptN, promptConc          int
 	promptDuration               time.Duration
 	onlyPrompts                  bool
+	cluster, rounds              int
 }
 
 // quickValues shrink the run to a few seconds under -quick (flags given explicitly win).
@@ -196,6 +212,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.promptConc, "prompt-conc", 64, "concurrency of scenario 7's closed loop")
 	fs.DurationVar(&o.promptDuration, "prompt-duration", 3*time.Second, "measured time per side and size of scenario 7's closed loop")
 	fs.BoolVar(&o.onlyPrompts, "only-prompts", false, "run scenario 7 alone")
+	fs.IntVar(&o.cluster, "cluster", 0, "compare one single-mode node with this many sql-mode nodes instead of the scenarios above: fresh schemas of -db (PostgreSQL), dropped at the end unless -keep; -rounds rounds of scenario 1 and scenario 4's levels, the setups taking turns")
+	fs.IntVar(&o.rounds, "rounds", 2, "rounds of -cluster")
 	fs.DurationVar(&o.maxTime, "max-time", 20*time.Minute, "the whole run is cut after this")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -248,6 +266,14 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, errors.New("-target needs -target-key")
 	case o.target != "" && o.db != "":
 		return nil, errors.New("-db is for the built-in gateway; it makes no sense with -target")
+	case o.cluster != 0 && (o.cluster < 2 || o.cluster > 16):
+		return nil, errors.New("-cluster must be from 2 to 16 nodes")
+	case o.cluster > 0 && !strings.HasPrefix(o.db, "postgres://") && !strings.HasPrefix(o.db, "postgresql://"):
+		return nil, errors.New("-cluster needs -db postgres://… (its nodes share a PostgreSQL database)")
+	case o.cluster > 0 && o.onlyPrompts:
+		return nil, errors.New("-cluster runs scenarios 1 and 4 only; it makes no sense with -only-prompts")
+	case o.rounds < 1 || o.rounds > 100:
+		return nil, errors.New("-rounds must be from 1 to 100")
 	case o.db != "" && !strings.HasPrefix(o.db, "postgres://") && !strings.HasPrefix(o.db, "postgresql://") && !strings.HasPrefix(o.db, "sqlite://"):
 		return nil, errors.New("-db must be postgres://… (or sqlite://PATH)")
 	}
@@ -330,6 +356,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.maxTime)
 	defer cancel()
+	if o.cluster > 0 { // before anything else, so that an unreachable PostgreSQL is one line
+		if err := pgReachable(ctx, o.db); err != nil {
+			return err
+		}
+	}
 	started := time.Now()
 	b := &bench{o: o, start: started, log: stderr, client: newClient(4096), ctl: newClient(16), fakePID: map[string]int{}}
 	defer b.client.CloseIdleConnections()
@@ -357,6 +388,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		}
 		_ = os.RemoveAll(b.tmp)
 	}()
+	var schemas *clusterSchemas
+	if o.cluster > 0 { // dropped after the children stopped (defers run in reverse)
+		if schemas, err = createSchemas(ctx, o.db, fmt.Sprintf("bench_cluster_%d", started.UnixNano()), 2); err != nil {
+			return err
+		}
+		b.logf("schemas %s on %s", strings.Join(schemas.names, ", "), redactDSN(o.db))
+		defer func() {
+			if o.keep {
+				b.logf("kept schemas %s", strings.Join(schemas.names, ", "))
+				return
+			}
+			if derr := schemas.drop(); derr != nil {
+				b.logf("%v", derr)
+				err = errors.Join(err, derr)
+				return
+			}
+			b.logf("dropped the schemas")
+		}()
+	}
 	var children []*child
 	defer func() { // the gateway first, then the fakes
 		for i := len(children) - 1; i >= 0; i-- {
@@ -412,10 +462,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			return err
 		}
 	}
-	if streamURL == "" {
+	if streamURL == "" && o.cluster == 0 {
 		if streamURL, err = startFake("stream", o.streamAddr, "-tokens-per-sec", strconv.Itoa(o.tokensPerSec), "-reply-tokens", strconv.Itoa(o.streamTokens)); err != nil {
 			return err
 		}
+	}
+	if o.cluster > 0 {
+		return b.runCluster(ctx, schemas, instantURL, slowURL, &children, stdout)
 	}
 	setup := Setup{DirectInstant: instantURL, DirectSlow: slowURL, DirectStream: streamURL,
 		ModelInstant: o.modelInstant, ModelSlow: o.modelSlow, ModelStream: o.modelStream}
@@ -433,11 +486,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 
 	// The gateway.
 	if needGateway {
-		gw, err := b.startGateway(ctx, &setup, []benchUpstream{
-			{name: "instant", model: o.modelInstant, baseURL: instantURL, withKey: o.direct != "" && o.directKey != ""},
-			{name: "slow", model: o.modelSlow, baseURL: slowURL, withKey: o.directSlow != "" && o.directKey != ""},
-			{name: "stream", model: o.modelStream, baseURL: streamURL, withKey: o.directStream != "" && o.directKey != ""},
-		})
+		gw, err := b.startGateway(ctx, &setup, b.upstreams(instantURL, slowURL, streamURL))
 		if gw != nil {
 			children = append(children, gw)
 		}
@@ -496,35 +545,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 // answers and sets up the account and the key.
 func (b *bench) startGateway(ctx context.Context, setup *Setup, ups []benchUpstream) (*child, error) {
 	o := b.o
-	cfg := gatewayConfig(ups)
-	if o.directModel != "" {
-		cfg = strings.ReplaceAll(cfg, "strip_prefix: false}", "strip_prefix: false, upstream_model: "+strconv.Quote(o.directModel)+"}")
-	}
-	cfgPath := filepath.Join(b.tmp, "gateway.yaml")
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
+	cfgPath, cfg, err := b.writeConfig(ups)
+	if err != nil {
 		return nil, err
 	}
 	db := o.db
 	if db == "" {
 		db = "sqlite://" + filepath.Join(b.tmp, "gateway.db")
 	}
-	addr, err := freeAddr()
-	if err != nil {
-		return nil, err
-	}
 	token := randomHex(16)
 	b.adminToken = token
-	env := append(os.Environ(), "SHLYUZ_ADMIN_TOKEN="+token)
-	if o.directKey != "" {
-		env = append(env, upstreamKeyEnv+"="+o.directKey)
-	}
-	gw, err := startChild("gateway", filepath.Join(b.tmp, "shlyuz"), []string{"serve", "--listen", addr, "--db", db, "--config", cfgPath},
-		env, filepath.Join(b.tmp, "gateway.log"))
+	gw, root, err := b.startNode(ctx, "gateway", db, cfgPath, token)
 	if err != nil {
-		return nil, err
-	}
-	root := "http://" + addr
-	if err := waitReady(ctx, gw, o.startupTimeout, "the gateway to answer GET /api/pricing", func() bool { return httpOK(b.ctl, root+"/api/pricing") }); err != nil {
 		return gw, err
 	}
 	_, key, err := setupAccount(ctx, b.ctl, root, token, o.credits, o.keyCeiling)
@@ -540,6 +572,59 @@ func (b *bench) startGateway(ctx context.Context, setup *Setup, ups []benchUpstr
 	setup.Credits, setup.KeyCeiling, setup.Config = o.credits, o.keyCeiling, cfg
 	b.logf("gateway pid %d on %s, store %s", gw.pid(), root, setup.DB)
 	return gw, nil
+}
+
+// upstreams are the built-in gateway's upstreams: one per scenario whose
+// upstream URL is known (an empty URL is left out).
+func (b *bench) upstreams(instantURL, slowURL, streamURL string) []benchUpstream {
+	o := b.o
+	var ups []benchUpstream
+	for _, u := range []benchUpstream{
+		{name: "instant", model: o.modelInstant, baseURL: instantURL, withKey: o.direct != "" && o.directKey != ""},
+		{name: "slow", model: o.modelSlow, baseURL: slowURL, withKey: o.directSlow != "" && o.directKey != ""},
+		{name: "stream", model: o.modelStream, baseURL: streamURL, withKey: o.directStream != "" && o.directKey != ""},
+	} {
+		if u.baseURL != "" {
+			ups = append(ups, u)
+		}
+	}
+	return ups
+}
+
+// writeConfig writes the gateway's config into the temporary directory.
+func (b *bench) writeConfig(ups []benchUpstream) (path, cfg string, err error) {
+	cfg = gatewayConfig(ups)
+	if b.o.directModel != "" {
+		cfg = strings.ReplaceAll(cfg, "strip_prefix: false}", "strip_prefix: false, upstream_model: "+strconv.Quote(b.o.directModel)+"}")
+	}
+	path = filepath.Join(b.tmp, "gateway.yaml")
+	return path, cfg, os.WriteFile(path, []byte(cfg), 0o600)
+}
+
+// startNode starts `shlyuz serve` on a free loopback port with the store db
+// and the admin token (extraEnv added to the environment, its log
+// NAME.log in the temporary directory) and waits until it answers; root is
+// its http://HOST:PORT.
+func (b *bench) startNode(ctx context.Context, name, db, cfgPath, token string, extraEnv ...string) (c *child, root string, err error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, "", err
+	}
+	env := append(os.Environ(), "SHLYUZ_ADMIN_TOKEN="+token)
+	if b.o.directKey != "" {
+		env = append(env, upstreamKeyEnv+"="+b.o.directKey)
+	}
+	env = append(env, extraEnv...)
+	c, err = startChild(name, filepath.Join(b.tmp, "shlyuz"), []string{"serve", "--listen", addr, "--db", db, "--config", cfgPath},
+		env, filepath.Join(b.tmp, name+".log"))
+	if err != nil {
+		return nil, "", err
+	}
+	root = "http://" + addr
+	if err := waitReady(ctx, c, b.o.startupTimeout, name+" to answer GET /api/pricing", func() bool { return httpOK(b.ctl, root+"/api/pricing") }); err != nil {
+		return c, root, err
+	}
+	return c, root, nil
 }
 
 // probe sends one request until it succeeds, so every route is known to work before measuring.

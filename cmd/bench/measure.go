@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"time"
 )
 
@@ -184,9 +185,21 @@ type cpuSnap struct {
 }
 
 func takeCPU(gwPID, upPID int) cpuSnap {
-	var s cpuSnap
 	if gwPID > 0 {
-		s.gw, s.gwOK = cpuTime(fmt.Sprint(gwPID))
+		return takeCPUs([]int{gwPID}, upPID)
+	}
+	return takeCPUs(nil, upPID)
+}
+
+// takeCPUs is takeCPU of a gateway of several processes (a cluster's
+// nodes): gw is the sum of their CPU times, known only if every one's is.
+func takeCPUs(gwPIDs []int, upPID int) cpuSnap {
+	var s cpuSnap
+	s.gwOK = len(gwPIDs) > 0
+	for _, pid := range gwPIDs {
+		t, ok := cpuTime(fmt.Sprint(pid))
+		s.gw += t
+		s.gwOK = s.gwOK && ok
 	}
 	if upPID > 0 {
 		s.up, s.upOK = cpuTime(fmt.Sprint(upPID))
@@ -301,7 +314,11 @@ func (b *bench) allocs(ctx context.Context) AllocResult {
 }
 
 // billing reads the key and the balance back, to show billing ran.
-func (b *bench) billing() *BillingCheck {
+func (b *bench) billing() *BillingCheck { return billingOf(b.ctl, b.gwBase, b.gwKey) }
+
+// billingOf reads the key and the balance back through base (…/v1; the
+// first of several).
+func billingOf(c *http.Client, base, key string) *BillingCheck {
 	var k struct {
 		Data struct {
 			Limit          *int64 `json:"limit"`
@@ -309,17 +326,17 @@ func (b *bench) billing() *BillingCheck {
 			Usage          int64  `json:"usage"`
 		} `json:"data"`
 	}
-	if !getJSON(b.ctl, firstBase(b.gwBase)+"/key", b.gwKey, &k) {
+	if !getJSON(c, firstBase(base)+"/key", key, &k) {
 		return nil
 	}
 	bc := &BillingCheck{KeyLimit: k.Data.Limit, KeyUsage: k.Data.Usage, KeyLimitRemaining: k.Data.LimitRemaining}
-	var c struct {
+	var cr struct {
 		Data struct {
 			Total *int64 `json:"balance_credits"`
 		} `json:"data"`
 	}
-	if getJSON(b.ctl, b.gwBase+"/credits", b.gwKey, &c) {
-		bc.BalanceCredits = c.Data.Total
+	if getJSON(c, firstBase(base)+"/credits", key, &cr) {
+		bc.BalanceCredits = cr.Data.Total
 	}
 	return bc
 }

@@ -161,8 +161,8 @@ type BillingCheck struct {
 	BalanceCredits    *int64 `json:"balance_credits,omitempty"`
 }
 
-// writeJSON writes the results, indented, to path.
-func writeJSON(path string, r *Results) error {
+// writeJSON writes the results (*Results or *ClusterResults), indented, to path.
+func writeJSON(path string, r any) error {
 	raw, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
