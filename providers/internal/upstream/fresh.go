@@ -78,5 +78,6 @@ func Stale(err error) bool {
 }
 
 // errServerClosedIdle is the text of net/http's unexported error for a
-// request sent on a pooled connection the server had closed.
+// request sent on a pooled connection the server had closed
+// (TestStaleKnowsServerClosedIdle makes net/http say it).
 const errServerClosedIdle = "http: server closed idle connection"
