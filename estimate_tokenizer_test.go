@@ -136,6 +136,31 @@ func BenchmarkEstimatePromptSizes(b *testing.B) {
 	}
 }
 
+// benchPromptText is cmd/bench's scenario 7 prompt: prose and Go code
+// indented with tabs. JSON-escaped, its code is dense with escapes (\n\t\t,
+// \"), two runs of spaces an escape apart at most lines' start, which the
+// bulk count closes one gap at a time: its 150 KB take longer to estimate
+// than bigMessages' prose (about 1.45 times on a 2-core amd64 VM).
+const benchPromptText = "The gateway reserves the worst case of a request before it calls the upstream, and settles to the real price " +
+	"when the reply ends. A client that sends no max_tokens gets the most its key and balance can pay for.\n\n" +
+	"func settle(r *Reservation, u Usage) int64 {\n\tcost := u.PromptTokens*r.Price.Prompt + u.CompletionTokens*r.Price.Completion\n" +
+	"\tif cost > r.Held {\n\t\tcost = r.Held\n\t}\n\treturn cost // \"held\" is the ceiling\n}\n\n"
+
+// BenchmarkEstimatePromptCode is the estimate of the 150,000-character
+// prompt cmd/bench sends (benchPromptText), the one whose end-to-end cost
+// issue 24 bounds, in MB/s of the messages array.
+func BenchmarkEstimatePromptCode(b *testing.B) {
+	text, _ := json.Marshal(strings.Repeat(benchPromptText, 150_000/len(benchPromptText)+1)[:150_000])
+	msgs := []byte(`[{"role":"system","content":"You are a careful coding assistant."},{"role":"user","content":` + string(text) + `}]`)
+	b.SetBytes(int64(len(msgs)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := EstimatePrompt(msgs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkEstimatePromptRussian is the estimate of a large context of
 // Russian prose (~140 KB), sent as UTF-8 and \u-escaped (Python's
 // json.dumps by default), in MB/s of the messages array.
