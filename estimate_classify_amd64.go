@@ -9,14 +9,14 @@ import "golang.org/x/sys/cpu"
 var useAVX2 = cpu.X86.HasAVX2
 
 // classifyBlock fills k with the class masks of the 64 bytes at b:
-// classify64 or classify64AVX2, in estimate_classify_amd64.s.
-func classifyBlock(b *[64]byte, k *blockMasks) {
-	if useAVX2 {
-		classify64AVX2(b, k)
-		return
-	}
-	classify64(b, k)
-}
+// classify64 or classify64AVX2, in estimate_classify_amd64.s, chosen there
+// (classify64Auto) so that this inlines into the block loop.
+func classifyBlock(b *[64]byte, k *blockMasks) { classify64Auto(b, k) }
+
+// classify64Auto is classify64AVX2 where useAVX2 is set, else classify64.
+//
+//go:noescape
+func classify64Auto(b *[64]byte, k *blockMasks)
 
 // classify64 is classifyWords with SSE2.
 //

@@ -204,3 +204,14 @@ noesc:
 	VZEROUPPER
 	STORE
 	RET
+
+// func classify64Auto(b *[64]byte, k *blockMasks)
+// classify64AVX2 where useAVX2 is set, else classify64: one call that
+// classifyBlock inlines.
+TEXT ·classify64Auto(SB), NOSPLIT, $0-16
+	CMPB ·useAVX2(SB), $0
+	JEQ sse2
+	JMP ·classify64AVX2(SB)
+
+sse2:
+	JMP ·classify64(SB)
