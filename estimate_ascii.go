@@ -177,7 +177,13 @@ func (t *tally) blocks(b []byte) int {
 		reserve += int64(bits.OnesCount64(h3))
 		likely += int64(bits.OnesCount64(h4))
 		if spc&(spc<<1) != 0 || ks > 0 && spc&1 != 0 { // single spaces cost nothing
-			sp := offsets4(spc, ks, 1)
+			// offsets4(spc, ks, 1), written out: the call cost a tenth of the count of code.
+			first := ((spc + 1) ^ spc) & spc
+			rest := spc &^ first
+			starts := rest &^ (rest << 1)
+			h := first&bits.RotateLeft64(firstMod4[ks], 1) | (((rest+starts&p40)^rest)&(mod4<<1)|((rest+starts&p41)^rest)&(mod4<<2)|
+				((rest+starts&p42)^rest)&(mod4<<3)|((rest+starts&p43)^rest)&mod4)&rest
+			sp := int64(bits.OnesCount64(h))
 			reserve += sp
 			likely += sp
 		}
