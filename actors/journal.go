@@ -39,11 +39,15 @@ type Journal struct {
 	shared  bool          // the last commit run started carried several waiters (run's own)
 
 	// Issue 20: the write-ahead log (Recover), nil without one. With it a
-	// queued entry is durable once appended: its waiter is told Logged at
-	// once, and the store's commits run at the tick, nobody waiting.
+	// queued entry is durable once appended: its waiter is told Logged then,
+	// and the store's commits run at the tick, nobody waiting. Records are
+	// staged and written together (journal_ahead_writer.go); ahead, aheadErr
+	// and the log's segments are aheadMu's, taken before mu.
+	aheadMu  sync.Mutex
 	ahead    AheadLog
 	aheadOn  atomic.Bool // ahead is set
 	aheadErr bool        // an append failed: logged once, until one succeeds again
+	stage    aheadStage  // mu's
 }
 
 // linger is how long a waiter's commit waits for others when the last
@@ -67,6 +71,7 @@ func NewJournal(store shlyuz.Store, interval time.Duration, log *slog.Logger, m 
 	j := &Journal{store: store, interval: interval, log: log, metrics: m,
 		gens: make(map[string]*shlyuz.Generation),
 		stop: make(chan struct{}), stopped: make(chan struct{}), kick: make(chan struct{}, 1)}
+	j.stage.settled = sync.NewCond(&j.mu)
 	go j.run()
 	return j
 }
@@ -84,20 +89,21 @@ func (j *Journal) Add(e *shlyuz.LedgerEntry, g *shlyuz.Generation) {
 // appended, and later again only if the store then found the entry a
 // Duplicate or Fenced; no commit is started.
 func (j *Journal) AddNotify(e *shlyuz.LedgerEntry, g *shlyuz.Generation, waited bool, done func(Outcome)) {
-	if !j.queue(e, g, done) && waited {
+	if !j.queue(e, g, done, waited, false) && waited {
 		j.kickRun()
 	}
 }
 
 // AddCommit is AddNotify for a waited entry whose caller knows no other
-// settlement is on its way (no other call in flight): the commit runs at
-// once in the caller's goroutine, without waking the journal's goroutine
-// first (a commit that is running already takes the entry in the next,
-// started by the journal's goroutine). Under concurrency callers use
-// AddNotify, and the journal's goroutine lingers for the others (run).
+// settlement is on its way (no other call in flight): the commit (or the
+// write-ahead log's append) runs at once in the caller's goroutine, without
+// waking another goroutine first (a commit that is running already takes the
+// entry in the next, started by the journal's goroutine). Under concurrency
+// callers use AddNotify: the journal's goroutine lingers for the others
+// (run), and the log's writer appends together what was staged meanwhile.
 func (j *Journal) AddCommit(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done func(Outcome)) {
-	if j.queue(e, g, done) {
-		return // durable in the write-ahead log: the tick commits it
+	if j.queue(e, g, done, true, true) {
+		return // the write-ahead log has it, or will: the tick commits it
 	}
 	if !j.flushMu.TryLock() {
 		j.kickRun()
@@ -111,14 +117,27 @@ func (j *Journal) AddCommit(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done fu
 }
 
 // queue adds the entry, the record and whoever waits for them to the next
-// commit, and reports whether they are in the write-ahead log (done was told
-// Logged).
-func (j *Journal) queue(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done func(Outcome)) (logged bool) {
-	rec := j.encode(e, g)
-	j.mu.Lock()
-	if rec != nil && j.ahead != nil { // closed since encode looked: the store's commit as without one
-		logged = j.append(rec)
+// commit, and reports whether they went to the write-ahead log instead
+// (staged: done hears Logged once they are appended, or, if the append
+// fails, they join the next commit, and a waited one starts it). inline
+// appends in the caller's goroutine when no other append is running.
+func (j *Journal) queue(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done func(Outcome), waited, inline bool) (staged bool) {
+	if rec := j.encode(e, g); rec != nil {
+		staged = j.stageAhead(rec.Bytes(), aheadItem{entry: e, gen: g, done: done, waited: waited}, inline)
+		aheadBufs.Put(rec)
+		if staged {
+			return true
+		}
 	}
+	j.mu.Lock()
+	j.pendLocked(e, g, done, false)
+	j.mu.Unlock()
+	return false
+}
+
+// pendLocked adds the entry, the record and their waiter (told Logged
+// already when logged) to the next commit, with j.mu held.
+func (j *Journal) pendLocked(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done func(Outcome), logged bool) {
 	if done != nil {
 		n := notice{done: done, logged: logged}
 		if e != nil {
@@ -133,14 +152,6 @@ func (j *Journal) queue(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done func(O
 		j.pending.Generations = append(j.pending.Generations, *g)
 		j.gens[g.ID] = g
 	}
-	j.mu.Unlock()
-	if rec != nil {
-		aheadBufs.Put(rec)
-	}
-	if logged && done != nil {
-		done(Logged)
-	}
-	return logged
 }
 
 // encode is the record for the write-ahead log, nil without one (or when it
@@ -155,20 +166,6 @@ func (j *Journal) encode(e *shlyuz.LedgerEntry, g *shlyuz.Generation) *bytes.Buf
 		return nil
 	}
 	return rec
-}
-
-// append writes the record to the write-ahead log, with j.mu held; a
-// failure is logged once, and the entry waits for the store's commit.
-func (j *Journal) append(rec *bytes.Buffer) bool {
-	if err := j.ahead.Append(rec.Bytes()); err != nil {
-		if !j.aheadErr {
-			j.log.Error("journal: the write-ahead log refused a record; replies wait for the store's commit", "err", err)
-		}
-		j.aheadErr = true
-		return false
-	}
-	j.aheadErr = false
-	return true
 }
 
 // kickRun asks the journal's goroutine for a commit: group commit on demand,
@@ -208,7 +205,10 @@ func (j *Journal) run() {
 		j.mu.Lock()
 		j.shared = len(j.notices) > 1
 		j.mu.Unlock()
-		if err := j.Flush(context.Background()); err != nil {
+		j.flushMu.Lock()
+		err := j.flush(context.Background())
+		j.flushMu.Unlock()
+		if err != nil {
 			j.log.Error("journal commit failed; will retry", "err", err)
 		}
 	}
@@ -216,6 +216,7 @@ func (j *Journal) run() {
 
 // Flush commits everything queued so far and returns when it is durable.
 func (j *Journal) Flush(ctx context.Context) error {
+	j.awaitStaged()
 	j.flushMu.Lock()
 	defer j.flushMu.Unlock()
 	return j.flush(ctx)
@@ -223,6 +224,9 @@ func (j *Journal) Flush(ctx context.Context) error {
 
 // flush is Flush with flushMu held.
 func (j *Journal) flush(ctx context.Context) error {
+	// aheadMu: no append is between its write and pending, so every record
+	// in the segments up to the mark is in this batch.
+	j.aheadMu.Lock()
 	j.mu.Lock()
 	batch, notices := j.pending, j.notices
 	j.pending, j.notices = shlyuz.Batch{}, nil
@@ -231,6 +235,7 @@ func (j *Journal) flush(ctx context.Context) error {
 		mark = j.ahead.Seal()
 	}
 	j.mu.Unlock()
+	j.aheadMu.Unlock()
 	if len(batch.Entries) == 0 && len(batch.Generations) == 0 {
 		notifyAll(notices)
 		return nil
@@ -256,12 +261,14 @@ func (j *Journal) flush(ctx context.Context) error {
 	for i := range batch.Generations {
 		delete(j.gens, batch.Generations[i].ID)
 	}
+	j.mu.Unlock()
+	j.aheadMu.Lock()
 	if j.ahead != nil {
 		if err := j.ahead.Drop(mark); err != nil { // replayed again after a crash: duplicates, harmless
 			j.log.Error("journal: cannot remove committed write-ahead segments", "err", err)
 		}
 	}
-	j.mu.Unlock()
+	j.aheadMu.Unlock()
 	if j.metrics.BatchSize != nil {
 		j.metrics.BatchSize(len(batch.Entries) + len(batch.Generations))
 	}
@@ -294,6 +301,9 @@ func (j *Journal) Close(ctx context.Context) error {
 
 // closeAhead closes the write-ahead log (what it held is committed).
 func (j *Journal) closeAhead() error {
+	j.awaitWriter()
+	j.aheadMu.Lock()
+	defer j.aheadMu.Unlock()
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.ahead == nil {

@@ -14,11 +14,11 @@ import (
 // AheadLog is a write-ahead file the journal appends what it queues to
 // before the store has it (persistence/aheadlog): a settlement is durable
 // once its record is appended, and the store's commit no longer waits on a
-// reply. The journal calls it under its lock only.
+// reply. The journal calls it under its aheadMu only.
 type AheadLog interface {
-	// Append writes one record, a line with its newline; when it returns
-	// nil the record survives a crash of the process.
-	Append(rec []byte) error
+	// Append writes records, whole lines each with its newline, at once;
+	// when it returns nil they survive a crash of the process.
+	Append(recs []byte) error
 	// Seal ends the open segment; the segments up to the mark hold every
 	// record appended so far.
 	Seal() (mark uint64)
@@ -120,6 +120,8 @@ func (j *Journal) Recover(ctx context.Context, l AheadLog) error {
 	if err := l.Drop(l.Seal()); err != nil {
 		return fmt.Errorf("journal: recover the write-ahead log: %w", err)
 	}
+	j.aheadMu.Lock()
+	defer j.aheadMu.Unlock()
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.ahead != nil {

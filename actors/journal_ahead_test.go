@@ -1,11 +1,15 @@
 package actors_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -42,10 +46,15 @@ func TestJournalWriteAheadLogSurvivesKill(t *testing.T) {
 	gen := fullGeneration("gen-1")
 	entry := &shlyuz.LedgerEntry{ID: "chg-gen-1", AccountID: "acc-1", KeyID: "key-1", Kind: shlyuz.EntryCharge,
 		PackageDelta: -89, BoughtDelta: -700, Epoch: b.Epoch, CreatedAt: gen.CreatedAt}
-	var heard []actors.Outcome
-	killed.AddNotify(entry, gen, true, func(o actors.Outcome) { heard = append(heard, o) })
-	if len(heard) != 1 || heard[0] != actors.Logged {
-		t.Fatalf("the waiter heard %v before AddNotify returned, want [Logged]", heard)
+	heard := make(chan actors.Outcome, 4)
+	killed.AddNotify(entry, gen, true, func(o actors.Outcome) { heard <- o })
+	select {
+	case o := <-heard:
+		if o != actors.Logged {
+			t.Fatalf("the waiter heard %v first, want Logged", o)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiter heard nothing: the record was not appended")
 	}
 	if _, err := store.Entry(ctx, entry.ID); !errors.Is(err, shlyuz.ErrNoRows) {
 		t.Fatalf("the store has the entry before any commit (%v): the log is not what made it durable", err)
@@ -129,4 +138,105 @@ func loggedJournal(t *testing.T, store shlyuz.Store, prefix string) *actors.Jour
 		t.Fatal(err)
 	}
 	return j
+}
+
+// gatedLog is a real write-ahead log whose first append waits for the
+// test's word, and which counts the records each append carried.
+type gatedLog struct {
+	*aheadlog.Log
+	entered, open chan struct{}
+	mu            sync.Mutex
+	appends       []int // records per append
+}
+
+func (l *gatedLog) Append(recs []byte) error {
+	l.mu.Lock()
+	first := len(l.appends) == 0
+	l.appends = append(l.appends, bytes.Count(recs, []byte("\n")))
+	l.mu.Unlock()
+	if first {
+		close(l.entered)
+		<-l.open
+	}
+	return l.Log.Append(recs)
+}
+
+// Settlements staged while the log is being written go out together in its
+// next write (one system call for many charges), each waiter hears Logged
+// once its record is appended and not before, and the store's commit then
+// has every charge once.
+func TestJournalWriteAheadLogAppendsWhatArrivedMeanwhileAtOnce(t *testing.T) {
+	ctx := context.Background()
+	store, b := journalStore(t)
+	l, err := aheadlog.Open(filepath.Join(t.TempDir(), "j.db-ahead"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &gatedLog{Log: l, entered: make(chan struct{}), open: make(chan struct{})}
+	j := actors.NewJournal(store, time.Hour, quietLog, actors.JournalMetrics{})
+	if err := j.Recover(ctx, log); err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close(ctx)
+	const n = 20
+	heard := make(chan string, n)
+	entry := func(i int) *shlyuz.LedgerEntry {
+		return &shlyuz.LedgerEntry{ID: fmt.Sprintf("chg-gen-%d", i), AccountID: "acc-1", Kind: shlyuz.EntryCharge,
+			BoughtDelta: -int64(i + 1), Epoch: b.Epoch, CreatedAt: time.Now()}
+	}
+	add := func(i int) {
+		e := entry(i)
+		j.AddNotify(e, nil, true, func(o actors.Outcome) {
+			if o == actors.Logged {
+				heard <- e.ID
+			}
+		})
+	}
+	add(0)
+	<-log.entered // the first record's append is under way, and held
+	opened := false
+	defer func() {
+		if !opened {
+			close(log.open)
+		}
+	}()
+	for i := 1; i < n; i++ {
+		add(i)
+	}
+	select {
+	case id := <-heard:
+		t.Fatalf("%s heard Logged before any append returned", id)
+	default:
+	}
+	close(log.open)
+	opened = true
+	got := map[string]bool{}
+	for range n {
+		select {
+		case id := <-heard:
+			got[id] = true
+		case <-time.After(10 * time.Second):
+			t.Fatalf("only %d of %d waiters heard Logged", len(got), n)
+		}
+	}
+	log.mu.Lock()
+	appends := slices.Clone(log.appends)
+	log.mu.Unlock()
+	if !slices.Equal(appends, []int{1, n - 1}) {
+		t.Fatalf("records per append %v, want [1 %d]: what arrived during the first write goes out in one", appends, n-1)
+	}
+	if err := j.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var want int64
+	for i := range n {
+		want += int64(i + 1)
+		if _, err := store.Entry(ctx, entry(i).ID); err != nil {
+			t.Fatalf("entry %d not committed: %v", i, err)
+		}
+	}
+	bal, err := store.Balance(ctx, "acc-1")
+	if err != nil || bal.BoughtCredits != b.BoughtCredits-want {
+		t.Fatalf("balance %+v (%v), want %d off %d", bal, err, want, b.BoughtCredits)
+	}
 }

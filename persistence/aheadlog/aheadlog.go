@@ -77,19 +77,19 @@ func (l *Log) openSegment() error {
 	return nil
 }
 
-// Append writes one record, a line ending in its newline (a JSON value as
-// json.Encoder writes it), in one write(2). When it returns nil the record
-// survives a crash of the process.
-func (l *Log) Append(rec []byte) error {
-	if len(rec) < 2 || bytes.IndexByte(rec, '\n') != len(rec)-1 {
-		return errors.New("aheadlog: a record is one non-empty line and its newline")
+// Append writes records, whole lines each ending in its newline (JSON
+// values as json.Encoder writes them), in one write(2). When it returns nil
+// they survive a crash of the process.
+func (l *Log) Append(recs []byte) error {
+	if len(recs) < 2 || recs[0] == '\n' || recs[len(recs)-1] != '\n' {
+		return errors.New("aheadlog: records are non-empty lines, each with its newline")
 	}
 	if l.f == nil {
 		if err := l.openSegment(); err != nil {
 			return err
 		}
 	}
-	n, err := l.f.Write(rec)
+	n, err := l.f.Write(recs)
 	l.size += int64(n)
 	if err != nil {
 		// Whatever part of the line was written stays the last line of its

@@ -87,18 +87,20 @@ func TestLogSurvivesItsProcess(t *testing.T) {
 	}
 }
 
-// A record the crash cut short (no newline) is skipped; a record must be
-// one line with its newline.
+// A record the crash cut short (no newline) is skipped; an append is whole
+// lines, each with its newline, and several records appended at once replay
+// one by one.
 func TestLogTornTailAndBadRecords(t *testing.T) {
 	prefix := filepath.Join(t.TempDir(), "j.db-ahead")
 	l, err := aheadlog.Open(prefix)
 	must(t, err)
-	for _, bad := range []string{"", "\n", "{}", "{}\n{}\n", "{\n}\n"} {
+	for _, bad := range []string{"", "\n", "{}", "{}\n{}", "\n{}\n"} {
 		if err := l.Append([]byte(bad)); err == nil {
 			t.Fatalf("Append(%q) was taken", bad)
 		}
 	}
 	must(t, l.Append([]byte("{\"whole\":true}\n")))
+	must(t, l.Append([]byte("{\"one\":1}\n{\"two\":2}\n")))
 	f, err := os.OpenFile(prefix+".1", os.O_WRONLY|os.O_APPEND, 0)
 	must(t, err)
 	_, err = f.WriteString(`{"torn":`)
@@ -106,7 +108,7 @@ func TestLogTornTailAndBadRecords(t *testing.T) {
 	must(t, f.Close())
 	next, err := aheadlog.Open(prefix)
 	must(t, err)
-	if got, want := replay(t, next), []string{`{"whole":true}`}; !slices.Equal(got, want) {
+	if got, want := replay(t, next), []string{`{"whole":true}`, `{"one":1}`, `{"two":2}`}; !slices.Equal(got, want) {
 		t.Fatalf("replayed %q, want %q", got, want)
 	}
 	if err := next.Replay(func([]byte) error { return os.ErrInvalid }); err == nil {
