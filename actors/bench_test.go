@@ -138,6 +138,16 @@ func BenchmarkCompleteInstantParallelDurable(b *testing.B) {
 	}
 }
 
+// BenchmarkCompleteInstantParallelLogged is
+// BenchmarkCompleteInstantParallelDurable with the write-ahead log serve
+// keeps beside SQLite: the appends of calls settled together share a write.
+func BenchmarkCompleteInstantParallelLogged(b *testing.B) {
+	tg := startGatewayLogged(b, testActorIdle, 0, true, true, testUpstream{name: "instant", provider: instant{}})
+	hash := tg.account("acc-bench", 1<<49, 1<<49)
+	b.SetParallelism(32)
+	completeInParallel(b, tg.Gateway, hash)
+}
+
 // BenchmarkStreamInstant is a streamed request's actor work: open, one event, finish.
 func BenchmarkStreamInstant(b *testing.B) {
 	gw, hash := newBenchGateway(b)
