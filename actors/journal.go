@@ -59,6 +59,7 @@ var linger = time.Millisecond
 // JournalMetrics receives the journal's measurements; nil fields are skipped.
 type JournalMetrics struct {
 	BatchSize func(n int)
+	LogWrite  func(records int) // records per write-ahead log write
 	Lag       func(d time.Duration)
 	Failed    func()
 }

@@ -88,6 +88,9 @@ func (j *Journal) drainAhead() {
 		j.mu.Unlock()
 
 		logged := j.appendAhead(buf)
+		if j.metrics.LogWrite != nil {
+			j.metrics.LogWrite(len(items))
+		}
 		kick := false
 		j.mu.Lock() // aheadMu is held: a flush seals after these are pending
 		for _, it := range items {

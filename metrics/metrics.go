@@ -31,6 +31,7 @@ type Metrics struct {
 	credits      *prometheus.CounterVec
 	breaker      *prometheus.GaugeVec
 	journalBatch prometheus.Histogram
+	journalWrite prometheus.Histogram
 	journalLag   prometheus.Histogram
 	journalFail  prometheus.Counter
 	overReserved *prometheus.CounterVec
@@ -65,6 +66,8 @@ func New() *Metrics {
 			Help: "Circuit breaker state by upstream: 0 closed, 1 half-open, 2 open."}, []string{"upstream"}),
 		journalBatch: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "shlyuz_journal_batch_size",
 			Help: "Ledger entries and generation records per group commit.", Buckets: prometheus.ExponentialBuckets(1, 2, 14)}),
+		journalWrite: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "shlyuz_journal_log_write_records",
+			Help: "Records per write to the write-ahead log (settlements that shared one write(2)).", Buckets: prometheus.ExponentialBuckets(1, 2, 10)}),
 		journalLag: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "shlyuz_journal_lag_seconds",
 			Help: "From a generation's settlement to its commit.", Buckets: latencyBuckets}),
 		journalFail: prometheus.NewCounter(prometheus.CounterOpts{Name: "shlyuz_journal_commit_failures_total",
@@ -73,7 +76,7 @@ func New() *Metrics {
 			Help: "Model calls whose upstream reported more than was reserved (charged the reservation), by model and upstream."}, []string{"model", "upstream"}),
 	}
 	reg.MustRegister(m.httpRequests, m.httpDuration, m.generations, m.total, m.upstream, m.added, m.tokens,
-		m.credits, m.breaker, m.journalBatch, m.journalLag, m.journalFail, m.overReserved)
+		m.credits, m.breaker, m.journalBatch, m.journalWrite, m.journalLag, m.journalFail, m.overReserved)
 	return m
 }
 
@@ -125,7 +128,9 @@ func (m *Metrics) Breaker(upstream string, s gobreaker.State) {
 	m.breaker.WithLabelValues(upstream).Set(float64(s))
 }
 
-// JournalBatch, JournalLag and JournalFailed record the journal's commits.
+// JournalBatch, JournalWrite, JournalLag and JournalFailed record the
+// journal's commits and its write-ahead log's writes.
 func (m *Metrics) JournalBatch(n int)         { m.journalBatch.Observe(float64(n)) }
+func (m *Metrics) JournalWrite(n int)         { m.journalWrite.Observe(float64(n)) }
 func (m *Metrics) JournalLag(d time.Duration) { m.journalLag.Observe(d.Seconds()) }
 func (m *Metrics) JournalFailed()             { m.journalFail.Inc() }

@@ -103,13 +103,19 @@ func (b *bench) measure(ctx context.Context) error {
 		if l.name == "instant" {
 			profiled = b.cpuProfile(ctx, "instant", int((2*o.duration+2*o.levelWarmup)/time.Second))
 		}
-		rows0, commits0, batched := b.journalBatches()
+		rows0, commits0, batched := b.journalBatches("shlyuz_journal_batch_size")
+		recs0, writes0, logged := b.journalBatches("shlyuz_journal_log_write_records")
 		t := b.throughput(ctx, l.name, l.d, l.g, l.pid, l.conc, i%2 == 1)
 		profiled()
-		if rows1, commits1, ok := b.journalBatches(); batched && ok && commits1 > commits0 {
+		if rows1, commits1, ok := b.journalBatches("shlyuz_journal_batch_size"); batched && ok && commits1 > commits0 {
 			mean := round4((rows1 - rows0) / (commits1 - commits0))
 			t.JournalRowsPerCommit = &mean
 			b.logf("   journal: %.1f rows a commit (a billed call writes two)", mean)
+		}
+		if recs1, writes1, ok := b.journalBatches("shlyuz_journal_log_write_records"); logged && ok && writes1 > writes0 {
+			mean := round4((recs1 - recs0) / (writes1 - writes0))
+			t.LogRecordsPerWrite = &mean
+			b.logf("   write-ahead log: %.1f settlements a write", mean)
 		}
 		if err := ctx.Err(); err != nil {
 			return err

@@ -61,17 +61,19 @@ func fetchTo(ctx context.Context, c *http.Client, url, token, path string, timeo
 	return f.Close()
 }
 
-// journalBatches reads the built-in gateway's journal batch histogram: the
-// rows committed and the commits so far (ok false without the metric).
-func (b *bench) journalBatches() (rows, commits float64, ok bool) {
+// journalBatches reads one of the built-in gateway's journal histograms
+// (shlyuz_journal_batch_size: rows per commit; shlyuz_journal_log_write_records:
+// records per write-ahead log write): its sum and count so far (ok false
+// without the metric).
+func (b *bench) journalBatches(metric string) (sum, count float64, ok bool) {
 	if b.adminToken == "" {
 		return 0, 0, false
 	}
 	url := metricsURL(firstBase(b.gwBase))
-	rows, why := scrapeMetric(b.ctl, url, b.adminToken, "shlyuz_journal_batch_size_sum")
+	sum, why := scrapeMetric(b.ctl, url, b.adminToken, metric+"_sum")
 	if why != "" {
 		return 0, 0, false
 	}
-	commits, why = scrapeMetric(b.ctl, url, b.adminToken, "shlyuz_journal_batch_size_count")
-	return rows, commits, why == ""
+	count, why = scrapeMetric(b.ctl, url, b.adminToken, metric+"_count")
+	return sum, count, why == ""
 }

@@ -111,6 +111,9 @@ type ThroughputResult struct {
 	// (ledger entries and generation records: two a billed call) over the
 	// level, from shlyuz_journal_batch_size; absent when unknown.
 	JournalRowsPerCommit *float64 `json:"journal_rows_per_commit,omitempty"`
+	// LogRecordsPerWrite is the mean number of settlements one write to the
+	// write-ahead log carried during the level (shlyuz_journal_log_write_records).
+	LogRecordsPerWrite *float64 `json:"log_records_per_write,omitempty"`
 }
 
 // PhaseResult is one closed-loop run. CPU is microseconds of CPU time per

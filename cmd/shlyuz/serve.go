@@ -192,7 +192,7 @@ func (in *instance) start(ctx context.Context, cfg *Config, addr address, db str
 		return err
 	}
 	in.journal = actors.NewJournal(store, cfg.JournalInterval, log,
-		actors.JournalMetrics{BatchSize: m.JournalBatch, Lag: m.JournalLag, Failed: m.JournalFailed})
+		actors.JournalMetrics{BatchSize: m.JournalBatch, LogWrite: m.JournalWrite, Lag: m.JournalLag, Failed: m.JournalFailed})
 	if err := in.recoverJournal(ctx, cs, db); err != nil {
 		return err
 	}
