@@ -18,7 +18,7 @@ import (
 )
 
 // openAt opens the database file at path and closes it when the test ends.
-func openAt(t *testing.T, path string) *sqlite.Store {
+func openAt(t testing.TB, path string) *sqlite.Store {
 	t.Helper()
 	s, err := sqlite.Open(t.Context(), path)
 	if err != nil {
@@ -28,7 +28,7 @@ func openAt(t *testing.T, path string) *sqlite.Store {
 	return s
 }
 
-func freshPath(t *testing.T) string { return filepath.Join(t.TempDir(), "shlyuz.db") }
+func freshPath(t testing.TB) string { return filepath.Join(t.TempDir(), "shlyuz.db") }
 
 func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) shlyuz.Store { return openAt(t, freshPath(t)) })
