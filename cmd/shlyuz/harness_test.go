@@ -38,6 +38,10 @@ const (
 var (
 	h       *harness
 	counter atomic.Int64
+	// onFakeRequest, when set, sees every request of the harness's fake
+	// upstream with its body (fake.Options.OnRequest); a test that sets it
+	// clears it before it ends.
+	onFakeRequest atomic.Pointer[func(r *http.Request, body []byte)]
 )
 
 type harness struct {
@@ -70,7 +74,11 @@ func runTests(m *testing.M) (int, error) {
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
-	f := fake.New(fake.Options{ReplyTokens: 8})
+	f := fake.New(fake.Options{ReplyTokens: 8, OnRequest: func(r *http.Request, body []byte) {
+		if see := onFakeRequest.Load(); see != nil {
+			(*see)(r, body)
+		}
+	}})
 	fln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err

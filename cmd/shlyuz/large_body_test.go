@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"unicode/utf8"
 )
 
 // Issue 24: the buffer of a large body goes back to its pool once a
@@ -45,4 +49,131 @@ func TestLargeBodiesReusedCarryTheirOwnPrompt(t *testing.T) {
 			t.Fatalf("request %d (%d bytes, stream %v): the upstream got another prompt (%d bytes, starts %.40q)", i, tc.size, tc.stream, len(got), got)
 		}
 	}
+}
+
+// The concurrent variant: many large bodies at once, streamed and not, in
+// rounds, so that buffers go back to their pool and are taken again while
+// other requests are still being served. A buffer given back while anything
+// still read it (a request's upstream call, its stream) would carry another
+// request's bytes by then: every upstream call must carry its own request's
+// prompt, whole, once, and every reply count that prompt's tokens.
+func TestLargeBodiesReusedConcurrentlyCarryTheirOwnPrompt(t *testing.T) {
+	_, key := account(t, h.base, 1_000_000_000, nil)
+	const workers, rounds = 16, 8
+	sizes := []int{66_000, 68_000, 70_000, 150_000} // three in one pool class of buffers, to be reused the more
+	prompt := func(w, r int) string {
+		i := w*rounds + r
+		marker := fmt.Sprintf("[[concurrent-prompt-%d]]", i)
+		filler := strings.Repeat(fmt.Sprintf("line %d of a large context, with \"quotes\" and a\ttab\n", i), sizes[(w+r)%len(sizes)]/50)
+		return marker + filler + marker
+	}
+	var mu sync.Mutex
+	seen := map[string]int{} // prompt → upstream calls that carried it, whole
+	var strays []string      // upstream calls of this test that carried no prompt of it, whole
+	see := func(_ *http.Request, body []byte) {
+		if !bytes.Contains(body, []byte("[[concurrent-prompt-")) {
+			return // another test's request
+		}
+		var sent struct {
+			Messages []struct{ Content string } `json:"messages"`
+		}
+		err := json.Unmarshal(body, &sent)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil || len(sent.Messages) != 1 {
+			strays = append(strays, fmt.Sprintf("%d bytes, not one message (%v): %.60q", len(body), err, body))
+			return
+		}
+		seen[sent.Messages[0].Content]++
+	}
+	onFakeRequest.Store(&see)
+	defer onFakeRequest.Store(nil)
+
+	var wg sync.WaitGroup
+	errs := make(chan error, workers*rounds)
+	for w := range workers {
+		wg.Go(func() {
+			for r := range rounds {
+				p := prompt(w, r)
+				stream := (w+r)%3 == 0
+				body := chatBody("test/model", stream, 8)
+				body["messages"] = []map[string]any{{"role": "user", "content": p}}
+				if stream {
+					body["stream_options"] = map[string]any{"include_usage": true}
+				}
+				if err := largeReply(h.base, key, body, stream, max(1, utf8.RuneCountInString(p)/4)); err != nil {
+					errs <- fmt.Errorf("worker %d, round %d (%d bytes, stream %v): %w", w, r, len(p), stream, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, s := range strays {
+		t.Errorf("the upstream got a mangled request: %s", s)
+	}
+	for w := range workers {
+		for r := range rounds {
+			if n := seen[prompt(w, r)]; n != 1 {
+				t.Errorf("worker %d, round %d: the upstream got its prompt whole %d times, want once", w, r, n)
+			}
+		}
+	}
+	if len(seen) != workers*rounds {
+		t.Errorf("the upstream got %d distinct prompts, want %d", len(seen), workers*rounds)
+	}
+}
+
+// largeReply posts body and checks the reply: 200, and the prompt tokens
+// the fake upstream counted of the prompt it got (its characters / 4).
+func largeReply(base, key string, body map[string]any, stream bool, promptTokens int) error {
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequest("POST", base+"/api/v1/chat/completions", bytes.NewReader(raw))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != 200 {
+		return fmt.Errorf("status %d: %.200s", resp.StatusCode, data)
+	}
+	var usage struct {
+		Usage *struct {
+			PromptTokens int `json:"prompt_tokens"`
+		} `json:"usage"`
+	}
+	if !stream {
+		if err := json.Unmarshal(data, &usage); err != nil {
+			return err
+		}
+	} else {
+		for line := range strings.SplitSeq(string(data), "\n") {
+			if chunk, ok := strings.CutPrefix(line, "data: "); ok && chunk != "[DONE]" && strings.Contains(chunk, `"usage"`) {
+				if err := json.Unmarshal([]byte(chunk), &usage); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if usage.Usage == nil || usage.Usage.PromptTokens != promptTokens {
+		return fmt.Errorf("the reply's usage %+v, want %d prompt tokens", usage.Usage, promptTokens)
+	}
+	return nil
 }
