@@ -16,6 +16,7 @@ type clusterSetup struct {
 	key           string
 	instant, slow *target // the nodes take turns
 	durable       []bool  // durable_settle as each node reports it
+	profiled      bool    // its nodes' CPU profiles are taken (-cpuprofile)
 }
 
 func (s *clusterSetup) pids() []int {

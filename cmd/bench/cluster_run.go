@@ -155,9 +155,20 @@ func (b *bench) clusterPhase(ctx context.Context, t *target, s *clusterSetup, up
 	if s != nil {
 		sl0, rm0, resOK = b.reservations(s, token)
 	}
+	var profiled []func()
+	if s != nil && o.cpuProfile != "" && t == s.instant && !s.profiled {
+		s.profiled = true // the first instant loop of each setup
+		for i, root := range s.roots {
+			name := fmt.Sprintf("%s-node%d-instant", strings.ReplaceAll(s.name, " ", ""), i+1)
+			profiled = append(profiled, b.profileAt(ctx, root, token, name, int(o.duration/time.Second)))
+		}
+	}
 	a := takeCPUs(pids, upPID)
 	ph := closedLoop(ctx, b.client, t, conc, o.duration)
 	z := takeCPUs(pids, upPID)
+	for _, wait := range profiled {
+		wait()
+	}
 	if s != nil && resOK {
 		if sl1, rm1, ok := b.reservations(s, token); ok {
 			sl, rm := sl1-sl0, rm1-rm0

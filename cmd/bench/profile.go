@@ -19,12 +19,19 @@ func (b *bench) cpuProfile(ctx context.Context, name string, seconds int) (wait 
 		return func() {}
 	}
 	root := strings.TrimSuffix(metricsURL(firstBase(b.gwBase)), "/metrics")
+	return b.profileAt(ctx, root, b.adminToken, name, seconds)
+}
+
+// profileAt fetches the CPU profile of the gateway at root
+// (http://HOST:PORT) over the next seconds into {-cpuprofile}-{name}.pprof,
+// in the background; the returned wait blocks until it is written.
+func (b *bench) profileAt(ctx context.Context, root, token, name string, seconds int) (wait func()) {
 	url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", root, max(1, seconds))
 	path := b.o.cpuProfile + "-" + name + ".pprof"
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := fetchTo(ctx, b.ctl, url, b.adminToken, path, time.Duration(seconds+30)*time.Second); err != nil {
+		if err := fetchTo(ctx, b.ctl, url, token, path, time.Duration(seconds+30)*time.Second); err != nil {
 			b.logf("   cpu profile %s: %v", name, err)
 			return
 		}
