@@ -42,6 +42,8 @@ func (a *accountActor) settle(ctx actor.Context, m *acctSettle, reply func(*sett
 		k.rate.Settle(h.tokens, h.tokensIn, m.Tokens, m.Now)
 	}
 	var entry *shlyuz.LedgerEntry
+	// The node capped the charge at the call's reservation, which is this
+	// hold (settleBill logs and counts a cap): min only guards the balance.
 	if amount := min(m.Amount, h.amount); amount > 0 {
 		pkg, bought := a.balance.Split(amount, m.Now)
 		entry = &shlyuz.LedgerEntry{

@@ -55,7 +55,7 @@ func (a *accountActor) settleVideo(m *acctSettleVideo) *acctVideoSettled {
 	if kerr != nil {
 		return &acctVideoSettled{Err: kerr}
 	}
-	amount := min(m.Amount, h.amount)
+	amount := min(m.Amount, h.amount) // the job's runner capped it at this hold already, loudly (videoRun)
 	b := shlyuz.Batch{}
 	var entry *shlyuz.LedgerEntry
 	if amount > 0 {

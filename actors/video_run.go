@@ -268,7 +268,16 @@ func (r *videoRun) fetch() bool {
 	expires := now.Add(r.g.video.opts.Retention)
 	next := r.job
 	next.State, next.Progress, next.Blob, next.Bytes, next.Duration = shlyuz.VideoCompleted, 100, key, n, info.Seconds
-	next.Credits = min(scaleCredits(r.job.PerSecond*shlyuz.Credits(seconds), r.up.Config.PriceMultiplier), r.job.Hold)
+	price := scaleCredits(r.job.PerSecond*shlyuz.Credits(seconds), r.up.Config.PriceMultiplier)
+	next.Credits = min(price, r.job.Hold)
+	if price > r.job.Hold {
+		// The hold was the worst case at the upstreams' multipliers when the
+		// job began; a configuration loaded since (a restart) raised the
+		// serving upstream's. The charge never exceeds the hold, so the
+		// difference goes unbilled: said loudly, as a chat's over-reservation is.
+		r.g.video.log.Warn("video job: the upstream's price is above the job's hold (its multiplier grew since the job began): charged the hold",
+			"job", r.job.ID, "model", r.job.Model, "upstream", r.up.Config.Name, "price", price, "held", r.job.Hold, "seconds", seconds)
+	}
 	next.CompletedAt, next.ExpiresAt = &now, &expires
 	return r.save(next)
 }

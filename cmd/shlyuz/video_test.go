@@ -541,3 +541,45 @@ func TestVideoTimeLimitExpiresAStuckJob(t *testing.T) {
 	}
 	c.stop(t, syscall.SIGTERM)
 }
+
+// A job reserved at one price multiplier of its upstream and finished after
+// a restart whose configuration raised it is charged its hold, never more
+// (the balance held no more for it), and the node says so: the difference
+// goes unbilled loudly, as a chat's over-reservation does, not silently.
+func TestVideoPricedAboveItsHoldIsChargedTheHoldLoudly(t *testing.T) {
+	db := "sqlite://" + filepath.Join(t.TempDir(), "video-dearer.db")
+	c := startChild(t, db)
+	const credits = 100_000_000
+	_, key := account(t, c.base, credits, nil)
+	tag := fmt.Sprintf("dearer-%d", time.Now().UnixNano())
+	id := createVideo(t, c.base, key, map[string]any{"model": "vid/model", "prompt": "[hold] " + tag}).ID
+	c.stop(t, syscall.SIGKILL)
+
+	cfg, err := os.ReadFile(h.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dearer := strings.Replace(string(cfg), "- {name: fake, base_url: ", `- {name: fake, price_multiplier: "2", base_url: `, 1)
+	if dearer == string(cfg) {
+		t.Fatal("the test config has no upstream named fake to make dearer")
+	}
+	path := filepath.Join(t.TempDir(), "dearer.yaml")
+	if err := os.WriteFile(path, []byte(dearer), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c = startChildWith(t, db, path)
+	h.fake.ReleaseVideos(tag)
+	v := waitVideo(t, c.base, key, id)
+	const hold = 4 * creditsPerVideoSecond // 4 s at the multiplier of 1 the job began with; 2 would make it twice that
+	if v.Status != "completed" || *v.Credits != hold {
+		t.Fatalf("the job: %+v, want completed and charged its hold, %d", v, hold)
+	}
+	if b := balance(t, c.base, key).Data; b.TotalCredits != credits-hold || b.Reserved != 0 {
+		t.Fatalf("balance %+v, want %d left and nothing held", b, credits-hold)
+	}
+	c.stop(t, syscall.SIGTERM)
+	log := c.log.String()
+	if !strings.Contains(log, "above the job's hold") || !strings.Contains(log, id) {
+		t.Fatalf("the node never said the job's price was above its hold; its log:\n%s", log)
+	}
+}
