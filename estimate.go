@@ -131,12 +131,17 @@ func (w *promptWalk) message(b []byte, vs int) (int, error) {
 		return 0, errWalk
 	}
 	var content []byte
-	ve, err := walkObject(b, vs, func(key, val []byte) error {
+	var text PromptEstimate // content's count, when it is a string
+	ve, err := walkMembers(b, vs, func(key []byte, s int) (int, error) {
 		is, err := keyIs(key, "content")
-		if is {
-			content = val // the last one wins, as in encoding/json
+		if err != nil {
+			return 0, err
 		}
-		return err
+		e, err := countValue(b, s, is, &text)
+		if err == nil && is {
+			content = b[s:e] // the last one wins, as in encoding/json
+		}
+		return e, err
 	})
 	switch {
 	case err != nil:
@@ -144,7 +149,8 @@ func (w *promptWalk) message(b []byte, vs int) (int, error) {
 	case len(content) == 0 || content[0] == 'n':
 		return ve, nil
 	case content[0] == '"':
-		w.add(content)
+		w.text.Reserve += text.Reserve
+		w.text.Likely += text.Likely
 		return ve, nil
 	}
 	if _, err = walkArray(content, 0, w.part); err != nil {
@@ -164,34 +170,63 @@ func (w *promptWalk) part(b []byte, vs int) (int, error) {
 	default:
 		return 0, errWalk
 	}
-	var typ, text []byte
-	ve, err := walkObject(b, vs, func(key, val []byte) error {
+	var typ []byte
+	var text PromptEstimate // the text's count: 0 unless it is a string
+	ve, err := walkMembers(b, vs, func(key []byte, s int) (int, error) {
 		if is, err := keyIs(key, "type"); err != nil || is {
-			switch {
-			case err != nil:
-				return err
+			if err != nil {
+				return 0, err
+			}
+			e, err := jsonscan.SkipValue(b, s)
+			if err != nil {
+				return 0, errWalk
+			}
+			switch val := b[s:e]; {
 			case val[0] == '"' && bytes.IndexByte(val, '\\') < 0:
 				typ = val
 			case val[0] != 'n': // null leaves a string as it was; an escape or another type is for encoding/json
-				return errWalk
+				return 0, errWalk
 			}
-			return nil
+			return e, nil
 		}
 		is, err := keyIs(key, "text")
-		if is {
-			text = val
+		if err != nil {
+			return 0, err
 		}
-		return err
+		if is {
+			text = PromptEstimate{} // the last one wins, as in encoding/json
+		}
+		return countValue(b, s, is, &text)
 	})
 	if err != nil {
 		return 0, err
 	}
 	if string(typ) == `"text"` {
-		w.add(text)
+		w.text.Reserve += text.Reserve
+		w.text.Likely += text.Likely
 	} else {
 		w.images++
 	}
 	return ve, nil
+}
+
+// countValue reads the value at b[s] and returns where it ends; with count,
+// a string's tokens are counted into *into as it is read (textTokensTo: a
+// long text is read once, not skipped to its end and then counted).
+func countValue(b []byte, s int, count bool, into *PromptEstimate) (int, error) {
+	if count && b[s] == '"' {
+		r, l, e, ok := textTokensTo(b, s)
+		if !ok {
+			return 0, errWalk
+		}
+		into.Reserve, into.Likely = r, l
+		return e, nil
+	}
+	e, err := jsonscan.SkipValue(b, s)
+	if err != nil {
+		return 0, errWalk
+	}
+	return e, nil
 }
 
 // estimatePromptJSON is EstimatePrompt by encoding/json.

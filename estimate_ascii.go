@@ -37,9 +37,10 @@ func gather(x uint64) uint64 { return ((x >> 7) * gatherHi) >> 56 }
 // letters, digits, spaces, backslashes, the bytes the bulk path stops at
 // (hard: ≥ 0x80 or < 0x20), and of the bytes that decide an escape: 'u', and
 // 'n', 't', 'r' (an escaped one is a space); these two may be left 0 in a
-// block with no backslash.
+// block with no backslash. q has the quotes: the bulk path stops at one
+// that no backslash escapes, the end of a string.
 type blockMasks struct {
-	lat, dig, spc, esc, hard, u, ntr uint64
+	lat, dig, spc, esc, hard, u, ntr, q uint64
 }
 
 // classifyWords is classifyBlock in portable Go, eight bytes at a time in a
@@ -61,12 +62,13 @@ func classifyWords(b *[64]byte, k *blockMasks) {
 		k.esc |= gather(byteMask(a, '\\')&keep) << (8 * w)
 		k.u |= gather(byteMask(a, 'u')&keep) << (8 * w)
 		k.ntr |= gather((byteMask(a, 'n')|byteMask(a, 't')|byteMask(a, 'r'))&keep) << (8 * w)
+		k.q |= gather(byteMask(a, '"')&keep) << (8 * w)
 	}
 }
 
 // ascii counts the plain ASCII at the start of b, up to the first \u escape,
-// control character or byte above 0x7F, and returns how many bytes it
-// counted (0 when b starts with none).
+// control character, byte above 0x7F or quote no backslash escapes, and
+// returns how many bytes it counted (0 when b starts with none).
 func (t *tally) ascii(b []byte) int {
 	if t.run != classNone && t.run != classLatin && t.run != classDigit && t.run != classSpace {
 		// A run of other characters ends where the bulk path counts a
@@ -99,8 +101,13 @@ func (t *tally) blocks(b []byte) int {
 		var c blockMasks
 		classifyBlock((*[64]byte)(b[i:i+64]), &c)
 		m, valid := 64, ^uint64(0)
-		if c.hard != 0 {
-			m = bits.TrailingZeros64(c.hard)
+		stop := c.hard
+		if c.q != 0 { // the string's end, or quotes a backslash escapes (in code, a few blocks in ten)
+			code := ((c.esc<<1 | oddBits) - c.esc) ^ oddBits // as below: no block begins inside an escape
+			stop |= c.q &^ (code ^ c.esc)
+		}
+		if stop != 0 {
+			m = bits.TrailingZeros64(stop)
 			if m == 0 {
 				break
 			}

@@ -34,11 +34,14 @@ GLOBL splat74<>(SB), RODATA|NOPTR, $16
 DATA splat72<>+0(SB)/8, $0x7272727272727272
 DATA splat72<>+8(SB)/8, $0x7272727272727272
 GLOBL splat72<>(SB), RODATA|NOPTR, $16
+DATA splat22<>+0(SB)/8, $0x2222222222222222
+DATA splat22<>+8(SB)/8, $0x2222222222222222
+GLOBL splat22<>(SB), RODATA|NOPTR, $16
 
 // The same bytes, one each, for VPBROADCASTB (AVX2): 0x60, 0x7b, 0x2f, 0x3a,
-// '\', 't', 'r', 'u', 'n', 0x20.
+// '\', 't', 'r', 'u', 'n', 0x20, '"'.
 DATA classBytes<>+0(SB)/8, $0x7572745c3a2f7b60
-DATA classBytes<>+8(SB)/8, $0x000000000000206e
+DATA classBytes<>+8(SB)/8, $0x000000000022206e
 GLOBL classBytes<>(SB), RODATA|NOPTR, $16
 
 // MASK ORs mask register AX, shifted by sh, into R.
@@ -48,7 +51,7 @@ GLOBL classBytes<>(SB), RODATA|NOPTR, $16
 
 // CHUNK classifies the sixteen bytes at off(SI) into bits sh… of R9 (hard:
 // ≥ 0x80 or < 0x20, a signed compare), R10 (Latin), R11 (digits), R12
-// (spaces), R13 (backslashes), BX ('u') and R8 ('n', 't', 'r').
+// (spaces), R13 (backslashes), DX (quotes), BX ('u') and R8 ('n', 't', 'r').
 // PCMPGTB A, B sets B = B > A, signed.
 #define CHUNK(off, sh) \
 	MOVOU off(SI), X0 \
@@ -81,6 +84,10 @@ GLOBL classBytes<>(SB), RODATA|NOPTR, $16
 	PMOVMSKB X3, AX \
 	MASK(sh, R13) \
 	MOVO X0, X3 \
+	PCMPEQB X5, X3 \
+	PMOVMSKB X3, AX \
+	MASK(sh, DX) \
+	MOVO X0, X3 \
 	PCMPEQB X14, X3 \
 	PMOVMSKB X3, AX \
 	MASK(sh, BX) \
@@ -94,7 +101,7 @@ GLOBL classBytes<>(SB), RODATA|NOPTR, $16
 	PMOVMSKB X3, AX \
 	MASK(sh, R8)
 
-// STORE writes the seven masks to *DI, in blockMasks' order.
+// STORE writes the eight masks to *DI, in blockMasks' order.
 #define STORE \
 	MOVQ R10, 0(DI) \
 	MOVQ R11, 8(DI) \
@@ -102,7 +109,8 @@ GLOBL classBytes<>(SB), RODATA|NOPTR, $16
 	MOVQ R13, 24(DI) \
 	MOVQ R9, 32(DI) \
 	MOVQ BX, 40(DI) \
-	MOVQ R8, 48(DI)
+	MOVQ R8, 48(DI) \
+	MOVQ DX, 56(DI)
 
 // func classify64(b *[64]byte, k *blockMasks)
 TEXT ·classify64(SB), NOSPLIT, $0-16
@@ -118,6 +126,8 @@ TEXT ·classify64(SB), NOSPLIT, $0-16
 	MOVOU splat6e<>(SB), X15
 	MOVOU splat74<>(SB), X6
 	MOVOU splat72<>(SB), X7
+	MOVOU splat22<>(SB), X5
+	XORQ DX, DX
 	XORQ R9, R9
 	XORQ R10, R10
 	XORQ R11, R11
@@ -155,7 +165,10 @@ TEXT ·classify64(SB), NOSPLIT, $0-16
 	MASK(sh, R12) \
 	VPCMPEQB Y13, R, Y3 \
 	VPMOVMSKB Y3, AX \
-	MASK(sh, R13)
+	MASK(sh, R13) \
+	VPCMPEQB Y5, R, Y3 \
+	VPMOVMSKB Y3, AX \
+	MASK(sh, DX)
 
 // ESCHALF sets the 'u' and 'n', 't', 'r' masks of the 32 bytes in R.
 #define ESCHALF(R, sh) \
@@ -180,6 +193,8 @@ TEXT ·classify64AVX2(SB), NOSPLIT, $0-16
 	VPBROADCASTB classBytes<>+2(SB), Y11
 	VPBROADCASTB classBytes<>+3(SB), Y12
 	VPBROADCASTB classBytes<>+4(SB), Y13
+	VPBROADCASTB classBytes<>+10(SB), Y5
+	XORQ DX, DX
 	XORQ R9, R9
 	XORQ R10, R10
 	XORQ R11, R11

@@ -44,19 +44,26 @@ func walkArray(b []byte, i int, each func(b []byte, vs int) (int, error)) (int, 
 	return it.End(), nil
 }
 
-// walkObject calls each for every member of the object that opens at
-// b[start] == '{' with the raw key and the value's span, and returns the
-// index past the object.
-func walkObject(b []byte, start int, each func(key, val []byte) error) (int, error) {
+// walkMembers calls each for every member of the object that opens at
+// b[start] == '{' with the raw key and the start of its value (after
+// spaces, before the end of b); each reads the value (a string it counts
+// is read once) and returns where it ends. walkMembers returns the index
+// past the object.
+func walkMembers(b []byte, start int, each func(key []byte, vs int) (int, error)) (int, error) {
 	it, _ := jsonscan.Members(b, start)
 	for {
-		key, _, vs, ve, ok := it.Next()
+		key, vs, ok := it.NextKey()
 		if !ok {
 			break
 		}
-		if err := each(key, b[vs:ve]); err != nil {
+		if vs >= len(b) {
+			return 0, errWalk // a colon ends the input
+		}
+		ve, err := each(key, vs)
+		if err != nil {
 			return 0, err
 		}
+		it.SetEnd(ve)
 	}
 	if it.Err() != nil {
 		return 0, errWalk

@@ -39,8 +39,28 @@ func textTokens(lit []byte) (reserve, likely int64) {
 	if len(lit) < 2 || lit[0] != '"' {
 		return 0, 0
 	}
+	reserve, likely, _ = countText(lit[1:len(lit)-1], false)
+	return reserve, likely
+}
+
+// textTokensTo is textTokens of the string that opens at b[i] == '"',
+// read to its closing quote, which it finds as it counts: its end (past
+// that quote) is returned, and ok is false when b has none. The string is
+// read once, not skipped to its end first. For valid JSON, as textTokens of
+// b[i:end] and jsonscan.SkipString's end.
+func textTokensTo(b []byte, i int) (reserve, likely int64, end int, ok bool) {
+	body := b[i+1:]
+	reserve, likely, n := countText(body, true)
+	if n >= len(body) {
+		return 0, 0, 0, false
+	}
+	return reserve, likely, i + 1 + n + 1, true
+}
+
+// countText counts body as textTokens does, to its end or, with toQuote, to
+// the first quote no escape holds; n is where it stopped.
+func countText(body []byte, toQuote bool) (reserve, likely int64, n int) {
 	var t tally
-	body := lit[1 : len(lit)-1]
 	slow := 0 // plain characters still to read one at a time
 	for i := 0; i < len(body); {
 		if slow == 0 {
@@ -60,6 +80,10 @@ func textTokens(lit []byte) (reserve, likely int64) {
 			continue
 		}
 		if c := body[i]; c >= 0x20 && c < utf8.RuneSelf && c != '\\' {
+			if c == '"' && toQuote {
+				t.flush()
+				return t.reserve, t.likely, i
+			}
 			t.add(asciiClass[c], 1)
 			i++
 			slow = max(slow-1, 0)
@@ -78,7 +102,7 @@ func textTokens(lit []byte) (reserve, likely int64) {
 		t.add(classOf(r), runeBytes(r))
 	}
 	t.flush()
-	return t.reserve, t.likely
+	return t.reserve, t.likely, len(body)
 }
 
 // cyrillicAt is the length of the Cyrillic letter (U+0400 to U+04FF) at

@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/shlyuz/shlyuz/internal/jsonscan"
 )
 
 // referenceTextTokens is textTokens as it was before the bulk path: a
@@ -150,6 +153,40 @@ func TestTextTokensEscapeRuns(t *testing.T) {
 	}
 }
 
+// TestTextTokensToFindsTheEnd: a JSON string read to its closing quote
+// (textTokensTo) counts as textTokens of it and ends where
+// jsonscan.SkipString says, whatever follows it (more strings, quotes, the
+// end of the input), at every offset of its end to the 64-byte blocks.
+func TestTextTokensToFindsTheEnd(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 7))
+	pieces := []string{"a", "abc ", "  ", "7", ".", `"`, `\`, "\n", "\t\t", "ж", "中", "😀", "\x01", "/", `\"`, `"\`}
+	tails := []string{``, `}]`, `,"b":"c"}`, `"`, `\"x"`, strings.Repeat(" ", 70) + `"`}
+	for n := range 3_000 {
+		var b strings.Builder
+		b.WriteString(strings.Repeat("x", n%64)) // every offset of the end
+		for size := rng.IntN(400); b.Len() < size; {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		lit, _ := json.Marshal(b.String())
+		if n%3 == 0 {
+			lit = escapedJSON(b.String())
+		}
+		wr, wl := textTokens(lit)
+		for _, tail := range tails {
+			in := append(slices.Clip(lit), tail...)
+			wantEnd, err := jsonscan.SkipString(in, 0)
+			r, l, end, ok := textTokensTo(in, 0)
+			if err != nil || !ok || end != wantEnd || end != len(lit) || r != wr || l != wl {
+				t.Fatalf("textTokensTo(%q) = %d, %d, end %d (%v); textTokens counts %d, %d, SkipString ends at %d (%v)",
+					in, r, l, end, ok, wr, wl, wantEnd, err)
+			}
+		}
+		if _, _, _, ok := textTokensTo(lit[:len(lit)-1], 0); ok {
+			t.Fatalf("textTokensTo(%q) found an end the string does not have", lit[:len(lit)-1])
+		}
+	}
+}
+
 // FuzzTextTokens: whatever the bytes, the bulk path counts as the reference.
 func FuzzTextTokens(f *testing.F) {
 	for _, s := range []string{`"hello world"`, `"` + strings.Repeat("abc 12, ", 20) + `"`, `"\u0436\n  x"`, `"` + strings.Repeat(" ", 70) + `"`} {
@@ -160,6 +197,17 @@ func FuzzTextTokens(f *testing.F) {
 		wr, wl := referenceTextTokens(lit)
 		if r != wr || l != wl {
 			t.Fatalf("textTokens(%q) = %d, %d; the reference counts %d, %d", lit, r, l, wr, wl)
+		}
+		if len(lit) > 0 && lit[0] == '"' {
+			tr, tl, end, ok := textTokensTo(lit, 0) // never panics
+			// A valid lit is a string, maybe with spaces after it.
+			if json.Valid(lit) {
+				wantEnd, _ := jsonscan.SkipString(lit, 0)
+				wr, wl := textTokens(lit[:wantEnd])
+				if !ok || end != wantEnd || tr != wr || tl != wl {
+					t.Fatalf("textTokensTo(%q) = %d, %d, end %d (%v); textTokens counts %d, %d to %d", lit, tr, tl, end, ok, wr, wl, wantEnd)
+				}
+			}
 		}
 	})
 }

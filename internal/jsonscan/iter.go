@@ -66,14 +66,40 @@ func openValid(b []byte, start int, bracket byte, depth int) (cursor, bool) {
 // the key's opening quote and the span of the value; ok is false at the end
 // of the object or on an error (Err).
 func (it *Object) Next() (key []byte, keyStart, vs, ve int, ok bool) {
-	i, ok := it.item('}')
+	key, keyStart, vs, ok = it.member()
 	if !ok {
 		return nil, 0, 0, 0, false
+	}
+	if ve, ok = it.value(vs); !ok {
+		return nil, 0, 0, 0, false
+	}
+	return key, keyStart, vs, ve, true
+}
+
+// NextKey is Next for a caller that reads the value itself, as
+// Array.NextStart: it returns the raw key and where the value starts (after
+// spaces; it may be len of the input), and the caller tells where the value
+// ended (SetEnd) before the next call. It does not validate the value,
+// whatever the walk's strictness.
+func (it *Object) NextKey() (key []byte, vs int, ok bool) {
+	key, _, vs, ok = it.member()
+	return key, vs, ok
+}
+
+// SetEnd moves the walk past the value NextKey returned, to ve.
+func (it *Object) SetEnd(ve int) { it.i = ve }
+
+// member reads the next member's key and colon: the raw key, the offset of
+// its opening quote and where the value starts.
+func (it *Object) member() (key []byte, keyStart, vs int, ok bool) {
+	i, ok := it.item('}')
+	if !ok {
+		return nil, 0, 0, false
 	}
 	b := it.b
 	if i >= len(b) || b[i] != '"' {
 		it.err = ErrMalformed
-		return nil, 0, 0, 0, false
+		return nil, 0, 0, false
 	}
 	var ke int
 	var err error
@@ -84,18 +110,14 @@ func (it *Object) Next() (key []byte, keyStart, vs, ve int, ok bool) {
 	}
 	if err != nil {
 		it.err = err
-		return nil, 0, 0, 0, false
+		return nil, 0, 0, false
 	}
 	j := SkipSpace(b, ke)
 	if j >= len(b) || b[j] != ':' {
 		it.err = ErrMalformed
-		return nil, 0, 0, 0, false
+		return nil, 0, 0, false
 	}
-	vs = SkipSpace(b, j+1)
-	if ve, ok = it.value(vs); !ok {
-		return nil, 0, 0, 0, false
-	}
-	return b[i+1 : ke-1], i, vs, ve, true
+	return b[i+1 : ke-1], i, SkipSpace(b, j+1), true
 }
 
 // Next returns the span of the next element; ok is false at the end of the
