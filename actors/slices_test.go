@@ -222,7 +222,7 @@ func TestALostSliceGrantComesBack(t *testing.T) {
 		{"every acknowledgement of a refill", tg.lossy.LoseRefills},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			account := "acc-slice-lost-" + strings.ReplaceAll(tc.name, " ", "-")
+			account := fmt.Sprintf("acc-slice-lost-%s-%d", strings.ReplaceAll(tc.name, " ", "-"), time.Now().UnixNano()) // -count safe
 			hash := tg.account(account, 10_000_000, 5_000_000)
 			lostBefore := tg.lossy.LostGrants()
 			tc.lose(true)
