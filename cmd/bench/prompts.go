@@ -150,9 +150,14 @@ func (b *bench) prompts(ctx context.Context, instantURL, bareURL string, model, 
 			l := loops[(k+i)%len(loops)]
 			order = append(order, l.name)
 			closedLoop(ctx, b.client, l.t, o.promptConc, o.levelWarmup/2)
+			profiled := func() {}
+			if l.name == "gateway" {
+				profiled = b.cpuProfile(ctx, fmt.Sprintf("prompt-%s-c%d", size.name, o.promptConc), int(o.promptDuration/time.Second))
+			}
 			a := takeCPU(l.pid, b.fakePID["instant"])
 			ph := closedLoop(ctx, b.client, l.t, o.promptConc, o.promptDuration)
 			z := takeCPU(l.pid, b.fakePID["instant"])
+			profiled()
 			l.out.Latency = summarize(ph.lat, ph.errs)
 			l.out.RPS = round4(float64(len(ph.lat)) / ph.elapsed.Seconds())
 			perRequest(l.out, a, z, len(ph.lat), l.pid > 0)
