@@ -87,7 +87,11 @@ func slicesKeepTheCeilingExact(t *testing.T, tg *testGateway, account string) {
 
 // Under durable settlement (the default) a settlement's acknowledgement
 // refills its slice, so that after the first calls (which asked the owner
-// while no slice had come yet) no call asks the owner again.
+// while no slice had come yet) hardly any call asks the owner again. Without
+// refills a slice of 16 worst cases would serve 16 calls, and 200 calls
+// would ask the owner at least 12 times; the bound is twice the workers,
+// since on a loaded machine (a stall of a second returns an idle slice, a
+// refill may come after the next call) a few more may ask it.
 func TestSettlementsRefillSlices(t *testing.T) {
 	tg := mediaGateway()
 	actors.SetSlicesHere(tg.Gateway, true)
@@ -114,8 +118,8 @@ func TestSettlementsRefillSlices(t *testing.T) {
 	}
 	wg.Wait()
 	sliced, owner := actors.SliceReservations(tg.Gateway)
-	if owner-ownerBefore > workers || sliced-slicedBefore+owner-ownerBefore != workers*calls {
-		t.Fatalf("%d calls reserved from a slice, %d at the owner; want at most %d at the owner", sliced-slicedBefore, owner-ownerBefore, workers)
+	if owner-ownerBefore > 2*workers || sliced-slicedBefore+owner-ownerBefore != workers*calls {
+		t.Fatalf("%d calls reserved from a slice, %d at the owner; want at most %d at the owner", sliced-slicedBefore, owner-ownerBefore, 2*workers)
 	}
 	waitReleased(t, tg, "acc-slice-refill")
 }
