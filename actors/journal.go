@@ -300,8 +300,14 @@ func (j *Journal) Close(ctx context.Context) error {
 	}
 }
 
-// closeAhead closes the write-ahead log (what it held is committed).
+// closeAhead closes the write-ahead log (what it held is committed). The
+// log takes no more records first: the writer appends what is staged and
+// stops, even while settlements keep arriving (they go to the store's
+// commit), and no record staged before is refused by a closed log.
 func (j *Journal) closeAhead() error {
+	j.mu.Lock()
+	j.aheadOn.Store(false)
+	j.mu.Unlock()
 	j.awaitWriter()
 	j.aheadMu.Lock()
 	defer j.aheadMu.Unlock()
@@ -312,6 +318,5 @@ func (j *Journal) closeAhead() error {
 	}
 	err := j.ahead.Close()
 	j.ahead = nil
-	j.aheadOn.Store(false)
 	return err
 }
