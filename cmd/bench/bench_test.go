@@ -275,10 +275,10 @@ func fixture() *Results {
 	d := Summary{Count: 2000, MeanMs: 0.3, P50Ms: 0.25, P90Ms: 0.4, P99Ms: 0.7, P999Ms: 1.2}
 	g := Summary{Count: 1999, Errors: 1, ErrorKinds: map[string]int{"HTTP 502": 1}, MeanMs: 0.9, P50Ms: 0.75, P90Ms: 1, P99Ms: 2.5, P999Ms: 4}
 	return &Results{
-		Tool: "test", StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), WallSeconds: 95,
-		Machine: Machine{NProc: 2, GOMAXPROCS: 2, CPUModel: "AMD EPYC", GoVersion: "go1.26.8", OSArch: "linux/amd64",
-			LoadAvgStart: "1.05 3.58 3.00", LoadAvgEnd: "2.00 2.50 2.90", GitCommit: "0123456789abcdef"},
-		Params:  Params{"n": "2000"},
+		Run: Run{Tool: "test", StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), WallSeconds: 95,
+			Machine: Machine{NProc: 2, GOMAXPROCS: 2, CPUModel: "AMD EPYC", GoVersion: "go1.26.8", OSArch: "linux/amd64",
+				LoadAvgStart: "1.05 3.58 3.00", LoadAvgEnd: "2.00 2.50 2.90", GitCommit: "0123456789abcdef"},
+			Params: Params{"n": "2000"}},
 		Setup:   Setup{Gateway: "built-in", GatewayURL: "http://127.0.0.1:1/api/v1", DB: "sqlite (temporary directory)", KeyCeiling: lk},
 		Latency: &LatencyResult{Upstream: "instant", Requests: 2000, Block: 50, Direct: d, Gateway: g, Added: added(d, g)},
 		TTFT: &TTFTResult{Upstream: "instant", Streams: 300, DirectFirstData: d, GatewayFirstData: g, AddedFirstData: added(d, g),

@@ -11,22 +11,17 @@ import (
 // ClusterResults is every number of a -cluster run; written as JSON (-out)
 // and printed as markdown.
 type ClusterResults struct {
-	Tool        string             `json:"tool"`
-	StartedAt   time.Time          `json:"started_at"`
-	FinishedAt  time.Time          `json:"finished_at"`
-	WallSeconds float64            `json:"wall_seconds"`
-	Machine     Machine            `json:"machine"`
-	Params      Params             `json:"params"`
-	Rounds      int                `json:"rounds"`
-	Requests    int                `json:"requests_per_side_c1"`
-	Block       int                `json:"block"`
-	DurationS   float64            `json:"duration_s"`
-	Credits     int64              `json:"credits"`
-	KeyCeiling  int64              `json:"key_ceiling"`
-	Direct      ClusterSetupInfo   `json:"direct"`
-	Setups      []ClusterSetupInfo `json:"setups"` // the first is the single node every ratio refers to
-	Results     []ClusterRound     `json:"per_round"`
-	Summary     []ClusterSummary   `json:"summary"` // direct first, then the setups
+	Run
+	Rounds     int                `json:"rounds"`
+	Requests   int                `json:"requests_per_side_c1"`
+	Block      int                `json:"block"`
+	DurationS  float64            `json:"duration_s"`
+	Credits    int64              `json:"credits"`
+	KeyCeiling int64              `json:"key_ceiling"`
+	Direct     ClusterSetupInfo   `json:"direct"`
+	Setups     []ClusterSetupInfo `json:"setups"` // the first is the single node every ratio refers to
+	Results    []ClusterRound     `json:"per_round"`
+	Summary    []ClusterSummary   `json:"summary"` // direct first, then the setups
 }
 
 // ClusterSetupInfo is what one side of the comparison was.

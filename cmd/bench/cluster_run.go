@@ -31,7 +31,7 @@ func (b *bench) runCluster(ctx context.Context, schemas *clusterSchemas, instant
 	}
 	setups := []*clusterSetup{one, many}
 
-	res := &ClusterResults{Tool: b.res.Tool, StartedAt: b.res.StartedAt, Params: b.res.Params, Machine: b.res.Machine,
+	res := &ClusterResults{Run: Run{Tool: b.res.Tool, StartedAt: b.res.StartedAt, Params: b.res.Params, Machine: b.res.Machine},
 		Rounds: o.rounds, Requests: o.n, Block: o.block, DurationS: o.duration.Seconds(), Credits: o.credits, KeyCeiling: o.keyCeiling,
 		Direct: ClusterSetupInfo{Name: "direct", URLs: []string{instantURL, slowURL}}}
 	for i, s := range setups {

@@ -374,8 +374,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			return err
 		}
 	}
-	b.res = &Results{Tool: "github.com/shlyuz/shlyuz/cmd/bench", StartedAt: started.UTC(), Params: o.params,
-		Machine: machineInfo(ctx, root)}
+	b.res = &Results{Run: Run{Tool: "github.com/shlyuz/shlyuz/cmd/bench", StartedAt: started.UTC(), Params: o.params,
+		Machine: machineInfo(ctx, root)}}
 	b.logf("load average at start: %s", b.res.Machine.LoadAvgStart)
 
 	if b.tmp, err = os.MkdirTemp("", "shlyuz-bench-"); err != nil {

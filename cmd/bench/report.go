@@ -9,25 +9,31 @@ import (
 	"time"
 )
 
+// Run is what every results file starts with: the tool, when it ran, on
+// what machine and with which flags.
+type Run struct {
+	Tool        string    `json:"tool"`
+	StartedAt   time.Time `json:"started_at"`
+	FinishedAt  time.Time `json:"finished_at"`
+	WallSeconds float64   `json:"wall_seconds"`
+	Machine     Machine   `json:"machine"`
+	Params      Params    `json:"params"`
+}
+
 // Results is every number of one run; it is written as JSON (-out) and
 // printed as a markdown table.
 type Results struct {
-	Tool        string             `json:"tool"`
-	StartedAt   time.Time          `json:"started_at"`
-	FinishedAt  time.Time          `json:"finished_at"`
-	WallSeconds float64            `json:"wall_seconds"`
-	Machine     Machine            `json:"machine"`
-	Params      Params             `json:"params"`
-	Setup       Setup              `json:"setup"`
-	Latency     *LatencyResult     `json:"latency_c1,omitempty"`
-	TTFT        *TTFTResult        `json:"ttft_c1,omitempty"`
-	InterChunk  *GapResult         `json:"inter_chunk,omitempty"`
-	Throughput  []ThroughputResult `json:"throughput,omitempty"`
-	Memory      MemoryResult       `json:"memory"`
-	Allocs      AllocResult        `json:"allocs"`
-	Prompts     []PromptResult     `json:"prompt_sizes,omitempty"`
-	Billing     *BillingCheck      `json:"billing,omitempty"`
-	Notes       []string           `json:"notes,omitempty"`
+	Run
+	Setup      Setup              `json:"setup"`
+	Latency    *LatencyResult     `json:"latency_c1,omitempty"`
+	TTFT       *TTFTResult        `json:"ttft_c1,omitempty"`
+	InterChunk *GapResult         `json:"inter_chunk,omitempty"`
+	Throughput []ThroughputResult `json:"throughput,omitempty"`
+	Memory     MemoryResult       `json:"memory"`
+	Allocs     AllocResult        `json:"allocs"`
+	Prompts    []PromptResult     `json:"prompt_sizes,omitempty"`
+	Billing    *BillingCheck      `json:"billing,omitempty"`
+	Notes      []string           `json:"notes,omitempty"`
 }
 
 // Setup is what was measured.
