@@ -88,7 +88,8 @@ func (j *Journal) Add(e *shlyuz.LedgerEntry, g *shlyuz.Generation) {
 // entry nobody waits for waits for the next commit, whoever starts it.
 // With a write-ahead log, done is called with Logged once the record is
 // appended, and later again only if the store then found the entry a
-// Duplicate or Fenced; no commit is started.
+// Duplicate or Fenced; no commit is started. done must not wait for the
+// journal (Flush, Close): Logged is told with the log's lock held.
 func (j *Journal) AddNotify(e *shlyuz.LedgerEntry, g *shlyuz.Generation, waited bool, done func(Outcome)) {
 	if !j.queue(e, g, done, waited, false) && waited {
 		j.kickRun()

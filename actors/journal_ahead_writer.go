@@ -65,7 +65,9 @@ func (j *Journal) stageAhead(rec []byte, it aheadItem, inline bool) bool {
 }
 
 // drainAhead writes what is staged, in one append, until nothing is: the
-// records then join the next commit, and their waiters hear Logged. When an
+// records then join the next commit, and their waiters hear Logged, with
+// aheadMu still held, so the commit that takes them (flush swaps pending
+// under aheadMu) tells a Duplicate or Fenced only after Logged. When an
 // append fails they join it unlogged, and a waited one starts it.
 func (j *Journal) drainAhead() {
 	var items []aheadItem
@@ -101,12 +103,12 @@ func (j *Journal) drainAhead() {
 		st.spare = buf[:0]
 		st.settled.Broadcast()
 		j.mu.Unlock()
-		j.aheadMu.Unlock()
-		for _, it := range items {
+		for _, it := range items { // before aheadMu: no commit takes them before they are told
 			if logged && it.done != nil {
 				it.done(Logged)
 			}
 		}
+		j.aheadMu.Unlock()
 		if kick {
 			j.kickRun()
 		}
