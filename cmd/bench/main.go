@@ -133,6 +133,7 @@ type options struct {
 	targetPID                    int
 	metrics                      string
 	cpuProfile                   string
+	durable                      bool
 	direct, directSlow           string
 	directStream, directKey      string
 	directModel                  string
@@ -202,7 +203,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.streamAddr, "stream-addr", "127.0.0.1:0", "listen address of the stream fake")
 	fs.StringVar(&o.out, "out", "bench-results.json", "JSON results file (empty: none)")
 	fs.BoolVar(&o.quick, "quick", false, "a smoke run of a few seconds: "+quickHelp())
-	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write the built-in gateway's CPU profiles of scenario 1, of the instant closed loop of the first 2 s of each prompt size's concurrency-1 blocks and of its closed loop to PREFIX-c1.pprof, PREFIX-instant.pprof, PREFIX-prompt-SIZE.pprof and PREFIX-prompt-SIZE-cN.pprof (scenario 7's allocations then count the profiler's too); with -cluster, each node's profile of its setup's first instant closed loop to PREFIX-1node-node1-instant.pprof, PREFIX-3nodes-node2-instant.pprof, …")
+	fs.BoolVar(&o.durable, "durable", true, "durable settlement in the gateways the bench starts (cluster.durable_settle; false: a reply no longer waits for its charge's commit or log append, to measure what that wait costs)")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write the built-in gateway's CPU profiles of scenario 1, of the instant closed loop, of the first 2 s of each prompt size's concurrency-1 blocks and of its closed loop, to PREFIX-c1.pprof, PREFIX-instant.pprof, PREFIX-prompt-SIZE.pprof and PREFIX-prompt-SIZE-cN.pprof (scenario 7's allocations then count the profiler's too); with -cluster, each node's profile of its setup's first instant closed loop to PREFIX-1node-node1-instant.pprof, PREFIX-3nodes-node2-instant.pprof, …")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (binaries, config, logs, SQLite)")
 	fs.BoolVar(&o.allowRemote, "allow-remote", false, "allow -target and -direct URLs that are not loopback")
 	fs.Int64Var(&o.credits, "credits", 10_000_000_000, "credits topped up on the benchmark account")
@@ -594,6 +596,9 @@ func (b *bench) upstreams(instantURL, slowURL, streamURL string) []benchUpstream
 // writeConfig writes the gateway's config into the temporary directory.
 func (b *bench) writeConfig(ups []benchUpstream) (path, cfg string, err error) {
 	cfg = gatewayConfig(ups)
+	if !b.o.durable {
+		cfg += "cluster:\n  durable_settle: false\n"
+	}
 	if b.o.directModel != "" {
 		cfg = strings.ReplaceAll(cfg, "strip_prefix: false}", "strip_prefix: false, upstream_model: "+strconv.Quote(b.o.directModel)+"}")
 	}

@@ -225,6 +225,9 @@ func writeMarkdown(w io.Writer, r *Results) {
 	if r.Setup.KeyCeiling > 0 {
 		p("; billing on, key ceiling %d credits/month", r.Setup.KeyCeiling)
 	}
+	if r.Params["durable"] == "false" {
+		p("; durable settlement off (-durable=false)")
+	}
 	p("\n- direct: instant %s, slow %s, stream %s", r.Setup.DirectInstant, r.Setup.DirectSlow, r.Setup.DirectStream)
 	p("\n- when: %s, %.0f s wall", r.StartedAt.Format(time.RFC3339), r.WallSeconds)
 	if m.GitCommit != "" {
