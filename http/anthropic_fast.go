@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
-	"unicode/utf8"
+
+	shlyuz "github.com/shlyuz/shlyuz"
 
 	"github.com/shlyuz/shlyuz/internal/jsonscan"
 )
@@ -42,27 +43,34 @@ func decodeOthers(top map[string]json.RawMessage, v any, skip ...string) bool {
 }
 
 // fastMessages fills r from the split body top, except its Messages, and
-// returns chat's messages (the JSON chatFields would write, never empty),
-// or ok false.
+// returns chat's messages (the JSON chatFields would write, never empty)
+// with their estimate (EstimatePrompt's, counted as they are written), or
+// ok false.
 // The body was validated when it was split.
-func fastMessages(top map[string]json.RawMessage, r *anthropicRequest) (msgs json.RawMessage, ok bool) {
+func fastMessages(top map[string]json.RawMessage, r *anthropicRequest) (msgs json.RawMessage, est shlyuz.PromptEstimate, ok bool) {
 	if !decodeOthers(top, r, "messages", "system") {
-		return nil, false
+		return nil, est, false
 	}
 	r.System = top["system"] // a span of the body, as top's: no copy
 	turns, set := top["messages"]
 	if !set || len(turns) == 0 || turns[0] != '[' {
-		return nil, false
+		return nil, est, false
 	}
-	var m messagesWriter
+	m := messagesWriter{b: make([]byte, 0, writerCap(len(turns)+len(r.System)))}
 	if !m.system(r.System) {
-		return nil, false
+		return nil, est, false
 	}
 	if n, ok := eachElement(turns, m.turn); !ok || n == 0 {
-		return nil, false // no turns: the full decode says what is missing
+		return nil, est, false // no turns: the full decode says what is missing
 	}
-	return m.done(), true // r.Messages stays nil: msgs stands for it
+	return m.done(), m.tally.Estimate(), true // r.Messages stays nil: msgs stands for it
 }
+
+// writerCap is the room a messagesWriter takes at once for n bytes of the
+// client's turns: chat's form of a long conversation is about as long (a
+// turn's text as is, a few bytes of framing more or less), so one
+// allocation mostly holds it, not a doubling series of them.
+func writerCap(n int) int { return n + n/16 + 256 }
 
 // plainKey is a key of lower-case ASCII letters, digits and underscores: no
 // other key folds to it, and it folds to no other.
@@ -75,10 +83,12 @@ func plainKey(k string) bool {
 	return true
 }
 
-// messagesWriter writes chat's messages array as chatFields's encoder would.
+// messagesWriter writes chat's messages array as chatFields's encoder
+// would, and counts it as EstimatePrompt would (tally).
 type messagesWriter struct {
-	b []byte
-	n int
+	b     []byte
+	n     int
+	tally shlyuz.PromptTally
 }
 
 func (m *messagesWriter) open() {
@@ -97,8 +107,11 @@ func (m *messagesWriter) done() json.RawMessage {
 	return append(m.b, ']')
 }
 
-// message writes {"content":content,"role":role}.
+// message writes {"content":content,"role":role}; content is a string
+// literal.
 func (m *messagesWriter) message(role string, content []byte) {
+	m.tally.Message()
+	m.tally.Text(content)
 	m.open()
 	m.b = append(append(append(append(append(m.b, `{"content":`...), content...), `,"role":"`...), role...), `"}`...)
 }
@@ -120,10 +133,11 @@ func (m *messagesWriter) system(raw json.RawMessage) bool {
 	return m.parts(raw, "system", true)
 }
 
-// turn writes one turn's message (chatMessages) for a turn of text only.
-func (m *messagesWriter) turn(t []byte) bool {
+// turn writes the message (chatMessages) of the turn of text only at
+// b[vs] and returns where the turn ends.
+func (m *messagesWriter) turn(b []byte, vs int) (int, bool) {
 	var role, content []byte
-	if t[0] != '{' || !eachMember(t, func(key, v []byte) bool {
+	end, ok := eachMember(b, vs, func(key, v []byte) bool {
 		switch string(key) {
 		case "role":
 			role = v
@@ -131,12 +145,15 @@ func (m *messagesWriter) turn(t []byte) bool {
 			content = v
 		}
 		return true
-	}) {
-		return false
+	})
+	if !ok || len(content) == 0 || isNull(content) {
+		return 0, false
 	}
-	if len(content) == 0 || isNull(content) {
-		return false
-	}
+	return end, m.turnOf(role, content)
+}
+
+// turnOf writes the message of a turn of role (a literal) and content.
+func (m *messagesWriter) turnOf(role, content []byte) bool {
 	switch string(role) {
 	case `"user"`:
 		if content[0] == '"' {
@@ -144,6 +161,8 @@ func (m *messagesWriter) turn(t []byte) bool {
 				return false
 			}
 			if len(content) > 2 { // an empty text carries nothing
+				m.tally.Message()
+				m.tally.Text(content)
 				m.open()
 				m.b = append(append(append(m.b, `{"content":[{"text":`...), content...), `,"type":"text"}],"role":"user"}`...)
 			}
@@ -184,6 +203,7 @@ func (m *messagesWriter) parts(blocks []byte, role string, keepEmpty bool) bool 
 			m.b = append(append(append(m.b, `"cache_control":`...), c.Bytes()...), ',')
 		}
 		m.b = append(append(append(m.b, `"text":`...), text...), `,"type":"text"}`...)
+		m.tally.Text(text)
 		return true
 	})
 	if !ok {
@@ -194,6 +214,7 @@ func (m *messagesWriter) parts(blocks []byte, role string, keepEmpty bool) bool 
 		return true
 	}
 	m.b = append(append(append(m.b, `],"role":"`...), role...), `"}`...)
+	m.tally.Message()
 	return true
 }
 
@@ -229,9 +250,9 @@ func (m *messagesWriter) assistant(content []byte) bool {
 // "text", text, cache_control} and nothing else) with its canonical text
 // literal (nil when absent) and its cache_control; false for anything else.
 func eachText(blocks []byte, each func(text, cache []byte) bool) bool {
-	_, ok := eachElement(blocks, func(b []byte) bool {
+	_, ok := eachElement(blocks, func(b []byte, vs int) (int, bool) {
 		var typ, text, cache []byte
-		if b[0] != '{' || !eachMember(b, func(key, v []byte) bool {
+		end, ok := eachMember(b, vs, func(key, v []byte) bool {
 			switch string(key) {
 			case "type":
 				typ = v
@@ -243,72 +264,52 @@ func eachText(blocks []byte, each func(text, cache []byte) bool) bool {
 				return false
 			}
 			return true
-		}) {
-			return false
+		})
+		if !ok || string(typ) != `"text"` || text != nil && !canonicalString(text) {
+			return 0, false
 		}
-		if string(typ) != `"text"` || text != nil && !canonicalString(text) {
-			return false
-		}
-		return each(text, cache)
+		return end, each(text, cache)
 	})
 	return ok
 }
 
 // eachElement calls each for every element of the array arr, in order, and
 // returns how many there were; ok is false when each refused one or the
-// array does not scan.
-func eachElement(arr []byte, each func(v []byte) bool) (n int, ok bool) {
+// array does not scan. each reads the element that starts at arr[vs] and
+// says where it ends: an element is read once, not skipped and then read.
+func eachElement(arr []byte, each func(b []byte, vs int) (ve int, ok bool)) (n int, ok bool) {
 	it, _ := jsonscan.Elements(arr, 0)
 	for {
-		vs, ve, more := it.Next()
+		vs, more := it.NextStart()
 		if !more {
 			break
 		}
 		n++
-		if !each(arr[vs:ve]) {
+		ve, ok := each(arr, vs)
+		if !ok {
 			return n, false
 		}
+		it.SetEnd(ve)
 	}
 	return n, it.Err() == nil
 }
 
-// eachMember calls each for the members of the object o, whose keys must be
-// plain (plainKey); false when one is not, or when each says so.
-func eachMember(o []byte, each func(key, v []byte) bool) bool {
-	it, _ := jsonscan.Members(o, 0)
+// eachMember calls each for the members of the object that opens at b[vs],
+// whose keys must be plain (plainKey), and returns where the object ends;
+// false when it is no object, a key is not plain, or each says so.
+func eachMember(b []byte, vs int, each func(key, v []byte) bool) (end int, ok bool) {
+	if vs >= len(b) || b[vs] != '{' {
+		return 0, false
+	}
+	it, _ := jsonscan.Members(b, vs)
 	for {
-		key, _, vs, ve, more := it.Next()
+		key, _, s, e, more := it.Next()
 		if !more {
 			break
 		}
-		if !plainKey(string(key)) || !each(key, o[vs:ve]) {
-			return false
+		if !plainKey(string(key)) || !each(key, b[s:e]) {
+			return 0, false
 		}
 	}
-	return it.Err() == nil
-}
-
-// canonicalString reports whether the string literal lit is what
-// encoding/json writes for the text it stands for (HTML left unescaped):
-// valid UTF-8 without U+2028 and U+2029, escapes only \" \\ \b \f \n \r \t.
-func canonicalString(lit []byte) bool {
-	if len(lit) < 2 || lit[0] != '"' {
-		return false
-	}
-	s := lit[1 : len(lit)-1]
-	if !utf8.Valid(s) || bytes.Contains(s, []byte("\u2028")) || bytes.Contains(s, []byte("\u2029")) {
-		return false
-	}
-	for {
-		i := bytes.IndexByte(s, '\\')
-		if i < 0 || i+1 >= len(s) {
-			return i < 0
-		}
-		switch s[i+1] {
-		case '"', '\\', 'b', 'f', 'n', 'r', 't':
-			s = s[i+2:]
-		default:
-			return false
-		}
-	}
+	return it.End(), it.Err() == nil
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	shlyuz "github.com/shlyuz/shlyuz"
 )
 
 // TestFastMessagesIsTheFullDecode: for text-only conversations, fastMessages
@@ -66,7 +68,7 @@ func checkFastMessages(t *testing.T, body []byte) bool {
 		return false
 	}
 	var fast anthropicRequest
-	msgs, ok := fastMessages(top, &fast)
+	msgs, est, ok := fastMessages(top, &fast)
 	if !ok {
 		return false
 	}
@@ -90,6 +92,9 @@ func checkFastMessages(t *testing.T, body []byte) bool {
 			if !bytes.Equal(got[k], w) {
 				t.Fatalf("%s: %s =\n%s\nwant\n%s", body, k, got[k], w)
 			}
+		}
+		if wantEst, err := shlyuz.EstimatePrompt(want["messages"]); err != nil || est != wantEst {
+			t.Fatalf("%s: estimate %+v, want EstimatePrompt's %+v (%v)", body, est, wantEst, err)
 		}
 		if len(full.Messages) == 0 || !bytes.Equal(fast.System, full.System) {
 			t.Fatalf("%s: fast with %d turns, system %s; want %s", body, len(full.Messages), fast.System, full.System)
@@ -136,6 +141,9 @@ func TestCanonicalString(t *testing.T) {
 		`""`, `"plain"`, `"a\nb\t\"c\" \\ \b\f\r"`, `"Привет 😀"`,
 		`"C:\\users\\u"`, `"\\/"`, `"a\\\\u"`, `"x\\"`,
 		`"\u0041"`, `"a\/b"`, `"\\\u0041"`, `"\\\/"`, `"\u00e9"`, `"line` + "\u2028" + `"`,
+		// past a word or two of plain bytes (plainRun reads eight at a time)
+		`"0123456\n89abcdef\t"`, `"01234567\/9"`, `"0123456789abcdé"`, `"0123456789abcdef` + "\u2029" + `x"`,
+		`"0123456789abcdef` + "\xff" + `"`, `"0123456789abcde` + "\xe2\x80" + `"`, `"0123456789abcdefghijklmnopqrstu\u0041"`,
 	} {
 		var s string
 		if err := json.Unmarshal([]byte(lit), &s); err != nil {

@@ -90,7 +90,7 @@ func parseMessages(body []byte, header func(string, ...string) string, countOnly
 		return nil, shlyuz.ErrInvalidJSON("the body must be a JSON object")
 	}
 	var r anthropicRequest
-	msgs, fast := fastMessages(top, &r) // anthropic_fast.go
+	msgs, fastEst, fast := fastMessages(top, &r) // anthropic_fast.go
 	if !fast {
 		r, msgs = anthropicRequest{}, nil
 		if err := json.Unmarshal(body, &r); err != nil {
@@ -125,9 +125,12 @@ func parseMessages(body []byte, header func(string, ...string) string, countOnly
 		return nil, err
 	}
 	native.Unfit = unfit
-	est, eerr := shlyuz.EstimatePrompt(fields["messages"])
-	if eerr != nil {
-		return nil, shlyuz.ErrInvalidValue("messages", "The messages are not valid: %s", eerr.Error())
+	est := fastEst // counted as fastMessages wrote them: the messages are not walked again
+	if !fast {
+		var eerr error
+		if est, eerr = shlyuz.EstimatePrompt(fields["messages"]); eerr != nil {
+			return nil, shlyuz.ErrInvalidValue("messages", "The messages are not valid: %s", eerr.Error())
+		}
 	}
 	// Tool definitions are prompt too: as the client wrote them (an Anthropic upstream gets them so) or
 	// as chat carries them to the others, whichever is larger.

@@ -1,6 +1,10 @@
 package http
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	shlyuz "github.com/shlyuz/shlyuz"
+)
 
 // fastResponses is fastMessages for a Responses request (split as top): it
 // fills r except its Input and returns chat's messages as
@@ -8,40 +12,41 @@ import "encoding/json"
 // (a string, or messages of user, system or developer with string or text
 // parts, assistant ones with a string); ok is false for anything else, and
 // the full decode answers. The body was validated when it was split.
-func fastResponses(top map[string]json.RawMessage, r *responsesRequest) (msgs json.RawMessage, ok bool) {
+func fastResponses(top map[string]json.RawMessage, r *responsesRequest) (msgs json.RawMessage, est shlyuz.PromptEstimate, ok bool) {
 	if !decodeOthers(top, r, "input") {
-		return nil, false
+		return nil, est, false
 	}
 	in, set := top["input"]
 	if !set || len(in) == 0 || in[0] != '"' && in[0] != '[' {
-		return nil, false
+		return nil, est, false
 	}
 	r.Input = in // a span of the body, as r.raw: no copy of the whole input
-	var m messagesWriter
+	m := messagesWriter{b: make([]byte, 0, writerCap(len(in)+len(r.Instructions)))}
 	if r.Instructions != "" {
 		sys, err := marshalText(r.Instructions)
 		if err != nil {
-			return nil, false
+			return nil, est, false
 		}
 		m.message("system", sys)
 	}
 	if in[0] == '"' {
 		if !canonicalString(in) {
-			return nil, false
+			return nil, est, false
 		}
 		m.message("user", in)
-		return m.done(), true
+		return m.done(), m.tally.Estimate(), true
 	}
 	if n, ok := eachElement(in, m.inputItem); !ok || n == 0 {
-		return nil, false
+		return nil, est, false
 	}
-	return m.done(), true
+	return m.done(), m.tally.Estimate(), true
 }
 
-// inputItem writes one input item of text (responsesMessage).
-func (m *messagesWriter) inputItem(item []byte) bool {
+// inputItem writes the input item of text (responsesMessage) at b[vs] and
+// returns where it ends.
+func (m *messagesWriter) inputItem(b []byte, vs int) (int, bool) {
 	var typ, role, content []byte
-	if item[0] != '{' || !eachMember(item, func(key, v []byte) bool {
+	end, ok := eachMember(b, vs, func(key, v []byte) bool {
 		switch string(key) {
 		case "type":
 			typ = v
@@ -53,9 +58,15 @@ func (m *messagesWriter) inputItem(item []byte) bool {
 			return false // a function call's fields: the full decode reads them
 		}
 		return true
-	}) {
-		return false
+	})
+	if !ok || !m.item(typ, role, content) {
+		return 0, false
 	}
+	return end, true
+}
+
+// item writes the message of an input item of type typ, role and content.
+func (m *messagesWriter) item(typ, role, content []byte) bool {
 	if typ != nil && string(typ) != `"message"` || len(content) == 0 {
 		return false
 	}
@@ -76,12 +87,13 @@ func (m *messagesWriter) inputItem(item []byte) bool {
 	if r == "assistant" || content[0] != '[' {
 		return false // an earlier reply's parts are joined into one text
 	}
+	m.tally.Message()
 	m.open()
 	m.b = append(m.b, `{"content":[`...)
 	count := 0
-	if _, ok := eachElement(content, func(p []byte) bool {
+	if _, ok := eachElement(content, func(b []byte, vs int) (int, bool) {
 		var ptyp, text []byte
-		if p[0] != '{' || !eachMember(p, func(key, v []byte) bool {
+		end, ok := eachMember(b, vs, func(key, v []byte) bool {
 			switch string(key) {
 			case "type":
 				ptyp = v
@@ -91,24 +103,26 @@ func (m *messagesWriter) inputItem(item []byte) bool {
 				return false
 			}
 			return true
-		}) {
-			return false
+		})
+		if !ok {
+			return 0, false
 		}
 		switch string(ptyp) {
 		case `"input_text"`, `"output_text"`, `"text"`:
 		default:
-			return false
+			return 0, false
 		}
 		if text == nil {
 			text = []byte(`""`)
 		} else if !canonicalString(text) {
-			return false
+			return 0, false
 		}
 		if count++; count > 1 {
 			m.b = append(m.b, ',')
 		}
 		m.b = append(append(append(m.b, `{"text":`...), text...), `,"type":"text"}`...)
-		return true
+		m.tally.Text(text)
+		return end, true
 	}); !ok {
 		return false
 	}

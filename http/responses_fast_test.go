@@ -1,6 +1,8 @@
 package http
 
 import (
+	shlyuz "github.com/shlyuz/shlyuz"
+
 	"bytes"
 	"encoding/json"
 	"testing"
@@ -57,7 +59,7 @@ func checkFastResponses(t *testing.T, body []byte) bool {
 		return false
 	}
 	var fast responsesRequest
-	msgs, ok := fastResponses(top, &fast)
+	msgs, est, ok := fastResponses(top, &fast)
 	if !ok {
 		return false
 	}
@@ -75,6 +77,9 @@ func checkFastResponses(t *testing.T, body []byte) bool {
 	}
 	if !bytes.Equal(msgs, want) {
 		t.Fatalf("%s: messages\n%s\nwant\n%s", body, msgs, want)
+	}
+	if wantEst, err := shlyuz.EstimatePrompt(want); err != nil || est != wantEst {
+		t.Fatalf("%s: estimate %+v, want EstimatePrompt's %+v (%v)", body, est, wantEst, err)
 	}
 	full.Input, fast.Input = nil, nil
 	if a, b := fmtJSON(t, full), fmtJSON(t, fast); a != b {

@@ -82,11 +82,12 @@ type responsesPart struct {
 func parseResponses(body []byte) (*actors.ChatCall, *responsesRequest, *shlyuz.Error) {
 	var r responsesRequest
 	var msgs json.RawMessage
+	var fastEst shlyuz.PromptEstimate // the messages' estimate, when fastResponses wrote them
 	top, serr := splitObject(body)
 	if serr == nil && top != nil {
 		r.raw = top
 		var fast bool
-		if msgs, fast = fastResponses(top, &r); !fast { // responses_fast.go
+		if msgs, fastEst, fast = fastResponses(top, &r); !fast { // responses_fast.go
 			r, msgs = responsesRequest{raw: top}, nil
 		}
 	}
@@ -168,9 +169,12 @@ func parseResponses(body []byte) (*actors.ChatCall, *responsesRequest, *shlyuz.E
 	if msgs != nil {
 		fields["messages"] = msgs
 	}
-	est, eerr := shlyuz.EstimatePrompt(fields["messages"])
-	if eerr != nil {
-		return nil, nil, shlyuz.ErrInvalidValue("input", "The input is not valid: %s", eerr.Error())
+	est := fastEst // counted as fastResponses wrote them: the messages are not walked again
+	if msgs == nil {
+		var eerr error
+		if est, eerr = shlyuz.EstimatePrompt(fields["messages"]); eerr != nil {
+			return nil, nil, shlyuz.ErrInvalidValue("input", "The input is not valid: %s", eerr.Error())
+		}
 	}
 	est = withDefinitions(est, shlyuz.EstimateDefinitions(fields["tools"], fields["functions"], fields["response_format"]))
 	call := &actors.ChatCall{Fields: fields, Models: []string{r.Model}, Stream: r.Stream, Prompt: est,

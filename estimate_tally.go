@@ -1,0 +1,17 @@
+package shlyuz
+
+// PromptTally adds up a messages array as a writer puts it together, one
+// message and one text at a time, to what EstimatePrompt gives of the
+// array written: the writer that has each text in hand (the Anthropic and
+// Responses fast paths) need not walk its output again.
+type PromptTally struct{ w promptWalk }
+
+// Message counts one message (its fixed overhead).
+func (t *PromptTally) Message() { t.w.overhead += 4 }
+
+// Text counts one text of a message's content, a string content or a text
+// part's text: the string literal, quotes included, as the body holds it.
+func (t *PromptTally) Text(lit []byte) { t.w.add(lit) }
+
+// Estimate is EstimatePrompt of the messages counted.
+func (t *PromptTally) Estimate() PromptEstimate { return t.w.estimate() }
