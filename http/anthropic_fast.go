@@ -137,27 +137,29 @@ func (m *messagesWriter) system(raw json.RawMessage) bool {
 // b[vs] and returns where the turn ends.
 func (m *messagesWriter) turn(b []byte, vs int) (int, bool) {
 	var role, content []byte
-	end, ok := eachMember(b, vs, func(key, v []byte) bool {
+	var canon bool
+	end, ok := eachMember(b, vs, func(key, v []byte, c bool) bool {
 		switch string(key) {
 		case "role":
 			role = v
 		case "content":
-			content = v
+			content, canon = v, c
 		}
 		return true
 	})
 	if !ok || len(content) == 0 || isNull(content) {
 		return 0, false
 	}
-	return end, m.turnOf(role, content)
+	return end, m.turnOf(role, content, canon)
 }
 
-// turnOf writes the message of a turn of role (a literal) and content.
-func (m *messagesWriter) turnOf(role, content []byte) bool {
+// turnOf writes the message of a turn of role (a literal) and content;
+// canon tells whether content is a canonical string (eachMember).
+func (m *messagesWriter) turnOf(role, content []byte, canon bool) bool {
 	switch string(role) {
 	case `"user"`:
 		if content[0] == '"' {
-			if !canonicalString(content) {
+			if !canon {
 				return false
 			}
 			if len(content) > 2 { // an empty text carries nothing
@@ -170,7 +172,7 @@ func (m *messagesWriter) turnOf(role, content []byte) bool {
 		}
 		return m.parts(content, "user", false)
 	case `"assistant"`:
-		return m.assistant(content)
+		return m.assistant(content, canon)
 	}
 	return false
 }
@@ -220,10 +222,10 @@ func (m *messagesWriter) parts(blocks []byte, role string, keepEmpty bool) bool 
 
 // assistant writes an assistant turn of one text (assistantMessage joins
 // several, which would need them decoded).
-func (m *messagesWriter) assistant(content []byte) bool {
+func (m *messagesWriter) assistant(content []byte, canon bool) bool {
 	var text []byte
 	if content[0] == '"' {
-		if !canonicalString(content) {
+		if !canon {
 			return false
 		}
 		text = content
@@ -252,12 +254,13 @@ func (m *messagesWriter) assistant(content []byte) bool {
 func eachText(blocks []byte, each func(text, cache []byte) bool) bool {
 	_, ok := eachElement(blocks, func(b []byte, vs int) (int, bool) {
 		var typ, text, cache []byte
-		end, ok := eachMember(b, vs, func(key, v []byte) bool {
+		var canon bool
+		end, ok := eachMember(b, vs, func(key, v []byte, c bool) bool {
 			switch string(key) {
 			case "type":
 				typ = v
 			case "text":
-				text = v
+				text, canon = v, c
 			case "cache_control":
 				cache = v
 			default:
@@ -265,7 +268,7 @@ func eachText(blocks []byte, each func(text, cache []byte) bool) bool {
 			}
 			return true
 		})
-		if !ok || string(typ) != `"text"` || text != nil && !canonicalString(text) {
+		if !ok || string(typ) != `"text"` || text != nil && !canon {
 			return 0, false
 		}
 		return end, each(text, cache)
@@ -296,20 +299,35 @@ func eachElement(arr []byte, each func(b []byte, vs int) (ve int, ok bool)) (n i
 
 // eachMember calls each for the members of the object that opens at b[vs],
 // whose keys must be plain (plainKey), and returns where the object ends;
-// false when it is no object, a key is not plain, or each says so.
-func eachMember(b []byte, vs int, each func(key, v []byte) bool) (end int, ok bool) {
+// false when it is no object, a key is not plain, or each says so. canon
+// tells each whether the value is a canonical string (canonicalString),
+// found as the string is read to its end: a long text is read once.
+func eachMember(b []byte, vs int, each func(key, v []byte, canon bool) bool) (end int, ok bool) {
 	if vs >= len(b) || b[vs] != '{' {
 		return 0, false
 	}
 	it, _ := jsonscan.Members(b, vs)
 	for {
-		key, _, s, e, more := it.Next()
+		key, s, more := it.NextKey()
 		if !more {
 			break
 		}
-		if !plainKey(string(key)) || !each(key, b[s:e]) {
+		e, canon, ok := readValue(b, s)
+		if !ok || !plainKey(string(key)) || !each(key, b[s:e], canon) {
 			return 0, false
 		}
+		it.SetEnd(e)
 	}
 	return it.End(), it.Err() == nil
+}
+
+// readValue returns the end of the value at b[s] (of a validated body) and
+// whether it is a canonical string.
+func readValue(b []byte, s int) (end int, canon, ok bool) {
+	if s < len(b) && b[s] == '"' {
+		e, short, err := jsonscan.ShortString(b, s)
+		return e, err == nil && short && plainText(b[s+1:e-1]), err == nil
+	}
+	e, err := jsonscan.SkipValue(b, s)
+	return e, false, err == nil
 }

@@ -46,27 +46,29 @@ func fastResponses(top map[string]json.RawMessage, r *responsesRequest) (msgs js
 // returns where it ends.
 func (m *messagesWriter) inputItem(b []byte, vs int) (int, bool) {
 	var typ, role, content []byte
-	end, ok := eachMember(b, vs, func(key, v []byte) bool {
+	var canon bool
+	end, ok := eachMember(b, vs, func(key, v []byte, c bool) bool {
 		switch string(key) {
 		case "type":
 			typ = v
 		case "role":
 			role = v
 		case "content":
-			content = v
+			content, canon = v, c
 		case "call_id", "name", "arguments", "output":
 			return false // a function call's fields: the full decode reads them
 		}
 		return true
 	})
-	if !ok || !m.item(typ, role, content) {
+	if !ok || !m.item(typ, role, content, canon) {
 		return 0, false
 	}
 	return end, true
 }
 
-// item writes the message of an input item of type typ, role and content.
-func (m *messagesWriter) item(typ, role, content []byte) bool {
+// item writes the message of an input item of type typ, role and content
+// (canon: a canonical string).
+func (m *messagesWriter) item(typ, role, content []byte, canon bool) bool {
 	if typ != nil && string(typ) != `"message"` || len(content) == 0 {
 		return false
 	}
@@ -78,7 +80,7 @@ func (m *messagesWriter) item(typ, role, content []byte) bool {
 		return false
 	}
 	if content[0] == '"' {
-		if !canonicalString(content) {
+		if !canon {
 			return false
 		}
 		m.message(r, content)
@@ -93,12 +95,13 @@ func (m *messagesWriter) item(typ, role, content []byte) bool {
 	count := 0
 	if _, ok := eachElement(content, func(b []byte, vs int) (int, bool) {
 		var ptyp, text []byte
-		end, ok := eachMember(b, vs, func(key, v []byte) bool {
+		var textCanon bool
+		end, ok := eachMember(b, vs, func(key, v []byte, c bool) bool {
 			switch string(key) {
 			case "type":
 				ptyp = v
 			case "text":
-				text = v
+				text, textCanon = v, c
 			default:
 				return false
 			}
@@ -114,7 +117,7 @@ func (m *messagesWriter) item(typ, role, content []byte) bool {
 		}
 		if text == nil {
 			text = []byte(`""`)
-		} else if !canonicalString(text) {
+		} else if !textCanon {
 			return 0, false
 		}
 		if count++; count > 1 {

@@ -1,11 +1,12 @@
 package http
 
 import (
-	shlyuz "github.com/shlyuz/shlyuz"
-
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
+
+	shlyuz "github.com/shlyuz/shlyuz"
 )
 
 // TestFastResponsesIsTheFullDecode: for an input of text, fastResponses
@@ -94,4 +95,45 @@ func fmtJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// BenchmarkParseResponses is parseResponses on a 150 KB conversation of
+// text (as BenchmarkParseMessages: code and prose, escapes every few bytes),
+// as a string input and as input items of text parts, beside the full
+// decode the fast path replaces.
+func BenchmarkParseResponses(b *testing.B) {
+	text, _ := json.Marshal(strings.Repeat("The gateway reserves the worst case.\nfunc settle() {\n\treturn \"held\"\n}\n", 150_000/72))
+	head := `{"model":"gpt-x","max_output_tokens":64,"instructions":"You are a careful coding assistant.",`
+	for _, tc := range []struct{ name, body string }{
+		{"string", head + `"input":` + string(text) + `}`},
+		{"items", head + `"input":[{"role":"user","content":[{"type":"input_text","text":` + string(text[:len(text)/2]) + `"}]},` +
+			`{"role":"assistant","content":"ok"},{"role":"user","content":"` + string(text[len(text)/2:]) + `}]}`},
+	} {
+		body := []byte(tc.body)
+		if !json.Valid(body) {
+			b.Fatalf("%s: not JSON", tc.name)
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := parseResponses(body); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(tc.name+"/full-decode", func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var r responsesRequest
+				if err := json.Unmarshal(body, &r); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := responsesMessages(&r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -6,10 +6,12 @@ import (
 	"testing"
 )
 
-// TestShortEscapes: each escape, short or not (the table says which), put at
+// TestShortString: each escape, short or not (the table says which), put at
 // every offset around the 64-byte block edges, in plain text and after a run
-// of escapes (which shifts where an escape cut by a block's end begins).
-func TestShortEscapes(t *testing.T) {
+// of escapes (which shifts where an escape cut by a block's end begins), and
+// the string followed by more JSON: ShortString ends where the literal ends
+// and tells the table's answer.
+func TestShortString(t *testing.T) {
 	pad := strings.Repeat("x", 130)
 	for _, tc := range []struct {
 		esc  string
@@ -19,18 +21,27 @@ func TestShortEscapes(t *testing.T) {
 		{`\/`, false}, {`\u0041`, false}, {`\\u`, true}, {`\\/`, true}, {`\\\/`, false}, {`\\\u0041`, false},
 	} {
 		for at := 0; at < len(pad); at++ {
-			body := pad[:at] + tc.esc + pad[at:]
-			var s string
-			if err := json.Unmarshal([]byte(`"`+body+`"`), &s); err != nil {
-				t.Fatalf("%q is not a string body: %v", body, err)
+			for _, body := range []string{
+				pad[:at] + tc.esc + pad[at:],
+				strings.Repeat(`a\n`, at) + tc.esc + strings.Repeat(`\t`, 40),
+				pad[:at] + tc.esc,
+			} {
+				lit := `"` + body + `"`
+				var s string
+				if err := json.Unmarshal([]byte(lit), &s); err != nil {
+					t.Fatalf("%s is not a string: %v", lit, err)
+				}
+				doc := []byte(`[` + lit + `,"\/",1]`)
+				end, short, err := ShortString(doc, 1)
+				if err != nil || end != 1+len(lit) || short != tc.want {
+					t.Fatalf("ShortString(%s) = %d, %v, %v; want %d, %v", lit, end, short, err, 1+len(lit), tc.want)
+				}
 			}
-			if got := ShortEscapes([]byte(body)); got != tc.want {
-				t.Fatalf("ShortEscapes with %s at %d = %v, want %v", tc.esc, at, got, tc.want)
-			}
-			dense := strings.Repeat(`a\n`, at) + tc.esc + strings.Repeat(`\t`, 40)
-			if got := ShortEscapes([]byte(dense)); got != tc.want {
-				t.Fatalf("ShortEscapes with %s after %d escapes = %v, want %v", tc.esc, at, got, tc.want)
-			}
+		}
+	}
+	for _, cut := range []string{`"`, `"abc`, `"abc\`, `"` + pad + `\"`} {
+		if _, _, err := ShortString([]byte(cut), 0); err == nil {
+			t.Errorf("ShortString(%s): no error for a string with no end", cut)
 		}
 	}
 }
