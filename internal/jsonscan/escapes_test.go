@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -44,4 +45,33 @@ func TestShortString(t *testing.T) {
 			t.Errorf("ShortString(%s): no error for a string with no end", cut)
 		}
 	}
+}
+
+// FuzzShortString: on any valid string literal, padded past a few 64-byte
+// blocks, ShortString ends where encoding/json's decoder says the literal
+// ends (a valid document of that one string) and tells whether a byte loop
+// over its escapes finds only short ones.
+func FuzzShortString(f *testing.F) {
+	for _, s := range []string{`"a"`, `"\n\/"`, `"\\u"`, `"\u00e9\t"`, `"` + strings.Repeat(`x\"`, 30) + `"`} {
+		f.Add([]byte(s), uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, lit []byte, pad uint8) {
+		lit = bytes.TrimRight(lit, " \t\r\n") // a valid document may end in spaces
+		if len(lit) < 2 || lit[0] != '"' || !json.Valid(lit) {
+			return
+		}
+		lit = append(append([]byte(`"`), bytes.Repeat([]byte("p"), int(pad))...), lit[1:]...)
+		want := true
+		for i := 1; i < len(lit)-1; i++ {
+			if lit[i] == '\\' {
+				want = want && lit[i+1] != '/' && lit[i+1] != 'u'
+				i++
+			}
+		}
+		doc := append(append([]byte{'['}, lit...), `,"\/"]`...)
+		end, short, err := ShortString(doc, 1)
+		if err != nil || end != 1+len(lit) || short != want {
+			t.Fatalf("ShortString(%s) = %d, %v, %v; want %d, %v", lit, end, short, err, 1+len(lit), want)
+		}
+	})
 }
