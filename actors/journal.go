@@ -91,7 +91,7 @@ func (j *Journal) Add(e *shlyuz.LedgerEntry, g *shlyuz.Generation) {
 // Duplicate or Fenced; no commit is started. done must not wait for the
 // journal (Flush, Close): Logged is told with the log's lock held.
 func (j *Journal) AddNotify(e *shlyuz.LedgerEntry, g *shlyuz.Generation, waited bool, done func(Outcome)) {
-	if !j.queue(e, g, done, waited, false) && waited {
+	if !j.queue(e, g, done, waited) && waited {
 		j.kickRun()
 	}
 }
@@ -104,7 +104,7 @@ func (j *Journal) AddNotify(e *shlyuz.LedgerEntry, g *shlyuz.Generation, waited 
 // callers use AddNotify: the journal's goroutine lingers for the others
 // (run), and the log's writer appends together what was staged meanwhile.
 func (j *Journal) AddCommit(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done func(Outcome)) {
-	if j.queue(e, g, done, true, true) {
+	if j.queue(e, g, done, true) {
 		return // the write-ahead log has it, or will: the tick commits it
 	}
 	if !j.flushMu.TryLock() {
@@ -121,11 +121,11 @@ func (j *Journal) AddCommit(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done fu
 // queue adds the entry, the record and whoever waits for them to the next
 // commit, and reports whether they went to the write-ahead log instead
 // (staged: done hears Logged once they are appended, or, if the append
-// fails, they join the next commit, and a waited one starts it). inline
-// appends in the caller's goroutine when no other append is running.
-func (j *Journal) queue(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done func(Outcome), waited, inline bool) (staged bool) {
+// fails, they join the next commit, and a waited one starts it); the
+// caller appends them itself when no other append is running.
+func (j *Journal) queue(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done func(Outcome), waited bool) (staged bool) {
 	if rec := j.encode(e, g); rec != nil {
-		staged = j.stageAhead(rec.Bytes(), aheadItem{entry: e, gen: g, done: done, waited: waited}, inline)
+		staged = j.stageAhead(rec.Bytes(), aheadItem{entry: e, gen: g, done: done, waited: waited})
 		aheadBufs.Put(rec)
 		if staged {
 			return true

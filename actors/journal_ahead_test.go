@@ -192,7 +192,7 @@ func TestJournalWriteAheadLogAppendsWhatArrivedMeanwhileAtOnce(t *testing.T) {
 			}
 		})
 	}
-	add(0)
+	go add(0)     // appends itself, as nobody else writes; its append is held
 	<-log.entered // the first record's append is under way, and held
 	opened := false
 	defer func() {

@@ -34,10 +34,12 @@ type aheadItem struct {
 var errAheadClosed = errors.New("journal: the write-ahead log is closed")
 
 // stageAhead stages the record for the write-ahead log and makes sure a
-// writer will write it: the caller itself when inline and nobody writes,
-// else the running writer or a new one. It reports false when the journal
-// has no log any more (the entry then goes to the store's commit).
-func (j *Journal) stageAhead(rec []byte, it aheadItem, inline bool) bool {
+// writer will write it: the caller itself when nobody writes (one write,
+// as an unstaged append would: a write(2) to the page cache costs a few
+// microseconds here, less than waking another goroutine), else the running
+// writer, which takes it in its next write. It reports false when the
+// journal has no log any more (the entry then goes to the store's commit).
+func (j *Journal) stageAhead(rec []byte, it aheadItem) bool {
 	j.mu.Lock()
 	if !j.aheadOn.Load() {
 		j.mu.Unlock()
@@ -56,11 +58,7 @@ func (j *Journal) stageAhead(rec []byte, it aheadItem, inline bool) bool {
 	}
 	st.writing = true
 	j.mu.Unlock()
-	if inline {
-		j.drainAhead()
-	} else {
-		go j.drainAhead()
-	}
+	j.drainAhead(true)
 	return true
 }
 
@@ -68,10 +66,12 @@ func (j *Journal) stageAhead(rec []byte, it aheadItem, inline bool) bool {
 // records then join the next commit, and their waiters hear Logged, with
 // aheadMu still held, so the commit that takes them (flush swaps pending
 // under aheadMu) tells a Duplicate or Fenced only after Logged. When an
-// append fails they join it unlogged, and a waited one starts it.
-func (j *Journal) drainAhead() {
+// append fails they join it unlogged, and a waited one starts it. A caller
+// that drains inline (an account's actor) writes once: what was staged
+// meanwhile is left to a goroutine of its own.
+func (j *Journal) drainAhead(inline bool) {
 	var items []aheadItem
-	for {
+	for round := 0; ; round++ {
 		j.mu.Lock()
 		st := &j.stage
 		if items != nil { // the drained slice, for the records after the next
@@ -82,6 +82,11 @@ func (j *Journal) drainAhead() {
 			st.writing = false
 			st.settled.Broadcast()
 			j.mu.Unlock()
+			return
+		}
+		if inline && round > 0 {
+			j.mu.Unlock()
+			go j.drainAhead(false) // writing stays true: the goroutine is the writer now
 			return
 		}
 		buf := st.buf
