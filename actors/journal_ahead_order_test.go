@@ -41,7 +41,7 @@ func TestJournalWriteAheadLogTellsLoggedBeforeTheStoresWord(t *testing.T) {
 	defer j.Close(ctx)
 
 	go j.Add(charge("chg-order-0"), nil) // appends itself, nobody else writing; held
-	<-log.entered // the next two are staged together, behind this write
+	<-log.entered                        // the next two are staged together, behind this write
 	flushed := make(chan error, 1)
 	j.AddNotify(charge("chg-order-1"), nil, true, func(o actors.Outcome) {
 		if o != actors.Logged {
