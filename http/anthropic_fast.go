@@ -89,6 +89,8 @@ type messagesWriter struct {
 	b     []byte
 	n     int
 	tally shlyuz.PromptTally
+	texts []textSpan // a turn's texts held back (anthropic_fast_tools.go)
+	calls []block    // an assistant turn's tool_use blocks
 }
 
 func (m *messagesWriter) open() {
@@ -170,7 +172,7 @@ func (m *messagesWriter) turnOf(role, content []byte, canon bool) bool {
 			}
 			return true
 		}
-		return m.parts(content, "user", false)
+		return m.userBlocks(content) // anthropic_fast_tools.go
 	case `"assistant"`:
 		return m.assistant(content, canon)
 	}
@@ -193,20 +195,8 @@ func (m *messagesWriter) parts(blocks []byte, role string, keepEmpty bool) bool 
 			}
 			text = []byte(`""`)
 		}
-		if count++; count > 1 {
-			m.b = append(m.b, ',')
-		}
-		m.b = append(m.b, '{')
-		if len(cache) > 0 && !isNull(cache) {
-			var c bytes.Buffer
-			if json.Compact(&c, cache) != nil {
-				return false
-			}
-			m.b = append(append(append(m.b, `"cache_control":`...), c.Bytes()...), ',')
-		}
-		m.b = append(append(append(m.b, `"text":`...), text...), `,"type":"text"}`...)
-		m.tally.Text(text)
-		return true
+		count++
+		return m.textPart(count > 1, text, cache)
 	})
 	if !ok {
 		return false
@@ -220,31 +210,37 @@ func (m *messagesWriter) parts(blocks []byte, role string, keepEmpty bool) bool 
 	return true
 }
 
-// assistant writes an assistant turn of one text (assistantMessage joins
-// several, which would need them decoded).
+// textPart writes a text part (after a comma with comma), keeping its
+// cache_control as chat's encoder writes it (compact).
+func (m *messagesWriter) textPart(comma bool, text, cache []byte) bool {
+	if comma {
+		m.b = append(m.b, ',')
+	}
+	m.b = append(m.b, '{')
+	if len(cache) > 0 && !isNull(cache) {
+		var c bytes.Buffer
+		if json.Compact(&c, cache) != nil {
+			return false
+		}
+		m.b = append(append(append(m.b, `"cache_control":`...), c.Bytes()...), ',')
+	}
+	m.b = append(append(append(m.b, `"text":`...), text...), `,"type":"text"}`...)
+	m.tally.Text(text)
+	return true
+}
+
+// assistant writes an assistant turn of a string (its blocks:
+// assistantBlocks).
 func (m *messagesWriter) assistant(content []byte, canon bool) bool {
-	var text []byte
-	if content[0] == '"' {
-		if !canon {
-			return false
-		}
-		text = content
-	} else if !eachText(content, func(t, _ []byte) bool {
-		if len(t) <= 2 {
-			return true
-		}
-		if text != nil {
-			return false
-		}
-		text = t
-		return true
-	}) {
+	if content[0] != '"' {
+		return m.assistantBlocks(content) // anthropic_fast_tools.go
+	}
+	if !canon {
 		return false
 	}
-	if len(text) <= 2 {
-		return true // nothing said: no message
+	if len(content) > 2 { // nothing said: no message
+		m.message("assistant", content)
 	}
-	m.message("assistant", text)
 	return true
 }
 

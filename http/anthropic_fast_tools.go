@@ -1,0 +1,256 @@
+package http
+
+// The fast path's turns of a coding agent: a user turn of text and
+// tool_result blocks, an assistant turn of text, thinking and tool_use
+// blocks, written as chatMessages writes them (userMessages,
+// toolResultContent, assistantMessage). A block with any member the full
+// decode would read otherwise (a key twice, a key its kind does not have, a
+// string that is not canonical, an is_error not a boolean) makes the fast
+// path give up.
+
+// block is the members of one content block, as spans of the body.
+type block struct {
+	typ, text, cache, id, name, input, useID, content, isError []byte
+	canon                                                      uint16 // the members (bits as seen) that are canonical strings
+	seen                                                       uint16
+}
+
+// The members a block may have, by kind.
+const (
+	mType uint16 = 1 << iota
+	mText
+	mCache
+	mID
+	mName
+	mInput
+	mUseID
+	mContent
+	mIsError
+	mThinking // thinking, signature, data: not carried, never read
+
+	textMembers     = mType | mText | mCache
+	toolUseMembers  = mType | mID | mName | mInput | mCache
+	resultMembers   = mType | mUseID | mContent | mIsError | mCache
+	thinkingMembers = mType | mThinking
+)
+
+// textSpan is a text part's literal and its cache_control.
+type textSpan struct{ text, cache []byte }
+
+// readBlock reads the block object at b[vs] and returns where it ends.
+func readBlock(b []byte, vs int) (blk block, end int, ok bool) {
+	end, ok = eachMember(b, vs, func(key, v []byte, canon bool) bool {
+		var bit uint16
+		switch string(key) {
+		case "type":
+			bit, blk.typ = mType, v
+		case "text":
+			bit, blk.text = mText, v
+		case "cache_control":
+			bit, blk.cache = mCache, v
+		case "id":
+			bit, blk.id = mID, v
+		case "name":
+			bit, blk.name = mName, v
+		case "input":
+			bit, blk.input = mInput, v
+		case "tool_use_id":
+			bit, blk.useID = mUseID, v
+		case "content":
+			bit, blk.content = mContent, v
+		case "is_error":
+			bit, blk.isError = mIsError, v
+		case "thinking", "signature", "data":
+			if blk.seen&mThinking != 0 {
+				return true // several of these: none is read
+			}
+			bit = mThinking
+		default:
+			return false
+		}
+		if blk.seen&bit != 0 {
+			return false // a key twice: encoding/json's last-wins is left to it
+		}
+		blk.seen |= bit
+		if canon {
+			blk.canon |= bit
+		}
+		return true
+	})
+	return blk, end, ok
+}
+
+// fits reports whether the block has only the members allowed, and those of
+// want that are present are canonical strings.
+func (blk *block) fits(allowed, want uint16) bool {
+	return blk.seen&^allowed == 0 && blk.seen&want&^blk.canon == 0
+}
+
+// strOr is the literal s, or "" when absent.
+func strOr(s []byte) []byte {
+	if s == nil {
+		return []byte(`""`)
+	}
+	return s
+}
+
+// userBlocks writes a user turn of blocks: a tool message per tool_result,
+// then one user message of the text parts (userMessages).
+func (m *messagesWriter) userBlocks(blocks []byte) bool {
+	m.texts = m.texts[:0]
+	if _, ok := eachElement(blocks, func(b []byte, vs int) (int, bool) {
+		blk, end, ok := readBlock(b, vs)
+		if !ok {
+			return 0, false
+		}
+		switch string(blk.typ) {
+		case `"text"`:
+			if !blk.fits(textMembers, mText) {
+				return 0, false
+			}
+			if len(blk.text) > 2 { // an empty text is no part
+				m.texts = append(m.texts, textSpan{blk.text, blk.cache})
+			}
+			return end, true
+		case `"tool_result"`:
+			return end, m.toolResult(&blk)
+		}
+		return 0, false
+	}); !ok {
+		return false
+	}
+	if len(m.texts) == 0 {
+		return true
+	}
+	m.open()
+	m.b = append(m.b, `{"content":[`...)
+	for i, t := range m.texts {
+		if !m.textPart(i > 0, t.text, t.cache) {
+			return false
+		}
+	}
+	m.b = append(m.b, `],"role":"user"}`...)
+	m.tally.Message()
+	return true
+}
+
+// toolResult writes a tool_result of text as its tool message: the texts
+// joined, after "Error: " for an error (toolResultContent). Canonical
+// literals join into a canonical one by their bodies.
+func (m *messagesWriter) toolResult(blk *block) bool {
+	var prefix string
+	switch string(blk.isError) {
+	case "", "false", "null":
+	case "true":
+		prefix = "Error: "
+	default:
+		return false
+	}
+	if !blk.fits(resultMembers, mUseID) {
+		return false
+	}
+	m.open()
+	m.b = append(m.b, `{"content":`...)
+	start := len(m.b)
+	m.b = append(append(m.b, '"'), prefix...)
+	switch c := blk.content; {
+	case len(c) == 0 || isNull(c):
+	case c[0] == '"':
+		if blk.canon&mContent == 0 {
+			return false
+		}
+		m.b = append(m.b, c[1:len(c)-1]...)
+	case c[0] == '[':
+		if !eachText(c, func(text, _ []byte) bool {
+			if len(text) > 2 {
+				m.b = append(m.b, text[1:len(text)-1]...)
+			}
+			return true
+		}) {
+			return false
+		}
+	default:
+		return false
+	}
+	m.b = append(m.b, '"')
+	m.tally.Message()
+	m.tally.Text(m.b[start:])
+	m.b = append(append(append(m.b, `,"role":"tool","tool_call_id":`...), strOr(blk.useID)...), '}')
+	return true
+}
+
+// assistantBlocks writes an assistant turn of blocks: its texts joined, its
+// tool_use blocks as tool_calls, thinking left out; nothing said and no
+// call, no message (assistantMessage).
+func (m *messagesWriter) assistantBlocks(blocks []byte) bool {
+	m.texts, m.calls = m.texts[:0], m.calls[:0]
+	if _, ok := eachElement(blocks, func(b []byte, vs int) (int, bool) {
+		blk, end, ok := readBlock(b, vs)
+		if !ok {
+			return 0, false
+		}
+		switch string(blk.typ) {
+		case `"text"`:
+			if !blk.fits(textMembers, mText) {
+				return 0, false
+			}
+			if len(blk.text) > 2 {
+				m.texts = append(m.texts, textSpan{text: blk.text})
+			}
+		case `"tool_use"`:
+			if !blk.fits(toolUseMembers, mID|mName) {
+				return 0, false
+			}
+			m.calls = append(m.calls, blk)
+		case `"thinking"`, `"redacted_thinking"`:
+			if !blk.fits(thinkingMembers, 0) {
+				return 0, false
+			}
+		default:
+			return 0, false
+		}
+		return end, true
+	}); !ok {
+		return false
+	}
+	if len(m.texts) == 0 && len(m.calls) == 0 {
+		return true
+	}
+	m.open()
+	m.b = append(m.b, `{"content":`...)
+	m.tally.Message()
+	if len(m.texts) == 0 {
+		m.b = append(m.b, "null"...)
+	} else {
+		start := len(m.b)
+		m.b = append(m.b, '"')
+		for _, t := range m.texts {
+			m.b = append(m.b, t.text[1:len(t.text)-1]...)
+		}
+		m.b = append(m.b, '"')
+		m.tally.Text(m.b[start:])
+	}
+	m.b = append(m.b, `,"role":"assistant"`...)
+	if len(m.calls) > 0 {
+		m.b = append(m.b, `,"tool_calls":[`...)
+		for i, c := range m.calls {
+			if i > 0 {
+				m.b = append(m.b, ',')
+			}
+			input := c.input
+			if len(input) == 0 || isNull(input) {
+				input = []byte("{}")
+			}
+			args, err := marshalText(string(input)) // the arguments are the input's JSON as a string
+			if err != nil {
+				return false
+			}
+			m.b = append(append(append(m.b, `{"function":{"arguments":`...), args...), `,"name":`...)
+			m.b = append(append(append(m.b, strOr(c.name)...), `},"id":`...), strOr(c.id)...)
+			m.b = append(m.b, `,"type":"function"}`...)
+		}
+		m.b = append(m.b, ']')
+	}
+	m.b = append(m.b, '}')
+	return true
+}
