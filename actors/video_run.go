@@ -268,7 +268,7 @@ func (r *videoRun) fetch() bool {
 	expires := now.Add(r.g.video.opts.Retention)
 	next := r.job
 	next.State, next.Progress, next.Blob, next.Bytes, next.Duration = shlyuz.VideoCompleted, 100, key, n, info.Seconds
-	price := scaleCredits(r.job.PerSecond*shlyuz.Credits(seconds), r.up.Config.PriceMultiplier)
+	price := scaleCredits(shlyuz.MulChecked(r.job.PerSecond, seconds), r.up.Config.PriceMultiplier)
 	next.Credits = min(price, r.job.Hold)
 	if price > r.job.Hold {
 		// The hold was the worst case at the upstreams' multipliers when the
