@@ -91,6 +91,7 @@ type messagesWriter struct {
 	tally shlyuz.PromptTally
 	texts []textSpan // a turn's texts held back (anthropic_fast_tools.go)
 	calls []block    // an assistant turn's tool_use blocks
+	asst  int8       // the last message written is an assistant's: 1, with tool_calls 2 (responses_fast_calls.go)
 }
 
 func (m *messagesWriter) open() {

@@ -10,8 +10,9 @@ import (
 // fills r except its Input and returns chat's messages as
 // responsesMessages and its encoder would write them, for an input of text
 // (a string, or messages of user, system or developer with string or text
-// parts, assistant ones with a string); ok is false for anything else, and
-// the full decode answers. The body was validated when it was split.
+// parts, assistant ones with a string) and a coding agent's function calls
+// and their outputs of text; ok is false for anything else, and the full
+// decode answers. The body was validated when it was split.
 func fastResponses(top map[string]json.RawMessage, r *responsesRequest) (msgs json.RawMessage, est shlyuz.PromptEstimate, ok bool) {
 	if !decodeOthers(top, r, "input") {
 		return nil, est, false
@@ -42,28 +43,35 @@ func fastResponses(top map[string]json.RawMessage, r *responsesRequest) (msgs js
 	return m.done(), m.tally.Estimate(), true
 }
 
-// inputItem writes the input item of text (responsesMessage) at b[vs] and
-// returns where it ends.
+// inputItem writes the input item (responsesMessages) at b[vs], a message
+// of text, a function_call, a function_call_output or a reasoning item
+// (responses_fast_calls.go), and returns where it ends.
 func (m *messagesWriter) inputItem(b []byte, vs int) (int, bool) {
-	var typ, role, content []byte
-	var canon bool
-	end, ok := eachMember(b, vs, func(key, v []byte, c bool) bool {
-		switch string(key) {
-		case "type":
-			typ = v
-		case "role":
-			role = v
-		case "content":
-			content, canon = v, c
-		case "call_id", "name", "arguments", "output":
-			return false // a function call's fields: the full decode reads them
-		}
-		return true
-	})
-	if !ok || !m.item(typ, role, content, canon) {
+	it, end, ok := readItem(b, vs)
+	if !ok {
 		return 0, false
 	}
-	return end, true
+	switch string(it.typ) {
+	case "", `"message"`:
+		if it.seen&(iCallID|iName|iArgs|iOutput) != 0 {
+			return 0, false // a function call's fields: the full decode reads them
+		}
+		if !m.item(it.typ, it.role, it.content, it.canon&iContent != 0) {
+			return 0, false
+		}
+		m.asst = 0
+		if string(it.role) == `"assistant"` {
+			m.asst = 1
+		}
+		return end, true
+	case `"function_call"`:
+		return end, m.functionCall(&it)
+	case `"function_call_output"`:
+		return end, m.callOutput(&it)
+	case `"reasoning"`:
+		return end, !it.dup && it.fits(iType|iContent|iID|iStatus|iOther, 0) // nothing a chat upstream reads
+	}
+	return 0, false
 }
 
 // item writes the message of an input item of type typ, role and content

@@ -39,10 +39,36 @@ var responsesFastCases = []struct {
 	{`"input":""}`, true},
 	{`"instructions":"be <brief> & kind","input":"a\nb \"c\" \\ 😀 Привет"}`, true},
 	{`"input":[{"role":"user","content":"x"},{"type":"message","role":"assistant","content":"y","id":"msg_1","status":"completed"},{"role":"developer","content":[{"type":"input_text","text":"one"},{"type":"output_text"},{"type":"text","text":""}]},{"role":"system","content":[]}],"temperature":0.5,"stream":true}`, true},
+	// A coding agent's turn: calls join the assistant message before them,
+	// outputs are tool messages, reasoning is left out.
+	{`"input":[{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"}]}`, true},
+	{`"instructions":"x","input":[{"role":"user","content":"go"},{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"gAAA"},` +
+		`{"role":"assistant","content":"ok"},{"type":"function_call","id":"fc_1","call_id":"c1","name":"shell","arguments":"{\"cmd\":\"ls\\n\"}","status":"completed"},` +
+		`{"type":"function_call","call_id":"c2","name":"read","arguments":""},` +
+		`{"type":"function_call_output","call_id":"c1","output":"a\tb\n"},{"type":"function_call_output","call_id":"c2","output":[{"type":"input_text","text":"one "},{"type":"output_text","text":"two"}],"id":"fco_2"},` +
+		`{"type":"function_call","call_id":"c3","name":"f"},{"type":"function_call_output","call_id":"c3","output":[]},{"role":"assistant","content":"done"}]}`, true},
+	{`"input":[{"type":"function_call_output","output":"x"},{"type":"reasoning"},{"type":"function_call","name":"f","arguments":"{}"},{"type":"function_call","call_id":"c4","name":"g","arguments":"{}"}]}`, true},
+	{`"input":[{"type":"reasoning","content":[{"type":"reasoning_text","text":"hm"}]}]}`, true},
 	// Not sure: the full decode answers.
 	{`"input":"caf\u00e9"}`, false},
 	{`"input":[{"role":"assistant","content":[{"type":"output_text","text":"y"}]}]}`, false},
-	{`"input":[{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"}]}`, false},
+	{`"input":[{"type":"function_call","call_id":"c1","call_id":"c2","name":"f","arguments":"{}"}]}`, false},
+	{`"input":[{"type":"function_call","call_id":"c1","name":"f","arguments":"{\u0022a\u0022:1}"}]}`, false},
+	{`"input":[{"type":"function_call","call_id":"c1","name":"f","arguments":null}]}`, false},
+	{`"input":[{"type":"function_call","call_id":"c1","name":"f","arguments":{"a":1}}]}`, false},
+	{`"input":[{"type":"function_call","call_id":"c1","name":"f","arguments":"{}","output":"x"}]}`, false},
+	{`"input":[{"type":"function_call","call_id":"c1","name":"f","arguments":"{}","extra":1}]}`, false},
+	{`"input":[{"type":"function_call_output","call_id":"c1"}]}`, false},
+	{`"input":[{"type":"function_call_output","call_id":"c1","output":{"ok":true}}]}`, false},
+	{`"input":[{"type":"function_call_output","call_id":"c1","output":5}]}`, false},
+	{`"input":[{"type":"function_call_output","call_id":"c1","output":"\u001b[0m"}]}`, false},
+	{`"input":[{"type":"function_call_output","call_id":"c1","output":[{"type":"input_image","image_url":"https://x/y.png"}]}]}`, false},
+	{`"input":[{"type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":"a","text":"b"}]}]}`, false},
+	{`"input":[{"type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":5}]}]}`, false},
+	{`"input":[{"type":"function_call_output","call_id":"c1","output":[null]}]}`, false},
+	{`"input":[{"type":"reasoning","role":"x"}]}`, false},
+	{`"input":[{"type":"reasoning","type":"reasoning"}]}`, false},
+	{`"input":[{"type":"web_search_call","id":"ws_1"}]}`, false},
 	{`"input":[{"role":"user","content":[{"type":"input_image","image_url":"https://x/y.png"}]}]}`, false},
 	{`"input":[{"role":"tool","content":"x"}]}`, false},
 	{`"input":[{"Role":"user","content":"x"}]}`, false},
@@ -108,6 +134,7 @@ func BenchmarkParseResponses(b *testing.B) {
 		{"string", head + `"input":` + string(text) + `}`},
 		{"items", head + `"input":[{"role":"user","content":[{"type":"input_text","text":` + string(text[:len(text)/2]) + `"}]},` +
 			`{"role":"assistant","content":"ok"},{"role":"user","content":"` + string(text[len(text)/2:]) + `}]}`},
+		{"codex", head + codexInput()},
 	} {
 		body := []byte(tc.body)
 		if !json.Valid(body) {
@@ -136,4 +163,26 @@ func BenchmarkParseResponses(b *testing.B) {
 			}
 		})
 	}
+}
+
+// codexInput is the input of a Codex-like turn of about 150 KB: a user
+// message, then rounds of an assistant's words, a function_call of a shell
+// command and its function_call_output of a long listing or file, as
+// the gateway's encoder writes them (no HTML escapes; Codex's serde_json
+// escapes alike).
+func codexInput() string {
+	out := strings.Repeat("func settle(h *Hold) error {\n\tif h.amount > limit {\n\t\treturn fmt.Errorf(\"over %d\", limit)\n\t}\n\treturn nil\n}\n", 15_000/96)
+	var b strings.Builder
+	b.WriteString(`"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"Find why settlement double-counts holds and fix it."}]}`)
+	for i := 0; b.Len() < 150_000; i++ {
+		id := "call_" + strings.Repeat(string(rune('a'+i%26)), 24)
+		args, _ := marshalText(map[string]any{"command": []string{"bash", "-lc", "rg -n \"settle\" actors/ | head -200"}, "workdir": "/work/main", "timeout_ms": 10000})
+		argLit, _ := marshalText(string(args))
+		outLit, _ := marshalText(out)
+		b.WriteString(`,{"type":"message","role":"assistant","content":"Looking at the settlement code next."}`)
+		b.WriteString(`,{"type":"function_call","id":"fc_` + id[5:] + `","call_id":"` + id + `","name":"shell","arguments":` + string(argLit) + `}`)
+		b.WriteString(`,{"type":"function_call_output","call_id":"` + id + `","output":` + string(outLit) + `}`)
+	}
+	b.WriteString(`,{"type":"message","role":"assistant","content":"The hold is released twice; patching."}]}`)
+	return b.String()
 }

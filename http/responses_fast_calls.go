@@ -1,0 +1,163 @@
+package http
+
+// The Responses fast path's items of a coding agent: function_call items
+// join the assistant message before them as tool_calls (or make one),
+// function_call_output items become tool messages of their text, reasoning
+// items are left out, all as responsesMessages and its encoder write them.
+// An item with anything the full decode would read otherwise (a key twice,
+// a key its kind does not have, a string that is not canonical, an output
+// of parts with more than text) makes the fast path give up.
+
+// item is the members of one input item, as spans of the body.
+type item struct {
+	typ, role, content, callID, name, args, output []byte
+	canon, seen                                    uint16 // the members (bits) that are canonical strings, that are present
+	dup                                            bool   // a member (not iOther) twice
+}
+
+// The members an input item may have.
+const (
+	iType uint16 = 1 << iota
+	iRole
+	iContent
+	iCallID
+	iName
+	iArgs
+	iOutput
+	iID     // id and status: the full decode reads neither
+	iStatus //
+	iOther  // any other key: the full decode reads none
+)
+
+// readItem reads the input item at b[vs] and returns where it ends.
+func readItem(b []byte, vs int) (it item, end int, ok bool) {
+	end, ok = eachMember(b, vs, func(key, v []byte, canon bool) bool {
+		var bit uint16
+		switch string(key) {
+		case "type":
+			bit, it.typ = iType, v
+		case "role":
+			bit, it.role = iRole, v
+		case "content":
+			bit, it.content = iContent, v
+		case "call_id":
+			bit, it.callID = iCallID, v
+		case "name":
+			bit, it.name = iName, v
+		case "arguments":
+			bit, it.args = iArgs, v
+		case "output":
+			bit, it.output = iOutput, v
+		case "id":
+			bit = iID
+		case "status":
+			bit = iStatus
+		default:
+			it.seen |= iOther
+			return true
+		}
+		if it.seen&bit != 0 {
+			it.dup = true // a message's are the last ones, as encoding/json reads them
+		}
+		it.seen |= bit
+		if canon {
+			it.canon |= bit
+		} else {
+			it.canon &^= bit
+		}
+		return true
+	})
+	return it, end, ok
+}
+
+// fits reports whether the item has only the members allowed, and those of
+// want that are present are canonical strings.
+func (it *item) fits(allowed, want uint16) bool {
+	return it.seen&^allowed == 0 && it.seen&want&^it.canon == 0
+}
+
+// functionCall writes a function_call as a tool call of the assistant
+// message before it, or of a new one without content.
+func (m *messagesWriter) functionCall(it *item) bool {
+	if it.dup || !it.fits(iType|iCallID|iName|iArgs|iID|iStatus, iCallID|iName|iArgs) {
+		return false
+	}
+	switch m.asst {
+	case 0:
+		m.tally.Message()
+		m.open()
+		m.b = append(m.b, `{"content":null,"role":"assistant","tool_calls":[`...)
+	case 1: // {"content":…,"role":"assistant"} gains its tool_calls
+		m.b = append(m.b[:len(m.b)-1], `,"tool_calls":[`...)
+	default: // …"tool_calls":[…]} gains one more
+		m.b = append(m.b[:len(m.b)-2], ',')
+	}
+	m.asst = 2
+	m.b = append(append(append(m.b, `{"function":{"arguments":`...), strOr(it.args)...), `,"name":`...)
+	m.b = append(append(append(m.b, strOr(it.name)...), `},"id":`...), strOr(it.callID)...)
+	m.b = append(m.b, `,"type":"function"}]}`...)
+	return true
+}
+
+// callOutput writes a function_call_output as a tool message of its output:
+// a string, or text parts joined (callOutputText).
+func (m *messagesWriter) callOutput(it *item) bool {
+	if it.dup || !it.fits(iType|iCallID|iOutput|iID|iStatus, iCallID) || len(it.output) == 0 {
+		return false
+	}
+	m.open()
+	m.b = append(m.b, `{"content":`...)
+	start := len(m.b)
+	switch o := it.output; o[0] {
+	case '"':
+		if it.canon&iOutput == 0 {
+			return false
+		}
+		m.b = append(m.b, o...)
+	case '[':
+		m.b = append(m.b, '"')
+		if _, ok := eachElement(o, m.outputPart); !ok {
+			return false
+		}
+		m.b = append(m.b, '"')
+	default:
+		return false
+	}
+	m.tally.Message()
+	m.tally.Text(m.b[start:])
+	m.b = append(append(append(m.b, `,"role":"tool","tool_call_id":`...), strOr(it.callID)...), '}')
+	m.asst = 0
+	return true
+}
+
+// outputPart writes the body of a text part of an output ({type, text} and
+// nothing else, each once, canonical) at b[vs] and returns where it ends.
+func (m *messagesWriter) outputPart(b []byte, vs int) (int, bool) {
+	var typ, text []byte
+	var textCanon, twice bool
+	end, ok := eachMember(b, vs, func(key, v []byte, c bool) bool {
+		switch string(key) {
+		case "type":
+			twice = twice || typ != nil
+			typ = v
+		case "text":
+			twice = twice || text != nil
+			text, textCanon = v, c
+		default:
+			return false
+		}
+		return true
+	})
+	if !ok || twice || text != nil && !textCanon {
+		return 0, false
+	}
+	switch string(typ) {
+	case `"input_text"`, `"output_text"`, `"text"`:
+	default:
+		return 0, false
+	}
+	if len(text) > 2 {
+		m.b = append(m.b, text[1:len(text)-1]...)
+	}
+	return end, true
+}
