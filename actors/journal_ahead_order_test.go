@@ -2,7 +2,6 @@ package actors_test
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -10,7 +9,6 @@ import (
 
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
-	"github.com/shlyuz/shlyuz/persistence/aheadlog"
 )
 
 // A logged waiter hears Logged before the store's word on its entry, even
@@ -29,15 +27,7 @@ func TestJournalWriteAheadLogTellsLoggedBeforeTheStoresWord(t *testing.T) {
 	if _, err := store.Commit(ctx, shlyuz.Batch{Entries: []shlyuz.LedgerEntry{*dup}}); err != nil {
 		t.Fatal(err)
 	}
-	l, err := aheadlog.Open(filepath.Join(t.TempDir(), "j.db-ahead"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := &gatedLog{Log: l, entered: make(chan struct{}), open: make(chan struct{})}
-	j := actors.NewJournal(store, time.Hour, quietLog, actors.JournalMetrics{})
-	if err := j.Recover(ctx, log); err != nil {
-		t.Fatal(err)
-	}
+	j, log := gatedJournal(t, store)
 	defer j.Close(ctx)
 
 	go j.Add(charge("chg-order-0"), nil) // appends itself, nobody else writing; held

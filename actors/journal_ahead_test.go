@@ -161,6 +161,22 @@ func (l *gatedLog) Append(recs []byte) error {
 	return l.Log.Append(recs)
 }
 
+// gatedJournal is a journal on the store whose write-ahead log's first
+// append waits for close(log.open).
+func gatedJournal(t *testing.T, store shlyuz.Store) (*actors.Journal, *gatedLog) {
+	t.Helper()
+	l, err := aheadlog.Open(filepath.Join(t.TempDir(), "j.db-ahead"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &gatedLog{Log: l, entered: make(chan struct{}), open: make(chan struct{})}
+	j := actors.NewJournal(store, time.Hour, quietLog, actors.JournalMetrics{})
+	if err := j.Recover(context.Background(), log); err != nil {
+		t.Fatal(err)
+	}
+	return j, log
+}
+
 // Settlements staged while the log is being written go out together in its
 // next write (one system call for many charges), each waiter hears Logged
 // once its record is appended and not before, and the store's commit then
@@ -168,15 +184,7 @@ func (l *gatedLog) Append(recs []byte) error {
 func TestJournalWriteAheadLogAppendsWhatArrivedMeanwhileAtOnce(t *testing.T) {
 	ctx := context.Background()
 	store, b := journalStore(t)
-	l, err := aheadlog.Open(filepath.Join(t.TempDir(), "j.db-ahead"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := &gatedLog{Log: l, entered: make(chan struct{}), open: make(chan struct{})}
-	j := actors.NewJournal(store, time.Hour, quietLog, actors.JournalMetrics{})
-	if err := j.Recover(ctx, log); err != nil {
-		t.Fatal(err)
-	}
+	j, log := gatedJournal(t, store)
 	defer j.Close(ctx)
 	const n = 20
 	heard := make(chan string, n)
