@@ -75,7 +75,20 @@ func textBytes(v json.RawMessage) int64 {
 }
 
 type estimateMessage struct {
-	Content json.RawMessage `json:"content"`
+	Content    json.RawMessage `json:"content"`
+	ToolCalls  json.RawMessage `json:"tool_calls"`
+	ToolCallID json.RawMessage `json:"tool_call_id"`
+}
+
+// estimateCall is a tool call of an assistant message: its id, name and
+// arguments are prompt text too (an agent's history carries whole patches
+// in its calls' arguments).
+type estimateCall struct {
+	ID       json.RawMessage `json:"id"`
+	Function struct {
+		Name      json.RawMessage `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
 }
 
 type estimatePart struct {
@@ -119,6 +132,20 @@ func (w *promptWalk) add(lit []byte) {
 	w.text.Likely += l
 }
 
+// addString adds v when it is a string literal (a tool call's id, name or
+// arguments; any other value counts nothing).
+func (w *promptWalk) addString(v []byte) {
+	if len(v) > 0 && v[0] == '"' {
+		w.add(v)
+	}
+}
+
+// addCount adds a count taken as a string was read.
+func (w *promptWalk) addCount(e PromptEstimate) {
+	w.text.Reserve += e.Reserve
+	w.text.Likely += e.Likely
+}
+
 // message reads one message at b[vs]: a null or an object whose content is
 // absent, null, a string or an array of parts; it returns where it ends.
 func (w *promptWalk) message(b []byte, vs int) (int, error) {
@@ -131,8 +158,22 @@ func (w *promptWalk) message(b []byte, vs int) (int, error) {
 		return 0, errWalk
 	}
 	var content []byte
-	var text PromptEstimate // content's count, when it is a string
+	var text, callID, calls PromptEstimate // content's count when a string; tool_call_id's; tool_calls'
 	ve, err := walkMembers(b, vs, func(key []byte, s int) (int, error) {
+		if is, err := keyIs(key, "tool_calls"); err != nil || is {
+			if err != nil {
+				return 0, err
+			}
+			calls = PromptEstimate{} // the last one wins, as in encoding/json
+			return toolCalls(b, s, &calls)
+		}
+		if is, err := keyIs(key, "tool_call_id"); err != nil || is {
+			if err != nil {
+				return 0, err
+			}
+			callID = PromptEstimate{}
+			return countValue(b, s, true, &callID)
+		}
 		is, err := keyIs(key, "content")
 		if err != nil {
 			return 0, err
@@ -143,14 +184,16 @@ func (w *promptWalk) message(b []byte, vs int) (int, error) {
 		}
 		return e, err
 	})
-	switch {
-	case err != nil:
+	if err != nil {
 		return 0, err
+	}
+	w.addCount(callID)
+	w.addCount(calls)
+	switch {
 	case len(content) == 0 || content[0] == 'n':
 		return ve, nil
 	case content[0] == '"':
-		w.text.Reserve += text.Reserve
-		w.text.Likely += text.Likely
+		w.addCount(text)
 		return ve, nil
 	}
 	if _, err = walkArray(content, 0, w.part); err != nil {
@@ -238,6 +281,15 @@ func estimatePromptJSON(messages json.RawMessage) (PromptEstimate, error) {
 	var w promptWalk
 	for _, m := range msgs {
 		w.overhead += 4
+		w.addString(m.ToolCallID)
+		var calls []estimateCall
+		if len(m.ToolCalls) > 0 && json.Unmarshal(m.ToolCalls, &calls) == nil { // calls of another shape count nothing
+			for _, c := range calls {
+				w.addString(c.ID)
+				w.addString(c.Function.Name)
+				w.addString(c.Function.Arguments)
+			}
+		}
 		if len(m.Content) == 0 || m.Content[0] == 'n' { // absent or null
 			continue
 		}

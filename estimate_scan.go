@@ -102,3 +102,69 @@ func keyIs(key []byte, name string) (bool, error) {
 	}
 	return true, nil
 }
+
+// toolCalls reads a message's tool_calls at b[s], a null or an array of
+// calls (objects or nulls), and adds each call's id, function name and
+// arguments, as encoding/json would decode them into estimateCall (the last
+// of a repeated key wins; the members of repeated function objects merge),
+// into *into; it returns where the value ends. A value of another shape is
+// left to encoding/json.
+func toolCalls(b []byte, s int, into *PromptEstimate) (int, error) {
+	if b[s] == 'n' {
+		return skipNull(b, s)
+	}
+	if b[s] != '[' {
+		return 0, errWalk
+	}
+	return walkArray(b, s, func(b []byte, vs int) (int, error) {
+		if b[vs] == 'n' {
+			return skipNull(b, vs)
+		}
+		if b[vs] != '{' {
+			return 0, errWalk
+		}
+		var id, name, args PromptEstimate
+		ve, err := walkMembers(b, vs, func(key []byte, s int) (int, error) {
+			if is, err := keyIs(key, "id"); err != nil || is {
+				if err != nil {
+					return 0, err
+				}
+				id = PromptEstimate{}
+				return countValue(b, s, true, &id)
+			}
+			is, err := keyIs(key, "function")
+			if err != nil {
+				return 0, err
+			}
+			if !is || b[s] == 'n' { // a null function leaves the one before, as encoding/json does
+				return countValue(b, s, false, nil)
+			}
+			if b[s] != '{' {
+				return 0, errWalk
+			}
+			return walkMembers(b, s, func(key []byte, s int) (int, error) {
+				for _, f := range []struct {
+					name string
+					into *PromptEstimate
+				}{{"name", &name}, {"arguments", &args}} {
+					if is, err := keyIs(key, f.name); err != nil || is {
+						if err != nil {
+							return 0, err
+						}
+						*f.into = PromptEstimate{}
+						return countValue(b, s, true, f.into)
+					}
+				}
+				return countValue(b, s, false, nil)
+			})
+		})
+		if err != nil {
+			return 0, err
+		}
+		for _, e := range []PromptEstimate{id, name, args} {
+			into.Reserve += e.Reserve
+			into.Likely += e.Likely
+		}
+		return ve, nil
+	})
+}

@@ -18,6 +18,12 @@ var messagesSeeds = []string{
 	`[{"content":[{"type":5}]}]`, `[{"content":[{"type":"text","text":"\ud83d\ude80 \u0436"}]}]`, "[{\"content\":\"a\\\"b\"}]",
 	`[{"content":"x"},]`, `[{"content":"x"}`, `[{"content":"x"}] x`, `[{"content" "x"}]`, `[{"content":"x",}]`,
 	`[{"content":"x"},`, `[{"content":[{"type":"text","text":"a"},`, `[null,`, `[nul`, `[{"content":[nul`, `[{"content":[null,`, `[ `, `[`,
+	// tool calls and tool results: their ids, names and arguments count
+	`[{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{"a":1}"}}]},{"role":"tool","tool_call_id":"call_1","content":"ok"}]`,
+	`[{"tool_calls":null}]`, `[{"tool_calls":[null,{}]}]`, `[{"tool_calls":5}]`, `[{"tool_calls":[5]}]`, `[{"tool_calls":{}}]`,
+	`[{"tool_calls":[{"function":5}]}]`, `[{"tool_calls":[{"function":null,"id":7}]}]`, `[{"tool_call_id":5},{"TOOL_CALL_ID":"x"}]`,
+	`[{"tool_calls":[{"function":{"name":"a","arguments":"long arguments"},"function":{"name":"b"},"function":null,"ID":"x","id":"y"}]}]`,
+	`[{"tool_calls":[{"id":"a"}],"tool_calls":[{"id":"bb"}]}]`, `[{"tool_calls":[{"id":"a"}],"tool_calls":5}]`, `[{"tool_calls":[{"function":{"NAME":"n","arguments":{"a":1}}}]}]`,
 }
 
 // TestEstimatePromptWalksAsEncodingJSON: the walk and encoding/json agree on

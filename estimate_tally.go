@@ -13,5 +13,13 @@ func (t *PromptTally) Message() { t.w.overhead += 4 }
 // part's text: the string literal, quotes included, as the body holds it.
 func (t *PromptTally) Text(lit []byte) { t.w.add(lit) }
 
+// Call counts one tool call of an assistant message: its id, function name
+// and arguments, each the string literal as written.
+func (t *PromptTally) Call(id, name, arguments []byte) {
+	t.w.add(id)
+	t.w.add(name)
+	t.w.add(arguments)
+}
+
 // Estimate is EstimatePrompt of the messages counted.
 func (t *PromptTally) Estimate() PromptEstimate { return t.w.estimate() }

@@ -175,6 +175,7 @@ func (m *messagesWriter) toolResult(blk *block) bool {
 	m.b = append(m.b, '"')
 	m.tally.Message()
 	m.tally.Text(m.b[start:])
+	m.tally.Text(strOr(blk.useID))
 	m.b = append(append(append(m.b, `,"role":"tool","tool_call_id":`...), strOr(blk.useID)...), '}')
 	return true
 }
@@ -248,6 +249,7 @@ func (m *messagesWriter) assistantBlocks(blocks []byte) bool {
 			m.b = append(append(append(m.b, `{"function":{"arguments":`...), args...), `,"name":`...)
 			m.b = append(append(append(m.b, strOr(c.name)...), `},"id":`...), strOr(c.id)...)
 			m.b = append(m.b, `,"type":"function"}`...)
+			m.tally.Call(strOr(c.id), strOr(c.name), args)
 		}
 		m.b = append(m.b, ']')
 	}

@@ -96,6 +96,7 @@ func (m *messagesWriter) functionCall(it *item) bool {
 	m.b = append(append(append(m.b, `{"function":{"arguments":`...), strOr(it.args)...), `,"name":`...)
 	m.b = append(append(append(m.b, strOr(it.name)...), `},"id":`...), strOr(it.callID)...)
 	m.b = append(m.b, `,"type":"function"}]}`...)
+	m.tally.Call(strOr(it.callID), strOr(it.name), strOr(it.args))
 	return true
 }
 
@@ -125,6 +126,7 @@ func (m *messagesWriter) callOutput(it *item) bool {
 	}
 	m.tally.Message()
 	m.tally.Text(m.b[start:])
+	m.tally.Text(strOr(it.callID))
 	m.b = append(append(append(m.b, `,"role":"tool","tool_call_id":`...), strOr(it.callID)...), '}')
 	m.asst = 0
 	return true
