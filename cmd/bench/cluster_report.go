@@ -5,7 +5,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 )
 
 // ClusterResults is every number of a -cluster run; written as JSON (-out)
@@ -223,15 +222,8 @@ func writeClusterMarkdown(w io.Writer, r *ClusterResults) {
 	m := r.Machine
 	p("- machine: %d × %s (GOMAXPROCS %d), %s, %s; everything (load generator, fakes, PostgreSQL, nodes) on it\n", m.NProc, m.CPUModel, m.GOMAXPROCS, m.OSArch, m.GoVersion)
 	p("- load average (1/5/15 min): %s at start, %s at end\n", m.LoadAvgStart, m.LoadAvgEnd)
-	p("- when: %s, %.0f s wall", r.StartedAt.Format(time.RFC3339), r.WallSeconds)
-	if m.GitCommit != "" {
-		dirty := ""
-		if m.GitDirty {
-			dirty = " (+ uncommitted changes)"
-		}
-		p(", commit %.12s%s", m.GitCommit, dirty)
-	}
-	p("\n- each setup on a fresh schema of its own, one account and key each; billing on, key ceiling %d credits/month; durable settlement: %s\n", r.KeyCeiling, durableCell(r.Setups))
+	p("- when: %s\n", r.when())
+	p("- each setup on a fresh schema of its own, one account and key each; billing on, key ceiling %d credits/month; durable settlement: %s\n", r.KeyCeiling, durableCell(r.Setups))
 	p("- %d rounds taking the setups in turn; concurrency 1: %d requests per side in rotating blocks of %d with direct; closed loops %s s per side; medians of the rounds (range of the rounds' ratios in parentheses); times in ms\n\n",
 		r.Rounds, r.Requests, r.Block, trimFloat(r.DurationS))
 	if len(r.Summary) == 0 {

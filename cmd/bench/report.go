@@ -210,6 +210,19 @@ func errCell(s Summary) string {
 	return fmt.Sprintf("%d (%s)", s.Errors, describeErrors(s.ErrorKinds))
 }
 
+// when is "2026-01-02T03:04:05Z, 95 s wall, commit 0123456789ab": when the
+// run started, how long it took and at which commit (marked when dirty).
+func (r *Run) when() string {
+	s := fmt.Sprintf("%s, %.0f s wall", r.StartedAt.Format(time.RFC3339), r.WallSeconds)
+	if m := r.Machine; m.GitCommit != "" {
+		s += fmt.Sprintf(", commit %.12s", m.GitCommit)
+		if m.GitDirty {
+			s += " (+ uncommitted changes)"
+		}
+	}
+	return s
+}
+
 // writeMarkdown prints the results as markdown tables.
 func writeMarkdown(w io.Writer, r *Results) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
@@ -229,14 +242,7 @@ func writeMarkdown(w io.Writer, r *Results) {
 		p("; durable settlement off (-durable=false)")
 	}
 	p("\n- direct: instant %s, slow %s, stream %s", r.Setup.DirectInstant, r.Setup.DirectSlow, r.Setup.DirectStream)
-	p("\n- when: %s, %.0f s wall", r.StartedAt.Format(time.RFC3339), r.WallSeconds)
-	if m.GitCommit != "" {
-		dirty := ""
-		if m.GitDirty {
-			dirty = " (+ uncommitted changes)"
-		}
-		p(", commit %.12s%s", m.GitCommit, dirty)
-	}
+	p("\n- when: %s", r.when())
 	p("\n- all times in ms; added = gateway − direct, percentile by percentile; only HTTP 200 counts\n\n")
 
 	if l := r.Latency; l != nil {
