@@ -124,60 +124,48 @@ func TestSettlementsRefillSlices(t *testing.T) {
 	waitReleased(t, tg, "acc-slice-refill")
 }
 
-// A revoked key's slice is recalled before the revocation is answered: the
-// next call is refused, though the node held a slice a moment before.
-func TestRevokingAKeyRecallsItsSlices(t *testing.T) {
+// A key's slices are recalled before a change to the key is answered: the
+// next call is refused, though the node held a slice of the key a moment
+// before. A revocation says 401; a new ceiling of 0 stops the key.
+func TestChangingAKeyRecallsItsSlices(t *testing.T) {
 	tg := mediaGateway()
 	actors.SetSlicesHere(tg.Gateway, true)
 	t.Cleanup(func() { actors.SetSlicesHere(tg.Gateway, false) })
-	hash := tg.account("acc-slice-revoke", 1_000_000, 1_000_000)
-	before, _ := actors.SliceReservations(tg.Gateway)
-	for i := range 3 { // the first asks for a slice, the next reserve from it
-		if _, _, err := tg.Complete(context.Background(), sliceCall(hash, fmt.Sprintf("gen-slice-revoke-%d", i))); err != nil {
-			t.Fatal(err)
-		}
+	for _, tc := range []struct {
+		name   string
+		change func(ctx context.Context, keyID string) *shlyuz.Error
+		status int    // of the call after the change
+		code   string // of the call after the change, when not ""
+	}{
+		{"revoke", tg.RevokeKey, 401, ""},
+		{"limit", func(ctx context.Context, keyID string) *shlyuz.Error {
+			zero := shlyuz.Credits(0)
+			return tg.SetKeyLimit(ctx, keyID, &zero)
+		}, 0, "key_limit_exceeded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			account := "acc-slice-" + tc.name
+			hash := tg.account(account, 1_000_000, 1_000_000)
+			before, _ := actors.SliceReservations(tg.Gateway)
+			for i := range 3 { // the first asks for a slice, the next reserve from it
+				if _, _, err := tg.Complete(context.Background(), sliceCall(hash, fmt.Sprintf("gen-%s-%d", account, i))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if after, _ := actors.SliceReservations(tg.Gateway); after-before != 2 {
+				t.Fatalf("%d calls reserved from a slice, want 2", after-before)
+			}
+			if err := tc.change(context.Background(), "key-"+account); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err := tg.Complete(context.Background(), sliceCall(hash, "gen-"+account+"-after"))
+			var e *shlyuz.Error
+			if !errors.As(err, &e) || (tc.status != 0 && e.Status != tc.status) || (tc.code != "" && e.Code != tc.code) {
+				t.Fatalf("a call after the change: %v, want status %d code %q", err, tc.status, tc.code)
+			}
+			waitReleased(t, tg, account)
+		})
 	}
-	if after, _ := actors.SliceReservations(tg.Gateway); after-before != 2 {
-		t.Fatalf("%d calls reserved from a slice, want 2", after-before)
-	}
-	if err := tg.RevokeKey(context.Background(), "key-acc-slice-revoke"); err != nil {
-		t.Fatal(err)
-	}
-	_, _, err := tg.Complete(context.Background(), sliceCall(hash, "gen-slice-revoke-after"))
-	var e *shlyuz.Error
-	if !errors.As(err, &e) || e.Status != 401 {
-		t.Fatalf("a call after the revocation: %v, want 401", err)
-	}
-	waitReleased(t, tg, "acc-slice-revoke")
-}
-
-// A key's new ceiling recalls its slices before it is answered: a slice
-// granted under the old ceiling reserves nothing once the key is stopped
-// (a ceiling of 0).
-func TestANewCeilingRecallsItsKeysSlices(t *testing.T) {
-	tg := mediaGateway()
-	actors.SetSlicesHere(tg.Gateway, true)
-	t.Cleanup(func() { actors.SetSlicesHere(tg.Gateway, false) })
-	hash := tg.account("acc-slice-limit", 1_000_000, 1_000_000)
-	before, _ := actors.SliceReservations(tg.Gateway)
-	for i := range 3 { // the first asks for a slice, the next reserve from it
-		if _, _, err := tg.Complete(context.Background(), sliceCall(hash, fmt.Sprintf("gen-slice-limit-%d", i))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if after, _ := actors.SliceReservations(tg.Gateway); after-before != 2 {
-		t.Fatalf("%d calls reserved from a slice, want 2", after-before)
-	}
-	zero := shlyuz.Credits(0)
-	if err := tg.SetKeyLimit(context.Background(), "key-acc-slice-limit", &zero); err != nil {
-		t.Fatal(err)
-	}
-	_, _, err := tg.Complete(context.Background(), sliceCall(hash, "gen-slice-limit-after"))
-	var e *shlyuz.Error
-	if !errors.As(err, &e) || e.Code != "key_limit_exceeded" {
-		t.Fatalf("a call after the ceiling went to 0: %v, want key_limit_exceeded", err)
-	}
-	waitReleased(t, tg, "acc-slice-limit")
 }
 
 // waitReleased waits until the account holds nothing: its slices came back.
