@@ -11,8 +11,17 @@ package http
 // block is the members of one content block, as spans of the body.
 type block struct {
 	typ, text, cache, id, name, input, useID, content, isError []byte
-	canon                                                      uint16 // the members (bits as seen) that are canonical strings
-	seen                                                       uint16
+	present                                                    // the members (bits as seen), those that are canonical strings
+}
+
+// present is the members of an object read (seen, as bits) and those of
+// them that are canonical strings (canon): a block's or an input item's.
+type present struct{ seen, canon uint16 }
+
+// fits reports whether only the members allowed are present, and those of
+// want that are present are canonical strings.
+func (p present) fits(allowed, want uint16) bool {
+	return p.seen&^allowed == 0 && p.seen&want&^p.canon == 0
 }
 
 // The members a block may have, by kind.
@@ -78,12 +87,6 @@ func readBlock(b []byte, vs int) (blk block, end int, ok bool) {
 		return true
 	})
 	return blk, end, ok
-}
-
-// fits reports whether the block has only the members allowed, and those of
-// want that are present are canonical strings.
-func (blk *block) fits(allowed, want uint16) bool {
-	return blk.seen&^allowed == 0 && blk.seen&want&^blk.canon == 0
 }
 
 // strOr is the literal s, or "" when absent.

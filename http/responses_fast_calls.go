@@ -11,8 +11,8 @@ package http
 // item is the members of one input item, as spans of the body.
 type item struct {
 	typ, role, content, callID, name, args, output []byte
-	canon, seen                                    uint16 // the members (bits) that are canonical strings, that are present
-	dup                                            bool   // a member (not iOther) twice
+	present                                             // the members (bits) present, those that are canonical strings (anthropic_fast_tools.go)
+	dup                                            bool // a member (not iOther) twice
 }
 
 // The members an input item may have.
@@ -68,12 +68,6 @@ func readItem(b []byte, vs int) (it item, end int, ok bool) {
 		return true
 	})
 	return it, end, ok
-}
-
-// fits reports whether the item has only the members allowed, and those of
-// want that are present are canonical strings.
-func (it *item) fits(allowed, want uint16) bool {
-	return it.seen&^allowed == 0 && it.seen&want&^it.canon == 0
 }
 
 // functionCall writes a function_call as a tool call of the assistant
