@@ -31,7 +31,7 @@ func (b *bench) runCluster(ctx context.Context, schemas *clusterSchemas, instant
 	}
 	setups := []*clusterSetup{one, many}
 
-	res := &ClusterResults{Run: Run{Tool: b.res.Tool, StartedAt: b.res.StartedAt, Params: b.res.Params, Machine: b.res.Machine},
+	res := &ClusterResults{Run: b.res.Run,
 		Rounds: o.rounds, Requests: o.n, Block: o.block, DurationS: o.duration.Seconds(), Credits: o.credits, KeyCeiling: o.keyCeiling,
 		Direct: ClusterSetupInfo{Name: "direct", URLs: []string{instantURL, slowURL}}}
 	for i, s := range setups {
@@ -39,12 +39,8 @@ func (b *bench) runCluster(ctx context.Context, schemas *clusterSchemas, instant
 			PIDs: s.pids(), Schema: schemas.names[i], DurableSettle: s.durable})
 	}
 
-	instantD := newTarget(instantURL, o.directKey, o.modelInstant, false, o.maxTokens)
-	slowD := newTarget(slowURL, o.directKey, o.modelSlow, false, o.maxTokens)
-	if o.directModel != "" {
-		instantD = newTarget(instantURL, o.directKey, o.directModel, false, o.maxTokens)
-		slowD = newTarget(slowURL, o.directKey, o.directModel, false, o.maxTokens)
-	}
+	instantD := newTarget(instantURL, o.directKey, o.directModelFor(o.modelInstant), false, o.maxTokens)
+	slowD := newTarget(slowURL, o.directKey, o.directModelFor(o.modelSlow), false, o.maxTokens)
 	if o.warmup > 0 {
 		b.logf("warm-up: %d requests per side at concurrency 1", o.warmup)
 		interleave(ctx, b.client, []*target{instantD, one.instant, many.instant}, o.warmup, o.block)
@@ -120,10 +116,7 @@ func (b *bench) runCluster(ctx context.Context, schemas *clusterSchemas, instant
 		res.Setups[i].Billing = billingOf(b.ctl, s.bases(), s.key)
 	}
 	res.Summary = summarizeCluster(res)
-	res.Machine.LoadAvgEnd = loadAvg()
-	b.logf("load average at end: %s", res.Machine.LoadAvgEnd)
-	res.FinishedAt = time.Now().UTC()
-	res.WallSeconds = round4(res.FinishedAt.Sub(res.StartedAt).Seconds())
+	b.finish(&res.Run)
 	if o.out != "" {
 		if err := writeJSON(o.out, res); err != nil {
 			return err

@@ -502,12 +502,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	b.res.Setup = setup
 
 	// What the load generator sends.
-	dm := func(model string) string {
-		if o.directModel != "" {
-			return o.directModel
-		}
-		return model
-	}
+	dm := o.directModelFor
 	b.instantURL, b.instantModel = instantURL, dm(o.modelInstant)
 	b.instantD = newTarget(instantURL, o.directKey, dm(o.modelInstant), false, o.maxTokens)
 	b.instantG = newTarget(b.gwBase, b.gwKey, o.modelInstant, false, o.maxTokens)
@@ -527,11 +522,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		return err
 	}
 
-	b.res.Machine.LoadAvgEnd = loadAvg()
-	b.logf("load average at end: %s", b.res.Machine.LoadAvgEnd)
-	finished := time.Now()
-	b.res.FinishedAt = finished.UTC()
-	b.res.WallSeconds = round4(finished.Sub(started).Seconds())
+	b.finish(&b.res.Run)
 	b.res.Notes = b.notes()
 	if o.out != "" {
 		if err := writeJSON(o.out, b.res); err != nil {
@@ -541,6 +532,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	}
 	writeMarkdown(stdout, b.res)
 	return nil
+}
+
+// finish notes the load average at the end, the finishing time and the wall time.
+func (b *bench) finish(r *Run) {
+	r.Machine.LoadAvgEnd = loadAvg()
+	b.logf("load average at end: %s", r.Machine.LoadAvgEnd)
+	r.FinishedAt = time.Now().UTC()
+	r.WallSeconds = round4(r.FinishedAt.Sub(r.StartedAt).Seconds())
+}
+
+// directModelFor is the model name the load generator sends straight to the
+// upstream for model: -direct-model when given.
+func (o *options) directModelFor(model string) string {
+	if o.directModel != "" {
+		return o.directModel
+	}
+	return model
 }
 
 // startGateway writes the config, starts `shlyuz serve`, waits until it
