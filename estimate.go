@@ -245,8 +245,7 @@ func (w *promptWalk) part(b []byte, vs int) (int, error) {
 		return 0, err
 	}
 	if string(typ) == `"text"` {
-		w.text.Reserve += text.Reserve
-		w.text.Likely += text.Likely
+		w.addCount(text)
 	} else {
 		w.images++
 	}
