@@ -154,7 +154,7 @@ func TestTextTokensEscapeRuns(t *testing.T) {
 }
 
 // TestTextTokensToFindsTheEnd: a JSON string read to its closing quote
-// (textTokensTo) counts as textTokens of it and ends where
+// (textTokensTo) counts as the reference counts it and ends where
 // jsonscan.SkipString says, whatever follows it (more strings, quotes, the
 // end of the input), at every offset of its end to the 64-byte blocks.
 func TestTextTokensToFindsTheEnd(t *testing.T) {
@@ -171,13 +171,13 @@ func TestTextTokensToFindsTheEnd(t *testing.T) {
 		if n%3 == 0 {
 			lit = escapedJSON(b.String())
 		}
-		wr, wl := textTokens(lit)
+		wr, wl := referenceTextTokens(lit)
 		for _, tail := range tails {
 			in := append(slices.Clip(lit), tail...)
 			wantEnd, err := jsonscan.SkipString(in, 0)
 			r, l, end, ok := textTokensTo(in, 0)
 			if err != nil || !ok || end != wantEnd || end != len(lit) || r != wr || l != wl {
-				t.Fatalf("textTokensTo(%q) = %d, %d, end %d (%v); textTokens counts %d, %d, SkipString ends at %d (%v)",
+				t.Fatalf("textTokensTo(%q) = %d, %d, end %d (%v); the reference counts %d, %d, SkipString ends at %d (%v)",
 					in, r, l, end, ok, wr, wl, wantEnd, err)
 			}
 		}
@@ -203,9 +203,9 @@ func FuzzTextTokens(f *testing.F) {
 			// A valid lit is a string, maybe with spaces after it.
 			if json.Valid(lit) {
 				wantEnd, _ := jsonscan.SkipString(lit, 0)
-				wr, wl := textTokens(lit[:wantEnd])
+				wr, wl := referenceTextTokens(lit[:wantEnd])
 				if !ok || end != wantEnd || tr != wr || tl != wl {
-					t.Fatalf("textTokensTo(%q) = %d, %d, end %d (%v); textTokens counts %d, %d to %d", lit, tr, tl, end, ok, wr, wl, wantEnd)
+					t.Fatalf("textTokensTo(%q) = %d, %d, end %d (%v); the reference counts %d, %d to %d", lit, tr, tl, end, ok, wr, wl, wantEnd)
 				}
 			}
 		}
