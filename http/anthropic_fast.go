@@ -319,11 +319,17 @@ func eachMember(b []byte, vs int, each func(key, v []byte, canon bool) bool) (en
 }
 
 // readValue returns the end of the value at b[s] (of a validated body) and
-// whether it is a canonical string.
+// whether it is a canonical string (canonicalString): escapes only \" \\ \b
+// \f \n \r \t (jsonscan.ShortString, 64 bytes at a time: code has one every
+// few bytes, too many for a search restarted after each), and plain text
+// (plainText).
 func readValue(b []byte, s int) (end int, canon, ok bool) {
 	if s < len(b) && b[s] == '"' {
 		e, short, err := jsonscan.ShortString(b, s)
-		return e, err == nil && short && plainText(b[s+1:e-1]), err == nil
+		if err != nil {
+			return 0, false, false
+		}
+		return e, short && plainText(b[s+1:e-1]), true
 	}
 	e, err := jsonscan.SkipValue(b, s)
 	return e, false, err == nil

@@ -176,6 +176,9 @@ func TestCanonicalString(t *testing.T) {
 		// past a word or two of plain bytes (plainRun reads eight at a time)
 		`"0123456\n89abcdef\t"`, `"01234567\/9"`, `"0123456789abcdé"`, `"0123456789abcdef` + "\u2029" + `x"`,
 		`"0123456789abcdef` + "\xff" + `"`, `"0123456789abcde` + "\xe2\x80" + `"`, `"0123456789abcdefghijklmnopqrstu\u0041"`,
+		// past a 64-byte block (ShortString reads 64 at a time), the escape on either side of its edge
+		`"` + strings.Repeat("x", 62) + `\/"`, `"` + strings.Repeat("x", 63) + `\u0041"`, `"` + strings.Repeat("x", 63) + `\\/"`,
+		`"` + strings.Repeat(`a\n`, 30) + `\u00e9"`, `"` + strings.Repeat(`a\n`, 30) + `\t"`, `"` + strings.Repeat("x", 70) + "\u2028" + `"`,
 	} {
 		var s string
 		if err := json.Unmarshal([]byte(lit), &s); err != nil {

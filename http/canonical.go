@@ -3,21 +3,17 @@ package http
 import (
 	"bytes"
 	"unicode/utf8"
-
-	"github.com/shlyuz/shlyuz/internal/jsonscan"
 )
 
 // canonicalString reports whether the string literal lit (of a validated
 // body) is what encoding/json writes for the text it stands for (HTML left
-// unescaped): escapes only \" \\ \b \f \n \r \t (jsonscan.ShortString, 64
-// bytes at a time: code has one every few bytes, too many for a search
-// restarted after each), and plain text (plainText).
+// unescaped), as readValue tells it of a value of the body.
 func canonicalString(lit []byte) bool {
 	if len(lit) < 2 || lit[0] != '"' {
 		return false
 	}
-	end, short, err := jsonscan.ShortString(lit, 0)
-	return err == nil && end == len(lit) && short && plainText(lit[1:end-1])
+	end, canon, ok := readValue(lit, 0)
+	return ok && canon && end == len(lit)
 }
 
 // plainText reports whether s is valid UTF-8 without U+2028 and U+2029
