@@ -133,12 +133,16 @@ func (j *Journal) queue(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done func(O
 	}
 	j.mu.Lock()
 	j.pendLocked(e, g, done, false)
+	if g != nil {
+		j.gens[g.ID] = g
+	}
 	j.mu.Unlock()
 	return false
 }
 
 // pendLocked adds the entry, the record and their waiter (told Logged
-// already when logged) to the next commit, with j.mu held.
+// already when logged) to the next commit, with j.mu held. The caller makes
+// the record readable by id (Pending): queue, or stageAhead when staged.
 func (j *Journal) pendLocked(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done func(Outcome), logged bool) {
 	if done != nil {
 		n := notice{done: done, logged: logged}
@@ -152,7 +156,6 @@ func (j *Journal) pendLocked(e *shlyuz.LedgerEntry, g *shlyuz.Generation, done f
 	}
 	if g != nil {
 		j.pending.Generations = append(j.pending.Generations, *g)
-		j.gens[g.ID] = g
 	}
 }
 

@@ -304,3 +304,40 @@ func TestJournalWriteAheadLogTellsLoggedBeforeTheStoresWord(t *testing.T) {
 		t.Fatalf("the duplicate's waiter heard %v, want %v", heard, want)
 	}
 }
+
+// With the write-ahead log a generation record is readable by id (Pending)
+// from its settlement until the store's commit has it, and no longer after.
+func TestJournalWriteAheadLogKeepsGenerationsPendingUntilCommitted(t *testing.T) {
+	ctx := context.Background()
+	store, b := journalStore(t)
+	j := loggedJournal(t, store, filepath.Join(t.TempDir(), "j.db-ahead"))
+	defer j.Close(ctx)
+	gen := fullGeneration("gen-pending-ahead")
+	entry := &shlyuz.LedgerEntry{ID: "chg-" + gen.ID, AccountID: "acc-1", Kind: shlyuz.EntryCharge,
+		BoughtDelta: -5, Epoch: b.Epoch, CreatedAt: gen.CreatedAt}
+	heard := make(chan actors.Outcome, 4)
+	j.AddNotify(entry, gen, true, func(o actors.Outcome) { heard <- o })
+	if g, ok := j.Pending(gen.ID); !ok || g.Credits != gen.Credits {
+		t.Fatalf("Pending right after the settlement: %+v %v, want the record", g, ok)
+	}
+	select {
+	case o := <-heard:
+		if o != actors.Logged {
+			t.Fatalf("heard %v, want Logged", o)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the record was never appended")
+	}
+	if _, ok := j.Pending(gen.ID); !ok {
+		t.Fatal("the record is not pending once appended, before any commit")
+	}
+	if err := j.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := j.Pending(gen.ID); ok {
+		t.Fatal("the record is still pending after the commit")
+	}
+	if _, err := store.Generation(ctx, gen.ID); err != nil {
+		t.Fatalf("the store has no record after the commit: %v", err)
+	}
+}
