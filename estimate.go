@@ -167,12 +167,8 @@ func (w *promptWalk) message(b []byte, vs int) (int, error) {
 			calls = PromptEstimate{} // the last one wins, as in encoding/json
 			return toolCalls(b, s, &calls)
 		}
-		if is, err := keyIs(key, "tool_call_id"); err != nil || is {
-			if err != nil {
-				return 0, err
-			}
-			callID = PromptEstimate{}
-			return countValue(b, s, true, &callID)
+		if e, is, err := countMember(key, "tool_call_id", b, s, &callID); is {
+			return e, err
 		}
 		is, err := keyIs(key, "content")
 		if err != nil {
@@ -232,14 +228,10 @@ func (w *promptWalk) part(b []byte, vs int) (int, error) {
 			}
 			return e, nil
 		}
-		is, err := keyIs(key, "text")
-		if err != nil {
-			return 0, err
+		if e, is, err := countMember(key, "text", b, s, &text); is {
+			return e, err
 		}
-		if is {
-			text = PromptEstimate{} // the last one wins, as in encoding/json
-		}
-		return countValue(b, s, is, &text)
+		return countValue(b, s, false, nil)
 	})
 	if err != nil {
 		return 0, err

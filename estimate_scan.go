@@ -125,12 +125,8 @@ func toolCalls(b []byte, s int, into *PromptEstimate) (int, error) {
 		}
 		var id, name, args PromptEstimate
 		ve, err := walkMembers(b, vs, func(key []byte, s int) (int, error) {
-			if is, err := keyIs(key, "id"); err != nil || is {
-				if err != nil {
-					return 0, err
-				}
-				id = PromptEstimate{}
-				return countValue(b, s, true, &id)
+			if e, is, err := countMember(key, "id", b, s, &id); is {
+				return e, err
 			}
 			is, err := keyIs(key, "function")
 			if err != nil {
@@ -143,17 +139,11 @@ func toolCalls(b []byte, s int, into *PromptEstimate) (int, error) {
 				return 0, errWalk
 			}
 			return walkMembers(b, s, func(key []byte, s int) (int, error) {
-				for _, f := range []struct {
-					name string
-					into *PromptEstimate
-				}{{"name", &name}, {"arguments", &args}} {
-					if is, err := keyIs(key, f.name); err != nil || is {
-						if err != nil {
-							return 0, err
-						}
-						*f.into = PromptEstimate{}
-						return countValue(b, s, true, f.into)
-					}
+				if e, is, err := countMember(key, "name", b, s, &name); is {
+					return e, err
+				}
+				if e, is, err := countMember(key, "arguments", b, s, &args); is {
+					return e, err
 				}
 				return countValue(b, s, false, nil)
 			})
@@ -167,4 +157,16 @@ func toolCalls(b []byte, s int, into *PromptEstimate) (int, error) {
 		}
 		return ve, nil
 	})
+}
+
+// countMember reads a member's value at b[s] when its key is name (is
+// true; also on an error): a string's tokens replace *into, any other value
+// leaves it empty, as encoding/json keeps the last of a repeated key.
+func countMember(key []byte, name string, b []byte, s int, into *PromptEstimate) (end int, is bool, err error) {
+	if is, err = keyIs(key, name); err != nil || !is {
+		return 0, err != nil, err
+	}
+	*into = PromptEstimate{}
+	end, err = countValue(b, s, true, into)
+	return end, true, err
 }
