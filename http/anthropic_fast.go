@@ -133,7 +133,7 @@ func (m *messagesWriter) system(raw json.RawMessage) bool {
 		}
 		return true
 	}
-	return m.parts(raw, "system", true)
+	return m.systemParts(raw)
 }
 
 // turn writes the message (chatMessages) of the turn of text only at
@@ -180,20 +180,16 @@ func (m *messagesWriter) turnOf(role, content []byte, canon bool) bool {
 	return false
 }
 
-// parts writes a message whose content is text parts (a user turn's blocks,
-// the system prompt's), each keeping its cache_control; none, no message.
-// An empty text is a part of the system prompt (systemText), none of a
-// user turn (contentPart).
-func (m *messagesWriter) parts(blocks []byte, role string, keepEmpty bool) bool {
+// systemParts writes the system prompt's message of text parts, each
+// keeping its cache_control, an empty text a part too (systemText); none, no
+// message.
+func (m *messagesWriter) systemParts(blocks []byte) bool {
 	mark, n := len(m.b), m.n
 	m.open()
 	m.b = append(m.b, `{"content":[`...)
 	count := 0
 	ok := eachText(blocks, func(text, cache []byte) bool {
 		if len(text) <= 2 { // "" or absent
-			if !keepEmpty {
-				return true
-			}
 			text = []byte(`""`)
 		}
 		count++
@@ -206,7 +202,7 @@ func (m *messagesWriter) parts(blocks []byte, role string, keepEmpty bool) bool 
 		m.b, m.n = m.b[:mark], n
 		return true
 	}
-	m.b = append(append(append(m.b, `],"role":"`...), role...), `"}`...)
+	m.b = append(m.b, `],"role":"system"}`...)
 	m.tally.Message()
 	return true
 }
