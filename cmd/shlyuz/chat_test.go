@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -52,15 +53,27 @@ func jsonDecode(r io.Reader, v any) error { return json.NewDecoder(r).Decode(v) 
 // postChat sends a chat request and returns the response (the caller closes it).
 func postChat(t testing.TB, base, key string, body any) *http.Response {
 	t.Helper()
-	raw, _ := json.Marshal(body)
-	req, _ := http.NewRequest("POST", base+"/api/v1/chat/completions", strings.NewReader(string(raw)))
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := sendChat(base, key, body)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return resp
+}
+
+// sendChat sends a chat request and returns the response (the caller closes
+// it) or the error, for goroutines other than the test's.
+func sendChat(base, key string, body any) (*http.Response, error) {
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequest("POST", base+"/api/v1/chat/completions", bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	return http.DefaultClient.Do(req)
 }
 
 // sseEvents reads a stream to its end: the data payloads, in order.
@@ -346,15 +359,6 @@ func TestConcurrentRequestsNeverOverspendTheBalance(t *testing.T) {
 			}
 		})
 	}
-}
-
-// tryChat sends one small chat request and returns the transport error instead of failing.
-func tryChat(base, key string) (*http.Response, error) {
-	raw, _ := json.Marshal(chatBody("test/model", false, 0))
-	req, _ := http.NewRequest("POST", base+"/api/v1/chat/completions", strings.NewReader(string(raw)))
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
-	return http.DefaultClient.Do(req)
 }
 
 // A call no upstream may serve (here: the client allows only an unknown one)

@@ -132,17 +132,7 @@ func TestLargeBodiesReusedConcurrentlyCarryTheirOwnPrompt(t *testing.T) {
 // largeReply posts body and checks the reply: 200, and the prompt tokens
 // the fake upstream counted of the prompt it got (its characters / 4).
 func largeReply(base, key string, body map[string]any, stream bool, promptTokens int) error {
-	raw, err := json.Marshal(body)
-	if err != nil {
-		return err
-	}
-	req, err := http.NewRequest("POST", base+"/api/v1/chat/completions", bytes.NewReader(raw))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := sendChat(base, key, body)
 	if err != nil {
 		return err
 	}
