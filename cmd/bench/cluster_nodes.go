@@ -38,11 +38,10 @@ func (s *clusterSetup) bases() string {
 
 // clusterState is what GET /api/admin/cluster says that -cluster reads.
 type clusterState struct {
-	Self               string `json:"self"`
-	DurableSettle      bool   `json:"durable_settle"`
-	Members            []any  `json:"members"`
-	SliceReservations  int64  `json:"slice_reservations"`
-	RemoteReservations int64  `json:"remote_reservations"`
+	DurableSettle      bool  `json:"durable_settle"`
+	Members            []any `json:"members"`
+	SliceReservations  int64 `json:"slice_reservations"`
+	RemoteReservations int64 `json:"remote_reservations"`
 }
 
 // startSetup starts the nodes of one setup on the schema dsn (sql mode when
