@@ -9,8 +9,10 @@ type PromptTally struct{ w promptWalk }
 // Message counts one message (its fixed overhead).
 func (t *PromptTally) Message() { t.w.overhead += 4 }
 
-// Text counts one text of a message's content, a string content or a text
-// part's text: the string literal, quotes included, as the body holds it.
+// Text counts one string of a message: a string content, a text part's
+// text, or a tool message's tool_call_id (the fast paths count a tool
+// result's call id with it): the string literal, quotes included, as the
+// body holds it.
 func (t *PromptTally) Text(lit []byte) { t.w.add(lit) }
 
 // Call counts one tool call of an assistant message: its id, function name
