@@ -8,10 +8,9 @@ import (
 )
 
 // aheadStage holds the records waiting for the write-ahead log's next write:
-// under concurrency the log is written by one writer at a time, and what was
-// staged while it wrote goes out in its next write(2), so many settlements
-// share one system call (the account's actor only stages, it never waits for
-// the disk). j.mu guards it.
+// the log is written by one writer at a time (a settlement that finds none
+// writes its own line; what is staged while a write runs goes out together
+// in the next write(2), by a goroutine of its own). j.mu guards it.
 type aheadStage struct {
 	buf        []byte      // the staged records, whole lines
 	items      []aheadItem // what each record carries, in order
