@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 )
 
 // TestFastMessagesIsTheFullDecode: for text-only conversations, fastMessages
@@ -184,7 +185,7 @@ func TestCanonicalString(t *testing.T) {
 		if err := json.Unmarshal([]byte(lit), &s); err != nil {
 			t.Fatalf("%s: %v", lit, err)
 		}
-		back, err := marshalText(s)
+		back, err := plainjson.Marshal(s)
 		if err != nil {
 			t.Fatal(err)
 		}

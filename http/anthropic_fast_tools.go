@@ -8,6 +8,8 @@ package http
 // string that is not canonical, an is_error not a boolean) makes the fast
 // path give up.
 
+import "github.com/shlyuz/shlyuz/internal/plainjson"
+
 // block is the members of one content block, as spans of the body.
 type block struct {
 	typ, text, cache, id, name, input, useID, content, isError []byte
@@ -245,7 +247,7 @@ func (m *messagesWriter) assistantBlocks(blocks []byte) bool {
 			if len(input) == 0 || isNull(input) {
 				input = []byte("{}")
 			}
-			args, err := marshalText(string(input)) // the arguments are the input's JSON as a string
+			args, err := plainjson.Marshal(string(input)) // the arguments are the input's JSON as a string
 			if err != nil {
 				return false
 			}

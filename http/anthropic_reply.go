@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/shlyuz/shlyuz/actors"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 )
 
 // anthropicMessage is Anthropic's Message: a finished reply, and the
@@ -146,7 +147,7 @@ func restamp(message []byte, id, model string) []byte {
 	}
 	m["id"], _ = json.Marshal(id)
 	m["model"], _ = json.Marshal(model)
-	out, err := marshalText(m)
+	out, err := plainjson.Marshal(m)
 	if err != nil {
 		return message
 	}

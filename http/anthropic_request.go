@@ -1,7 +1,6 @@
 package http
 
 import (
-	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 )
 
 // The Anthropic Messages request as the gateway reads it. The body itself
@@ -232,7 +232,7 @@ func chatFields(r *anthropicRequest, msgs json.RawMessage) (fields map[string]js
 	}
 	fields = make(map[string]json.RawMessage, len(f))
 	for k, v := range f {
-		b, merr := marshalText(v)
+		b, merr := plainjson.Marshal(v)
 		if merr != nil {
 			return nil, nil, shlyuz.ErrInvalidValue(k, "The field %q cannot be read: %s", k, merr.Error())
 		}
@@ -242,17 +242,6 @@ func chatFields(r *anthropicRequest, msgs json.RawMessage) (fields map[string]js
 		fields["messages"] = msgs
 	}
 	return fields, unfit, nil
-}
-
-// marshalText encodes v as JSON without escaping <, > and &.
-func marshalText(v any) (json.RawMessage, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // systemText is the system prompt as chat content: a string, or text parts

@@ -7,6 +7,7 @@ import (
 
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 )
 
 // anthropicSink writes Anthropic's event stream: message_start, ping, a
@@ -94,7 +95,7 @@ func (as *anthropicSink) writeNativeStart(w *bufio.Writer, ev []byte) {
 	var m map[string]json.RawMessage
 	if ok && json.Unmarshal(data, &m) == nil && m["message"] != nil {
 		m["message"] = restamp(m["message"], as.id, as.model)
-		if b, err := marshalText(m); err == nil {
+		if b, err := plainjson.Marshal(m); err == nil {
 			writeNamedEvent(w, "message_start", b)
 			as.started = true
 			return
@@ -141,7 +142,7 @@ func (as *anthropicSink) close(w *bufio.Writer) {
 }
 
 func (as *anthropicSink) write(w *bufio.Writer, name string, v any) {
-	b, err := marshalText(v)
+	b, err := plainjson.Marshal(v)
 	if err != nil {
 		return
 	}

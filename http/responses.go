@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 )
 
 // responses is POST /api/v1/responses, OpenAI's Responses API, stateless:
@@ -61,7 +62,7 @@ func (rs *responsesSink) emit(typ string, ev map[string]any) {
 	ev["type"] = typ
 	ev["sequence_number"] = rs.seq
 	rs.seq++
-	b, err := marshalText(ev)
+	b, err := plainjson.Marshal(ev)
 	if err != nil {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 )
 
 // fastResponses is fastMessages for a Responses request (split as top): it
@@ -24,7 +25,7 @@ func fastResponses(top map[string]json.RawMessage, r *responsesRequest) (msgs js
 	r.Input = in // a span of the body, as r.raw: no copy of the whole input
 	m := messagesWriter{b: make([]byte, 0, writerCap(len(in)+len(r.Instructions)))}
 	if r.Instructions != "" {
-		sys, err := marshalText(r.Instructions)
+		sys, err := plainjson.Marshal(r.Instructions)
 		if err != nil {
 			return nil, est, false
 		}

@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 )
 
 // TestFastResponsesIsTheFullDecode: for an input of text, fastResponses
 // takes the fast way and gives chat's messages byte for byte as the full
-// decode (json.Unmarshal, responsesMessages, marshalText) writes them, and
+// decode (json.Unmarshal, responsesMessages, plainjson.Marshal) writes them, and
 // the same request; for what it cannot be sure of it gives up.
 func TestFastResponsesIsTheFullDecode(t *testing.T) {
 	for _, tc := range responsesFastCases {
@@ -98,7 +99,7 @@ func checkFastResponses(t *testing.T, body []byte) bool {
 	if rerr != nil {
 		t.Fatalf("%s: fast, but the full decode refuses it: %v", body, rerr)
 	}
-	want, err := marshalText(turns)
+	want, err := plainjson.Marshal(turns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,9 +177,9 @@ func codexInput() string {
 	b.WriteString(`"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"Find why settlement double-counts holds and fix it."}]}`)
 	for i := 0; b.Len() < 150_000; i++ {
 		id := "call_" + strings.Repeat(string(rune('a'+i%26)), 24)
-		args, _ := marshalText(map[string]any{"command": []string{"bash", "-lc", "rg -n \"settle\" actors/ | head -200"}, "workdir": "/work/main", "timeout_ms": 10000})
-		argLit, _ := marshalText(string(args))
-		outLit, _ := marshalText(out)
+		args, _ := plainjson.Marshal(map[string]any{"command": []string{"bash", "-lc", "rg -n \"settle\" actors/ | head -200"}, "workdir": "/work/main", "timeout_ms": 10000})
+		argLit, _ := plainjson.Marshal(string(args))
+		outLit, _ := plainjson.Marshal(out)
 		b.WriteString(`,{"type":"message","role":"assistant","content":"Looking at the settlement code next."}`)
 		b.WriteString(`,{"type":"function_call","id":"fc_` + id[5:] + `","call_id":"` + id + `","name":"shell","arguments":` + string(argLit) + `}`)
 		b.WriteString(`,{"type":"function_call_output","call_id":"` + id + `","output":` + string(outLit) + `}`)

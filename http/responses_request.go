@@ -8,6 +8,7 @@ import (
 
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 )
 
 // responsesRequest is OpenAI's Responses request as the gateway reads it:
@@ -160,7 +161,7 @@ func parseResponses(body []byte) (*actors.ChatCall, *responsesRequest, *shlyuz.E
 	}
 	fields := make(map[string]json.RawMessage, len(f))
 	for k, v := range f {
-		b, merr := marshalText(v)
+		b, merr := plainjson.Marshal(v)
 		if merr != nil {
 			return nil, nil, shlyuz.ErrInvalidValue(k, "The field %q cannot be read: %s", k, merr.Error())
 		}

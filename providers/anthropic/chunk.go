@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 )
 
 // chunkWriter builds the OpenAI chat.completion.chunk objects of one stream,
@@ -89,7 +90,7 @@ func (c *chunkWriter) finish(reason string) []byte {
 
 // appendJSONString appends s as a JSON string literal, without HTML escaping.
 func appendJSONString(b []byte, s string) []byte {
-	q, _ := marshal(s)
+	q, _ := plainjson.Marshal(s)
 	return append(b, q...)
 }
 

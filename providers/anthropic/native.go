@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 	"github.com/shlyuz/shlyuz/providers/internal/sse"
 )
 
@@ -31,7 +32,7 @@ func nativeBody(req *shlyuz.UpstreamRequest, n *shlyuz.NativeRequest, stream boo
 	if stream {
 		out["stream"] = json.RawMessage("true")
 	}
-	body, err := marshal(out)
+	body, err := plainjson.Marshal(out)
 	if err != nil {
 		return nil, shlyuz.ErrInternal(err)
 	}

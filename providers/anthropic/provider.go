@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
@@ -297,7 +298,7 @@ func decodeReply(data []byte, o options) (*shlyuz.ChatResponse, error) {
 		s := text.String()
 		msg.Content = &s
 	}
-	choices, err := marshal([]choiceOut{{Index: 0, Message: msg, FinishReason: finish}})
+	choices, err := plainjson.Marshal([]choiceOut{{Index: 0, Message: msg, FinishReason: finish}})
 	if err != nil {
 		return nil, shlyuz.ErrInternal(err)
 	}
@@ -376,17 +377,6 @@ func finishReason(stop string) string {
 	}
 	// end_turn, stop_sequence, pause_turn, and whatever a newer API adds.
 	return "stop"
-}
-
-// marshal encodes v as JSON without escaping <, > and & (the text is the model's, not HTML).
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 func isNull(v []byte) bool { return string(bytes.TrimSpace(v)) == "null" }

@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
@@ -184,7 +185,7 @@ func buildBody(req *shlyuz.UpstreamRequest, stream bool) (body []byte, o options
 			o.clientUsage = so.IncludeUsage
 		}
 	}
-	body, err = marshal(&w)
+	body, err = plainjson.Marshal(&w)
 	if err != nil {
 		return nil, o, shlyuz.ErrInternal(err)
 	}

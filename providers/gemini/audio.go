@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
@@ -54,15 +55,6 @@ func transcribeInstruction(req *shlyuz.TranscriptionRequest) string {
 	return b.String()
 }
 
-// marshal is JSON without HTML escaping (the text goes as written).
-func marshal(v any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-	return bytes.TrimRight(b.Bytes(), "\n")
-}
-
 // transcriptionBody is the generateContent request of a transcription.
 func transcriptionBody(req *shlyuz.TranscriptionRequest) ([]byte, *shlyuz.Error) {
 	mt, ok := audioMIME[req.Format]
@@ -79,7 +71,8 @@ func transcriptionBody(req *shlyuz.TranscriptionRequest) ([]byte, *shlyuz.Error)
 	if req.Temperature != nil {
 		w.GenerationConfig = &generationConfig{Temperature: req.Temperature}
 	}
-	return marshal(w), nil
+	b, _ := plainjson.Marshal(w) // the request holds nothing that fails to encode
+	return b, nil
 }
 
 // Transcribe asks the model for the audio's transcript.
@@ -168,7 +161,8 @@ func speechBody(req *shlyuz.SpeechRequest) ([]byte, *shlyuz.Error) {
 		gc.SpeechConfig = &speechConfig{}
 		gc.SpeechConfig.VoiceConfig.PrebuiltVoiceConfig.VoiceName = req.Voice
 	}
-	return marshal(wireRequest{Contents: []content{{Role: "user", Parts: []part{{Text: text}}}}, GenerationConfig: gc}), nil
+	b, _ := plainjson.Marshal(wireRequest{Contents: []content{{Role: "user", Parts: []part{{Text: text}}}}, GenerationConfig: gc})
+	return b, nil
 }
 
 // Speak asks a TTS model for the speech; it comes whole, as one reply.

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 )
 
 // maxStopSequences is how many stop sequences Gemini takes.
@@ -95,13 +96,11 @@ func buildBody(req *shlyuz.UpstreamRequest) ([]byte, *shlyuz.Error) {
 	if !gc.empty() {
 		w.GenerationConfig = gc
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(&w); err != nil {
-		return nil, shlyuz.ErrInvalidValue("messages", "The request cannot be translated for the upstream: %v", err)
+	b, merr := plainjson.Marshal(&w)
+	if merr != nil {
+		return nil, shlyuz.ErrInvalidValue("messages", "The request cannot be translated for the upstream: %v", merr)
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+	return b, nil
 }
 
 // present is a field the client sent with a non-null value.

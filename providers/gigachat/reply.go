@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
@@ -242,7 +243,7 @@ func decodeReply(data []byte, genID string, fetch fetchImage) (*shlyuz.ChatRespo
 		}
 		choices[i] = out
 	}
-	b, err := marshal(choices)
+	b, err := plainjson.Marshal(choices)
 	if err != nil {
 		return nil, shlyuz.ErrInternal(err)
 	}
@@ -254,15 +255,4 @@ func decodeReply(data []byte, genID string, fetch fetchImage) (*shlyuz.ChatRespo
 		resp.Usage = r.Usage.usage()
 	}
 	return resp, nil
-}
-
-// marshal is json.Marshal without the escaping of <, > and & (text stays readable).
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 )
 
 // The GigaChat v1 request, in the order its fields are written.
@@ -152,14 +153,12 @@ func buildBody(ctx context.Context, req *shlyuz.UpstreamRequest, stream bool, up
 		out.MaxTokens = strconv.AppendInt(nil, req.MaxTokens, 10)
 	}
 
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(&out); err != nil {
+	b, err := plainjson.Marshal(&out)
+	if err != nil {
 		// A raw value the client sent that is not JSON after all.
 		return nil, shlyuz.ErrInvalidJSON(err.Error())
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	return b, nil
 }
 
 // translateTools turns OpenAI's tools (or the deprecated functions) into GigaChat's functions.

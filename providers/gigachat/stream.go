@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 	"github.com/shlyuz/shlyuz/providers/internal/sse"
 	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
@@ -195,7 +196,7 @@ func (t *translator) translate(payload []byte) (res chunkResult) {
 	if len(out.Choices) == 0 {
 		return res
 	}
-	b, err := marshal(&out)
+	b, err := plainjson.Marshal(&out)
 	if err != nil {
 		res.err = shlyuz.ErrInternal(err)
 		return res

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
@@ -40,11 +41,8 @@ func speechBody(req *shlyuz.SpeechRequest) []byte {
 	if req.Instructions != "" {
 		body["instructions"] = req.Instructions
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(body)
-	return bytes.TrimRight(b.Bytes(), "\n")
+	b, _ := plainjson.Marshal(body) // values read from a JSON request encode again
+	return b
 }
 
 // Speak streams the speech as the upstream makes it.

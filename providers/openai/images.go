@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
@@ -49,11 +49,8 @@ func imagesBody(req *shlyuz.ImageRequest) []byte {
 	if strings.Contains(req.Model, "dall-e") {
 		body["response_format"] = "b64_json"
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // the prompt as the client wrote it
-	_ = enc.Encode(body)
-	return bytes.TrimRight(b.Bytes(), "\n")
+	b, _ := plainjson.Marshal(body) // the prompt as the client wrote it
+	return b
 }
 
 // GenerateImages makes the images and returns their bytes.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 )
 
 // The native request body (Foundation Models v1 CompletionRequest).
@@ -213,15 +214,13 @@ func buildBody(req *shlyuz.UpstreamRequest, folder string, stream bool) ([]byte,
 	}
 	w.Messages = msgs
 
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(&w); err != nil {
+	b, merr := plainjson.Marshal(&w)
+	if merr != nil {
 		// Only a raw value that is not valid JSON can fail here; the client's
 		// body was parsed already, so this is ours.
-		return nil, shlyuz.ErrInternal(err)
+		return nil, shlyuz.ErrInternal(merr)
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	return b, nil
 }
 
 // present reports whether a field was sent with a value other than null.
