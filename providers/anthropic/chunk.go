@@ -18,11 +18,11 @@ type chunkWriter struct {
 func newChunkWriter(generationID, model string, created int64, clientUsage bool) *chunkWriter {
 	b := make([]byte, 0, 128+len(generationID)+len(model))
 	b = append(b, `{"id":`...)
-	b = appendJSONString(b, generationID)
+	b = plainjson.AppendString(b, generationID)
 	b = append(b, `,"object":"chat.completion.chunk","created":`...)
 	b = strconv.AppendInt(b, created, 10)
 	b = append(b, `,"model":`...)
-	b = appendJSONString(b, model)
+	b = plainjson.AppendString(b, model)
 	b = append(b, `,"choices":[{"index":0,"delta":`...)
 	return &chunkWriter{prefix: b, clientUsage: clientUsage}
 }
@@ -37,7 +37,7 @@ func (c *chunkWriter) chunk(delta []byte, finish string) []byte {
 	if finish == "" {
 		b = append(b, "null"...)
 	} else {
-		b = appendJSONString(b, finish)
+		b = plainjson.AppendString(b, finish)
 	}
 	b = append(b, "}]"...)
 	if c.clientUsage {
@@ -65,9 +65,9 @@ func (c *chunkWriter) toolStart(index int, id, name string) []byte {
 	d = append(d, `{"tool_calls":[{"index":`...)
 	d = strconv.AppendInt(d, int64(index), 10)
 	d = append(d, `,"id":`...)
-	d = appendJSONString(d, id)
+	d = plainjson.AppendString(d, id)
 	d = append(d, `,"type":"function","function":{"name":`...)
-	d = appendJSONString(d, name)
+	d = plainjson.AppendString(d, name)
 	d = append(d, `,"arguments":""}}]}`...)
 	return c.chunk(d, "")
 }
@@ -86,12 +86,6 @@ func (c *chunkWriter) toolArgs(index int, frag json.RawMessage) []byte {
 // finish is the chunk that ends the choice.
 func (c *chunkWriter) finish(reason string) []byte {
 	return c.chunk([]byte(`{}`), reason)
-}
-
-// appendJSONString appends s as a JSON string literal, without HTML escaping.
-func appendJSONString(b []byte, s string) []byte {
-	q, _ := plainjson.Marshal(s)
-	return append(b, q...)
 }
 
 // streamUsage keeps a stream's usage as Anthropic reports it: the prompt in

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 	"github.com/shlyuz/shlyuz/providers/internal/sse"
 	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
@@ -128,7 +129,7 @@ func (dc *decoder) Decode(e sse.Event) (ev shlyuz.StreamEvent, skip bool, err er
 					if err != nil {
 						return ev, false, upstream.Malformed("a tool call's input is not a JSON object")
 					}
-					return dc.emit(dc.cw.text(appendJSONString(nil, args)), 1), false, nil
+					return dc.emit(dc.cw.text(plainjson.AppendString(nil, args)), 1), false, nil
 				}
 				return ev, true, nil
 			}
@@ -194,7 +195,7 @@ func (dc *decoder) Decode(e sse.Event) (ev shlyuz.StreamEvent, skip bool, err er
 				return ev, false, upstream.Malformed("a tool call's input is not a JSON object")
 			}
 			tb.gotDeltas = true
-			return dc.emit(dc.cw.toolArgs(tb.index, appendJSONString(nil, args)), 1), false, nil
+			return dc.emit(dc.cw.toolArgs(tb.index, plainjson.AppendString(nil, args)), 1), false, nil
 		}
 		return ev, true, nil
 
@@ -252,7 +253,7 @@ func (dc *decoder) detail(typ, field string, v json.RawMessage, withText bool) [
 		d = append(d, ',')
 	}
 	d = append(d, `"reasoning_details":[{"type":`...)
-	d = appendJSONString(d, typ)
+	d = plainjson.AppendString(d, typ)
 	d = append(d, ',', '"')
 	d = append(d, field...)
 	d = append(d, `":`...)

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
@@ -62,7 +62,7 @@ func appendImages(b []byte, parts []part, sep bool) ([]byte, bool) {
 		}
 		n++
 		b = append(b, `{"type":"image_url","image_url":{"url":`...)
-		b = appendJSONString(b, "data:"+p.InlineData.MimeType+";base64,"+p.InlineData.Data)
+		b = plainjson.AppendString(b, "data:"+p.InlineData.MimeType+";base64,"+p.InlineData.Data)
 		b = append(b, "}}"...)
 	}
 	if n > 0 {
@@ -79,11 +79,11 @@ func (tc *toolCall) appendJSON(b []byte, index int) []byte {
 		b = append(b, ',')
 	}
 	b = append(b, `"id":`...)
-	b = appendJSONString(b, tc.id)
+	b = plainjson.AppendString(b, tc.id)
 	b = append(b, `,"type":"function","function":{"name":`...)
-	b = appendJSONString(b, tc.name)
+	b = plainjson.AppendString(b, tc.name)
 	b = append(b, `,"arguments":`...)
-	b = appendJSONString(b, string(tc.args))
+	b = plainjson.AppendString(b, string(tc.args))
 	return append(b, "}}"...)
 }
 
@@ -114,11 +114,11 @@ func newChunker(req *shlyuz.UpstreamRequest, created int64) *chunker {
 		c.clientUsage = so.IncludeUsage
 	}
 	b := append([]byte(nil), `{"id":`...)
-	b = appendJSONString(b, req.GenerationID)
+	b = plainjson.AppendString(b, req.GenerationID)
 	b = append(b, `,"object":"chat.completion.chunk","created":`...)
 	b = strconv.AppendInt(b, created, 10)
 	b = append(b, `,"model":`...)
-	b = appendJSONString(b, req.Model)
+	b = plainjson.AppendString(b, req.Model)
 	b = append(b, `,"choices":[`...)
 	c.prefix = b
 	return c
@@ -223,12 +223,12 @@ func (c *chunker) appendChoice(b []byte, cand *candidate, sep bool) (out []byte,
 		if text.Len() == 0 && len(calls) > 0 {
 			b = append(b, "null"...)
 		} else {
-			b = appendJSONString(b, text.String())
+			b = plainjson.AppendString(b, text.String())
 		}
 		sepField = true
 	} else if text.Len() > 0 {
 		b = append(b, `"content":`...)
-		b = appendJSONString(b, text.String())
+		b = plainjson.AppendString(b, text.String())
 		sepField = true
 	}
 	if reasoning.Len() > 0 {
@@ -236,7 +236,7 @@ func (c *chunker) appendChoice(b []byte, cand *candidate, sep bool) (out []byte,
 			b = append(b, ',')
 		}
 		b = append(b, `"reasoning":`...)
-		b = appendJSONString(b, reasoning.String())
+		b = plainjson.AppendString(b, reasoning.String())
 		sepField = true
 	}
 	if len(calls) > 0 {
@@ -263,7 +263,7 @@ func (c *chunker) appendChoice(b []byte, cand *candidate, sep bool) (out []byte,
 	if finish == "" {
 		b = append(b, "null"...)
 	} else {
-		b = appendJSONString(b, finish)
+		b = plainjson.AppendString(b, finish)
 		c.finished = true
 	}
 	return append(b, '}'), content, finish
@@ -305,56 +305,4 @@ func blockedError(pf *promptFeedback) *shlyuz.Error {
 		safeWord(pf.BlockReason), detail)
 	e.Code = "content_filter"
 	return e
-}
-
-// appendJSONString appends s as a JSON string literal, escaping only what
-// JSON requires (and U+2028/U+2029, which break JavaScript), and replacing
-// invalid UTF-8.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

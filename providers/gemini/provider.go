@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
@@ -235,11 +236,11 @@ func appendReplyChoice(b []byte, c *candidate, generationID string, thoughts boo
 	if text.Len() == 0 && len(calls) > 0 {
 		b = append(b, "null"...)
 	} else {
-		b = appendJSONString(b, text.String())
+		b = plainjson.AppendString(b, text.String())
 	}
 	if reasoning.Len() > 0 {
 		b = append(b, `,"reasoning":`...)
-		b = appendJSONString(b, reasoning.String())
+		b = plainjson.AppendString(b, reasoning.String())
 	}
 	if len(calls) > 0 {
 		b = append(b, `,"tool_calls":[`...)
@@ -255,7 +256,7 @@ func appendReplyChoice(b []byte, c *candidate, generationID string, thoughts boo
 		b, _ = appendImages(b, c.Content.Parts, true)
 	}
 	b = append(b, `},"logprobs":null,"finish_reason":`...)
-	b = appendJSONString(b, finish)
+	b = plainjson.AppendString(b, finish)
 	return append(b, '}'), finish
 }
 

@@ -491,7 +491,7 @@ func toolResponse(raw json.RawMessage, param string) (json.RawMessage, *shlyuz.E
 		}
 		return json.RawMessage(`{"result":` + t + `}`), nil
 	}
-	return append(appendJSONString([]byte(`{"result":`), text), '}'), nil
+	return append(plainjson.AppendString([]byte(`{"result":`), text), '}'), nil
 }
 
 // plainText joins the text of a content (a string or text parts).

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
@@ -34,8 +35,8 @@ type chunker struct {
 func newChunker(req *shlyuz.UpstreamRequest, created int64) *chunker {
 	return &chunker{
 		generationID: req.GenerationID,
-		id:           appendJSONString(nil, req.GenerationID),
-		model:        appendJSONString(nil, req.Model),
+		id:           plainjson.AppendString(nil, req.GenerationID),
+		model:        plainjson.AppendString(nil, req.Model),
 		created:      created,
 		clientUsage:  clientAskedUsage(req.Fields["stream_options"]),
 	}
@@ -116,7 +117,7 @@ func (c *chunker) step(res *wireResult) (ev shlyuz.StreamEvent, skip bool, err *
 			b = append(b, ',')
 		}
 		b = append(b, `"content":`...)
-		b = appendJSONString(b, delta)
+		b = plainjson.AppendString(b, delta)
 		sep = true
 	}
 	if len(newCalls) > 0 {
@@ -133,7 +134,7 @@ func (c *chunker) step(res *wireResult) (ev shlyuz.StreamEvent, skip bool, err *
 	if finish == "" {
 		b = append(b, "null"...)
 	} else {
-		b = appendJSONString(b, finish)
+		b = plainjson.AppendString(b, finish)
 	}
 	b = append(b, "}]"...)
 	if c.clientUsage {

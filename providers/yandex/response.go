@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
@@ -177,11 +178,11 @@ func appendToolCalls(b []byte, generationID string, calls []toolCall, first int,
 			b = append(b, ',')
 		}
 		b = append(b, `"id":`...)
-		b = appendJSONString(b, toolCallID(generationID, first+i))
+		b = plainjson.AppendString(b, toolCallID(generationID, first+i))
 		b = append(b, `,"type":"function","function":{"name":`...)
-		b = appendJSONString(b, c.Name)
+		b = plainjson.AppendString(b, c.Name)
 		b = append(b, `,"arguments":`...)
-		b = appendJSONString(b, c.Arguments)
+		b = plainjson.AppendString(b, c.Arguments)
 		b = append(b, "}}"...)
 	}
 	return append(b, ']')
@@ -248,7 +249,7 @@ func decodeReply(name string, data []byte, generationID string, now time.Time) (
 		if a.Message.Text == "" && len(calls) > 0 {
 			b = append(b, "null"...)
 		} else {
-			b = appendJSONString(b, a.Message.Text)
+			b = plainjson.AppendString(b, a.Message.Text)
 		}
 		if len(calls) > 0 {
 			b = append(b, `,"tool_calls":`...)
@@ -256,7 +257,7 @@ func decodeReply(name string, data []byte, generationID string, now time.Time) (
 			ncalls += len(calls)
 		}
 		b = append(b, `},"logprobs":null,"finish_reason":`...)
-		b = appendJSONString(b, finish)
+		b = plainjson.AppendString(b, finish)
 		b = append(b, '}')
 	}
 	b = append(b, ']')
@@ -270,13 +271,4 @@ func decodeReply(name string, data []byte, generationID string, now time.Time) (
 		r.Usage = res.Usage.usage()
 	}
 	return r, nil
-}
-
-// appendJSONString appends s as a JSON string literal, without HTML escaping.
-func appendJSONString(b []byte, s string) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return append(b, bytes.TrimRight(buf.Bytes(), "\n")...)
 }
