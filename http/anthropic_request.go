@@ -8,7 +8,6 @@ import (
 
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
-	"github.com/shlyuz/shlyuz/internal/plainjson"
 )
 
 // The Anthropic Messages request as the gateway reads it. The body itself
@@ -230,16 +229,8 @@ func chatFields(r *anthropicRequest, msgs json.RawMessage) (fields map[string]js
 			}
 		}
 	}
-	fields = make(map[string]json.RawMessage, len(f))
-	for k, v := range f {
-		b, merr := plainjson.Marshal(v)
-		if merr != nil {
-			return nil, nil, shlyuz.ErrInvalidValue(k, "The field %q cannot be read: %s", k, merr.Error())
-		}
-		fields[k] = b
-	}
-	if msgs != nil {
-		fields["messages"] = msgs
+	if fields, err = encodeFields(f, msgs); err != nil {
+		return nil, nil, err
 	}
 	return fields, unfit, nil
 }

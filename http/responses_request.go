@@ -8,7 +8,6 @@ import (
 
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
-	"github.com/shlyuz/shlyuz/internal/plainjson"
 )
 
 // responsesRequest is OpenAI's Responses request as the gateway reads it:
@@ -159,16 +158,9 @@ func parseResponses(body []byte) (*actors.ChatCall, *responsesRequest, *shlyuz.E
 	if err := responsesTools(&r, f); err != nil {
 		return nil, nil, err
 	}
-	fields := make(map[string]json.RawMessage, len(f))
-	for k, v := range f {
-		b, merr := plainjson.Marshal(v)
-		if merr != nil {
-			return nil, nil, shlyuz.ErrInvalidValue(k, "The field %q cannot be read: %s", k, merr.Error())
-		}
-		fields[k] = b
-	}
-	if msgs != nil {
-		fields["messages"] = msgs
+	fields, err := encodeFields(f, msgs)
+	if err != nil {
+		return nil, nil, err
 	}
 	est := fastEst // counted as fastResponses wrote them: the messages are not walked again
 	if msgs == nil {

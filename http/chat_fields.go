@@ -1,0 +1,26 @@
+package http
+
+import (
+	"encoding/json"
+
+	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
+)
+
+// encodeFields is a request put in OpenAI's chat shape (the Anthropic and
+// Responses APIs) as the chat call's fields: each of f's values as JSON, and
+// msgs as the messages when a fast path wrote them already.
+func encodeFields(f map[string]any, msgs json.RawMessage) (map[string]json.RawMessage, *shlyuz.Error) {
+	fields := make(map[string]json.RawMessage, len(f)+1)
+	for k, v := range f {
+		b, err := plainjson.Marshal(v)
+		if err != nil {
+			return nil, shlyuz.ErrInvalidValue(k, "The field %q cannot be read: %s", k, err.Error())
+		}
+		fields[k] = b
+	}
+	if msgs != nil {
+		fields["messages"] = msgs
+	}
+	return fields, nil
+}
