@@ -216,18 +216,16 @@ func (w *wireUsage) prompt() int64 {
 }
 
 func (w *wireUsage) usage() shlyuz.Usage {
-	p := w.prompt()
 	u := shlyuz.Usage{
-		PromptTokens:     p,
+		PromptTokens:     w.prompt(),
 		CompletionTokens: w.OutputTokens,
-		TotalTokens:      p + w.OutputTokens,
 		CachedTokens:     w.CacheReadInputTokens,
 		CacheWriteTokens: w.CacheCreationInputTokens,
 	}
 	if c := w.CacheCreation; c != nil {
 		u.CacheWrite1hTokens = c.Ephemeral1h
 	}
-	return u.Normalized()
+	return u.Normalized() // it fills TotalTokens
 }
 
 // decodeReply turns an Anthropic Message into a ChatResponse (Created

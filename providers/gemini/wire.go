@@ -185,8 +185,7 @@ func (m *usageMetadata) usage() shlyuz.Usage {
 		AudioCompletionTokens: modality(m.CandidatesTokensDetails, "AUDIO"),
 		ImageCompletionTokens: modality(m.CandidatesTokensDetails, "IMAGE"),
 	}
-	u.TotalTokens = u.PromptTokens + u.CompletionTokens
-	return u.Normalized()
+	return u.Normalized() // it fills TotalTokens
 }
 
 // finishReason maps Gemini's finish reason to OpenAI's; "" stays "" (not
