@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -31,9 +32,12 @@ func generation(id, account string) shlyuz.Generation {
 	}
 }
 
-// generationString shows every stored field of a generation.
+// generationString shows every stored field of a generation, the details
+// it points to as JSON.
 func generationString(g shlyuz.Generation) string {
-	return fmt.Sprintf("%+v attempts=%#v created=%s@%s", g, g.Attempts, g.CreatedAt.Format(time.RFC3339Nano), g.CreatedAt.Location())
+	details, _ := json.Marshal([]any{g.PromptDetails, g.CompletionDetails, g.CreditsDetails}) // plain structs always marshal
+	g.PromptDetails, g.CompletionDetails, g.CreditsDetails = nil, nil, nil
+	return fmt.Sprintf("%+v attempts=%#v details=%s created=%s@%s", g, g.Attempts, details, g.CreatedAt.Format(time.RFC3339Nano), g.CreatedAt.Location())
 }
 
 func wantGeneration(t *testing.T, s shlyuz.Store, want shlyuz.Generation) {

@@ -47,6 +47,7 @@ func Run(t *testing.T, open func(t *testing.T) shlyuz.Store) {
 		{"PackageExpiry", testPackageExpiry},
 		{"CommitUnknownAccount", testCommitUnknownAccount},
 		{"CommitRefusesMalformed", testCommitRefusesMalformed},
+		{"CommitManyRows", testCommitManyRows},
 		{"Generations", testGenerations},
 		{"Settings", testSettings},
 		{"ReplaceSettings", testReplaceSettings},
