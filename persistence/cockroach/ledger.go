@@ -78,9 +78,6 @@ func (s *Store) Commit(ctx context.Context, b shlyuz.Batch) (shlyuz.CommitResult
 	return res, nil
 }
 
-const insertEntry = `INSERT INTO ledger_entries (` + sqlutil.EntryColumns + `)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`
-
 const applyDelta = `UPDATE balances SET
 	package_credits = package_credits + $1,
 	bought_credits = bought_credits + $2,
@@ -144,44 +141,18 @@ func commit(ctx context.Context, tx pgx.Tx, b shlyuz.Batch, accounts []string, a
 			return shlyuz.CommitResult{}, fmt.Errorf("cockroach: commit: look up fenced entries: %w", err)
 		}
 	}
+	sqlutil.MarkExisting(b.Entries, outcomes, existing)
 
 	// Insert the entries and upsert the generations in one round trip.
-	batch := &pgx.Batch{}
-	var queued []int // entries, by index, whose insert is in the batch
-	sqlutil.MarkReplays(b.Entries, outcomes, existing)
-	for i := range b.Entries {
-		e := &b.Entries[i]
-		if outcomes[i] != sqlutil.Insert {
-			continue
-		}
-		batch.Queue(insertEntry, sqlutil.EntryArgs(e)...)
-		queued = append(queued, i)
+	queued := sqlutil.ToInsert(b.Entries, outcomes)
+	inserted, err := writeRows(ctx, tx, b.Entries, queued, sqlutil.UniqueGenerations(b.Generations), async)
+	if err != nil {
+		return shlyuz.CommitResult{}, err
 	}
-	for i := range b.Generations {
-		g := &b.Generations[i]
-		args, err := sqlutil.GenerationArgs(g)
-		if err != nil {
-			return shlyuz.CommitResult{}, fmt.Errorf("cockroach: commit: generation %s: %w", g.ID, err)
-		}
-		batch.Queue(upsertGeneration, args...)
-	}
-	if async { // read at COMMIT: it rides in this round trip
-		batch.Queue(asyncCommit)
-	}
-	if err := sendBatch(ctx, tx, batch, func(i int, n int64) {
-		if i < len(queued) {
-			if n == 1 {
-				outcomes[queued[i]] = sqlutil.Applied
-			} else {
-				outcomes[queued[i]] = sqlutil.Duplicate
-			}
-		}
-	}); err != nil {
-		return shlyuz.CommitResult{}, fmt.Errorf("cockroach: commit: %w", err)
-	}
+	sqlutil.MarkInserted(b.Entries, outcomes, queued, inserted)
 
 	result, deltas := sqlutil.Result(b.Entries, outcomes)
-	batch = &pgx.Batch{}
+	batch := &pgx.Batch{}
 	for _, d := range deltas {
 		batch.Queue(applyDelta, d.Package, d.Bought, d.ExpiresAt, d.AccountID)
 	}
@@ -248,16 +219,6 @@ func (s *Store) Reconcile(ctx context.Context) ([]string, error) {
 	sort.Strings(ids)
 	return ids, nil
 }
-
-const upsertGeneration = `INSERT INTO generations (` + sqlutil.GenerationColumns + `)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-	ON CONFLICT (id) DO UPDATE SET
-		account_id = excluded.account_id, key_id = excluded.key_id, model = excluded.model,
-		upstream = excluded.upstream, attempts = excluded.attempts, streamed = excluded.streamed,
-		prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens,
-		credits = excluded.credits, latency_ms = excluded.latency_ms, status = excluded.status,
-		finish_reason = excluded.finish_reason, created_at = excluded.created_at,
-		usage_estimated = excluded.usage_estimated, billing = excluded.billing`
 
 // Generation returns the generation record with the id, or shlyuz.ErrNoRows.
 func (s *Store) Generation(ctx context.Context, id string) (shlyuz.Generation, error) {

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+
+	"github.com/shlyuz/shlyuz/persistence/internal/sqlutil"
 )
 
 // prepared are the journal commit's statements, prepared once when the store
@@ -12,11 +14,13 @@ import (
 // on, and Tx.StmtContext reuses that, so a commit parses no SQL (parsing per
 // commit was 5–17% of the gateway's CPU, issue 20).
 type prepared struct {
-	epoch       *sql.Stmt // the epoch of one account
-	epochs      *sql.Stmt // the epochs of the accounts named in a JSON array
-	insertEntry *sql.Stmt
-	applyDelta  *sql.Stmt
-	upsertGen   *sql.Stmt
+	epoch      *sql.Stmt // the epoch of one account
+	epochs     *sql.Stmt // the epochs of the accounts named in a JSON array
+	applyDelta *sql.Stmt
+	existing   *sql.Stmt // the ids, of those in a JSON array, that are in the ledger
+	// The multi-row statements, by the number of rows they write.
+	insertEntries multiRow
+	upsertGens    multiRow
 }
 
 // epochOf reads the epoch of one account.
@@ -26,29 +30,59 @@ const epochOf = `SELECT epoch FROM balances WHERE account_id = ?`
 // statement whatever the number of accounts.
 const epochsOf = `SELECT account_id, epoch FROM balances WHERE account_id IN (SELECT value FROM json_each(?))`
 
+// existingOf reads which of the ids in a JSON array are in the ledger.
+const existingOf = `SELECT id FROM ledger_entries WHERE id IN (SELECT value FROM json_each(?))`
+
 func (s *Store) prepare(ctx context.Context) error {
+	prepare := func(to **sql.Stmt, query string) error {
+		st, err := s.db.PrepareContext(ctx, query)
+		if err != nil {
+			return fmt.Errorf("prepare %.40q: %w", query, err)
+		}
+		*to = st
+		return nil
+	}
 	for _, p := range []struct {
 		to  **sql.Stmt
 		sql string
 	}{
 		{&s.stmt.epoch, epochOf},
 		{&s.stmt.epochs, epochsOf},
-		{&s.stmt.insertEntry, insertEntry},
 		{&s.stmt.applyDelta, applyDelta},
-		{&s.stmt.upsertGen, upsertGenerationSQL},
+		{&s.stmt.existing, existingOf},
 	} {
-		st, err := s.db.PrepareContext(ctx, p.sql)
-		if err != nil {
-			return fmt.Errorf("prepare %.40q: %w", p.sql, err)
+		if err := prepare(p.to, p.sql); err != nil {
+			return err
 		}
-		*p.to = st
+	}
+	s.stmt.insertEntries, s.stmt.upsertGens = multiRow{}, multiRow{}
+	for _, n := range sqlutil.Sizes(mostRows) {
+		for _, p := range []struct {
+			to  multiRow
+			sql string
+		}{
+			{s.stmt.insertEntries, sqlutil.InsertEntries(n, sqlutil.Question)},
+			{s.stmt.upsertGens, sqlutil.UpsertGenerations(n, sqlutil.Question)},
+		} {
+			var st *sql.Stmt
+			if err := prepare(&st, p.sql); err != nil {
+				return err
+			}
+			p.to[n] = st
+		}
 	}
 	return nil
 }
 
 // closeStatements closes the prepared statements that were prepared.
 func (s *Store) closeStatements() {
-	for _, st := range []*sql.Stmt{s.stmt.epoch, s.stmt.epochs, s.stmt.insertEntry, s.stmt.applyDelta, s.stmt.upsertGen} {
+	all := []*sql.Stmt{s.stmt.epoch, s.stmt.epochs, s.stmt.applyDelta, s.stmt.existing}
+	for _, m := range []multiRow{s.stmt.insertEntries, s.stmt.upsertGens} {
+		for _, st := range m {
+			all = append(all, st)
+		}
+	}
+	for _, st := range all {
 		if st != nil {
 			_ = st.Close()
 		}

@@ -89,11 +89,11 @@ func IDsWith(entries []shlyuz.LedgerEntry, outcomes []Outcome, o Outcome) []stri
 	return ids
 }
 
-// MarkReplays turns Fenced into Duplicate for the entries whose id exists: a
-// fenced entry already written is a replay.
-func MarkReplays(entries []shlyuz.LedgerEntry, outcomes []Outcome, existing map[string]bool) {
+// MarkExisting marks Duplicate the entries, to insert or fenced, whose id
+// exists: the row is there already, or the fenced entry is a replay.
+func MarkExisting(entries []shlyuz.LedgerEntry, outcomes []Outcome, existing map[string]bool) {
 	for i := range entries {
-		if outcomes[i] == Fenced && existing[entries[i].ID] {
+		if (outcomes[i] == Insert || outcomes[i] == Fenced) && existing[entries[i].ID] {
 			outcomes[i] = Duplicate
 		}
 	}

@@ -94,10 +94,10 @@ func ScanEntry(row Scanner) (shlyuz.LedgerEntry, error) {
 	return e, nil
 }
 
-// EntryArgs are the values of EntryColumns for e.
-func EntryArgs(e *shlyuz.LedgerEntry) []any {
-	return []any{e.ID, e.AccountID, e.KeyID, string(e.Kind), e.PackageDelta, e.BoughtDelta,
-		Micros(e.PackageExpiresAt), e.Epoch, Micros(e.CreatedAt)}
+// AppendEntryArgs appends the values of EntryColumns for e (EntryArity of them).
+func AppendEntryArgs(dst []any, e *shlyuz.LedgerEntry) []any {
+	return append(dst, e.ID, e.AccountID, e.KeyID, string(e.Kind), e.PackageDelta, e.BoughtDelta,
+		Micros(e.PackageExpiresAt), e.Epoch, Micros(e.CreatedAt))
 }
 
 // ScanGeneration reads a row of GenerationColumns. An error decoding the
@@ -121,15 +121,16 @@ func ScanGeneration(row Scanner) (shlyuz.Generation, error) {
 	return g, nil
 }
 
-// GenerationArgs are the values of GenerationColumns for g.
-func GenerationArgs(g *shlyuz.Generation) ([]any, error) {
+// AppendGenerationArgs appends the values of GenerationColumns for g
+// (GenerationArity of them).
+func AppendGenerationArgs(dst []any, g *shlyuz.Generation) ([]any, error) {
 	attempts, err := EncodeAttempts(g.Attempts)
 	if err != nil {
-		return nil, err
+		return dst, err
 	}
-	return []any{g.ID, g.AccountID, g.KeyID, g.Model, g.Upstream, attempts, g.Streamed,
+	return append(dst, g.ID, g.AccountID, g.KeyID, g.Model, g.Upstream, attempts, g.Streamed,
 		g.PromptTokens, g.CompletionTokens, g.Credits, g.LatencyMS, g.Status, g.FinishReason, Micros(g.CreatedAt), g.Estimated,
-		encodeBilling(g)}, nil
+		encodeBilling(g)), nil
 }
 
 // ScanPlan reads a row of PlanColumns. A price it cannot parse is an error

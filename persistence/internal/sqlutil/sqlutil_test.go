@@ -1,6 +1,7 @@
 package sqlutil
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -50,11 +51,12 @@ func TestResult(t *testing.T) {
 	}
 }
 
-func TestMarkReplays(t *testing.T) {
-	entries := []shlyuz.LedgerEntry{{ID: "a"}, {ID: "b"}, {ID: "c"}}
-	outcomes := []Outcome{Fenced, Fenced, Insert}
-	MarkReplays(entries, outcomes, map[string]bool{"a": true, "c": true})
-	if outcomes[0] != Duplicate || outcomes[1] != Fenced || outcomes[2] != Insert {
-		t.Errorf("outcomes = %v; want [Duplicate Fenced Insert]", outcomes)
+func TestMarkExisting(t *testing.T) {
+	entries := []shlyuz.LedgerEntry{{ID: "a"}, {ID: "b"}, {ID: "c"}, {ID: "d"}, {ID: "e"}}
+	outcomes := []Outcome{Fenced, Fenced, Insert, Insert, Applied}
+	MarkExisting(entries, outcomes, map[string]bool{"a": true, "c": true, "e": true})
+	want := []Outcome{Duplicate, Fenced, Duplicate, Insert, Applied}
+	if !slices.Equal(outcomes, want) {
+		t.Errorf("outcomes = %v; want %v", outcomes, want)
 	}
 }

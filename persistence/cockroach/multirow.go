@@ -1,0 +1,89 @@
+package cockroach
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/persistence/internal/sqlutil"
+)
+
+// mostRows is the most rows one statement of a commit writes: a batch of
+// entries (or generations) goes in statements of mostRows rows and one of
+// each smaller power of two its rest needs (sqlutil.Pieces), so pgx's
+// statement cache holds a few statements of each kind, each prepared once
+// per connection. A generation binds 16 values: the largest statement binds
+// far fewer than the protocol's 65535.
+const mostRows = 64
+
+// The multi-row statements, by the number of rows they write. An entries'
+// insert returns the ids of the entries it added.
+var insertEntries, upsertGenerations = map[int]string{}, map[int]string{}
+
+func init() {
+	for _, n := range sqlutil.Sizes(mostRows) {
+		insertEntries[n] = sqlutil.InsertEntries(n, sqlutil.Dollar) + ` RETURNING id`
+		upsertGenerations[n] = sqlutil.UpsertGenerations(n, sqlutil.Dollar)
+	}
+}
+
+// writeRows inserts the entries listed by index in queued (of distinct ids)
+// and upserts the generations (of distinct ids), in one round trip that
+// async sends SET LOCAL synchronous_commit with. It returns the ids of the
+// entries it added.
+func writeRows(ctx context.Context, tx pgx.Tx, entries []shlyuz.LedgerEntry, queued []int, gens []*shlyuz.Generation, async bool) (map[string]bool, error) {
+	batch := &pgx.Batch{}
+	entryPieces := sqlutil.Pieces(len(queued), mostRows)
+	for _, n := range entryPieces {
+		args := make([]any, 0, n*sqlutil.EntryArity)
+		for _, i := range queued[:n] {
+			args = sqlutil.AppendEntryArgs(args, &entries[i])
+		}
+		queued = queued[n:]
+		batch.Queue(insertEntries[n], args...)
+	}
+	for _, n := range sqlutil.Pieces(len(gens), mostRows) {
+		args := make([]any, 0, n*sqlutil.GenerationArity)
+		for _, g := range gens[:n] {
+			var err error
+			if args, err = sqlutil.AppendGenerationArgs(args, g); err != nil {
+				return nil, fmt.Errorf("cockroach: commit: generation %s: %w", g.ID, err)
+			}
+		}
+		gens = gens[n:]
+		batch.Queue(upsertGenerations[n], args...)
+	}
+	if async { // read at COMMIT: it rides in this round trip
+		batch.Queue(asyncCommit)
+	}
+	if batch.Len() == 0 {
+		return nil, nil
+	}
+
+	inserted := make(map[string]bool, len(entries))
+	br := tx.SendBatch(ctx, batch)
+	for range entryPieces {
+		rows, err := br.Query()
+		if err != nil {
+			_ = br.Close()
+			return nil, fmt.Errorf("cockroach: commit: insert entries: %w", err)
+		}
+		var id string
+		if _, err := pgx.ForEachRow(rows, []any{&id}, func() error { inserted[id] = true; return nil }); err != nil {
+			_ = br.Close()
+			return nil, fmt.Errorf("cockroach: commit: insert entries: %w", err)
+		}
+	}
+	for i := len(entryPieces); i < batch.Len(); i++ {
+		if _, err := br.Exec(); err != nil {
+			_ = br.Close()
+			return nil, fmt.Errorf("cockroach: commit: %w", err)
+		}
+	}
+	if err := br.Close(); err != nil {
+		return nil, fmt.Errorf("cockroach: commit: %w", err)
+	}
+	return inserted, nil
+}

@@ -1,0 +1,157 @@
+package sqlutil
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/shlyuz/shlyuz"
+)
+
+// A commit writes its entries and generations with multi-row statements: one
+// INSERT of many rows costs a store far less per row than a statement per
+// row. The number of rows in a statement is one of a few sizes (Sizes), so
+// each size is prepared once and reused.
+
+// The numbers of columns an entry and a generation row bind.
+const (
+	EntryArity      = 9
+	GenerationArity = 16
+)
+
+// Sizes lists the row counts of the multi-row statements a store prepares:
+// most, most/2, ... down to 1. most must be a power of two.
+func Sizes(most int) []int {
+	var out []int
+	for n := most; n >= 1; n /= 2 {
+		out = append(out, n)
+	}
+	return out
+}
+
+// Pieces splits n rows into statements of the sizes Sizes(most) lists:
+// as many of most rows as fit, then the rest in falling powers of two (its
+// binary digits), so no more than log2(most) statements are less than full.
+func Pieces(n, most int) []int {
+	var out []int
+	for ; n >= most; n -= most {
+		out = append(out, most)
+	}
+	for size := most / 2; size >= 1; size /= 2 {
+		if n >= size {
+			out = append(out, size)
+			n -= size
+		}
+	}
+	return out
+}
+
+// Values is the VALUES list of a statement writing rows rows of cols columns:
+// "(p1, p2), (p3, p4)" where pk is mark(k), the k-th placeholder counting
+// from 1 ("?" in SQLite, "$k" in PostgreSQL).
+func Values(rows, cols int, mark func(k int) string) string {
+	var b strings.Builder
+	k := 0
+	for r := range rows {
+		if r > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for c := range cols {
+			if c > 0 {
+				b.WriteString(", ")
+			}
+			k++
+			b.WriteString(mark(k))
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
+// Question is SQLite's placeholder, as Values takes it.
+func Question(int) string { return "?" }
+
+// Dollar is PostgreSQL's k-th placeholder, as Values takes it.
+func Dollar(k int) string { return "$" + strconv.Itoa(k) }
+
+// InsertEntries is the statement inserting n entries; an entry whose id
+// exists adds nothing.
+func InsertEntries(n int, mark func(k int) string) string {
+	return `INSERT INTO ledger_entries (` + EntryColumns + `) VALUES ` +
+		Values(n, EntryArity, mark) + ` ON CONFLICT (id) DO NOTHING`
+}
+
+// UpsertGenerations is the statement inserting or replacing n generations,
+// which must have distinct ids.
+func UpsertGenerations(n int, mark func(k int) string) string {
+	return `INSERT INTO generations (` + GenerationColumns + `) VALUES ` +
+		Values(n, GenerationArity, mark) + `
+	ON CONFLICT (id) DO UPDATE SET
+		account_id = excluded.account_id, key_id = excluded.key_id, model = excluded.model,
+		upstream = excluded.upstream, attempts = excluded.attempts, streamed = excluded.streamed,
+		prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens,
+		credits = excluded.credits, latency_ms = excluded.latency_ms, status = excluded.status,
+		finish_reason = excluded.finish_reason, created_at = excluded.created_at,
+		usage_estimated = excluded.usage_estimated, billing = excluded.billing`
+}
+
+// ToInsert lists, by index, the entries a commit inserts: those judged
+// Insert whose id no earlier one of them has. A repeated id is marked
+// Duplicate here, as the entries are judged in order: the earlier entry
+// either adds the row or finds it there already.
+func ToInsert(entries []shlyuz.LedgerEntry, outcomes []Outcome) []int {
+	out := make([]int, 0, len(entries))
+	var seen map[string]bool // of the ids listed; a batch of one needs none
+	for i := range entries {
+		if outcomes[i] != Insert {
+			continue
+		}
+		if len(entries) > 1 {
+			if seen == nil {
+				seen = make(map[string]bool, len(entries))
+			}
+			id := entries[i].ID
+			if seen[id] {
+				outcomes[i] = Duplicate
+				continue
+			}
+			seen[id] = true
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+// MarkInserted settles the entries ToInsert listed: Applied when the insert
+// added the entry's row (its id is in inserted), Duplicate when the id was
+// there already.
+func MarkInserted(entries []shlyuz.LedgerEntry, outcomes []Outcome, queued []int, inserted map[string]bool) {
+	for _, i := range queued {
+		if inserted[entries[i].ID] {
+			outcomes[i] = Applied
+		} else {
+			outcomes[i] = Duplicate
+		}
+	}
+}
+
+// UniqueGenerations lists the generations once per id, each at the place of
+// its first record with the value of its last: the rows that upserting them
+// one by one leaves. A statement may not upsert one row twice.
+func UniqueGenerations(gens []shlyuz.Generation) []*shlyuz.Generation {
+	out := make([]*shlyuz.Generation, 0, len(gens))
+	if len(gens) == 1 {
+		return append(out, &gens[0])
+	}
+	at := make(map[string]int, len(gens))
+	for i := range gens {
+		g := &gens[i]
+		if k, ok := at[g.ID]; ok {
+			out[k] = g
+			continue
+		}
+		at[g.ID] = len(out)
+		out = append(out, g)
+	}
+	return out
+}

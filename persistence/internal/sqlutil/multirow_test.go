@@ -1,0 +1,99 @@
+package sqlutil
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/shlyuz/shlyuz"
+)
+
+func TestPieces(t *testing.T) {
+	tests := []struct {
+		n, most int
+		want    []int
+	}{
+		{0, 64, nil},
+		{1, 64, []int{1}},
+		{63, 64, []int{32, 16, 8, 4, 2, 1}},
+		{64, 64, []int{64}},
+		{200, 64, []int{64, 64, 64, 8}},
+		{131, 64, []int{64, 64, 2, 1}},
+		{5, 1, []int{1, 1, 1, 1, 1}},
+	}
+	for _, tc := range tests {
+		if got := Pieces(tc.n, tc.most); !slices.Equal(got, tc.want) {
+			t.Errorf("Pieces(%d, %d) = %v; want %v", tc.n, tc.most, got, tc.want)
+		}
+	}
+	sizes := Sizes(64)
+	if want := []int{64, 32, 16, 8, 4, 2, 1}; !slices.Equal(sizes, want) {
+		t.Errorf("Sizes(64) = %v; want %v", sizes, want)
+	}
+	for n := range 1000 {
+		sum := 0
+		for _, p := range Pieces(n, 64) {
+			if !slices.Contains(sizes, p) {
+				t.Fatalf("Pieces(%d, 64) holds %d, not among the sizes %v", n, p, sizes)
+			}
+			sum += p
+		}
+		if sum != n {
+			t.Fatalf("Pieces(%d, 64) add up to %d", n, sum)
+		}
+	}
+}
+
+func TestValues(t *testing.T) {
+	if got, want := Values(2, 3, Question), "(?, ?, ?), (?, ?, ?)"; got != want {
+		t.Errorf("Values(2, 3, Question) = %q; want %q", got, want)
+	}
+	if got, want := Values(3, 2, Dollar), "($1, $2), ($3, $4), ($5, $6)"; got != want {
+		t.Errorf("Values(3, 2, Dollar) = %q; want %q", got, want)
+	}
+}
+
+// TestArity holds the arities to the column lists and the argument lists.
+func TestArity(t *testing.T) {
+	columns := func(list string) int { return len(strings.Split(list, ",")) }
+	if n := columns(EntryColumns); n != EntryArity {
+		t.Errorf("EntryColumns has %d columns; EntryArity is %d", n, EntryArity)
+	}
+	if n := columns(GenerationColumns); n != GenerationArity {
+		t.Errorf("GenerationColumns has %d columns; GenerationArity is %d", n, GenerationArity)
+	}
+	if n := len(AppendEntryArgs(nil, &shlyuz.LedgerEntry{})); n != EntryArity {
+		t.Errorf("AppendEntryArgs appends %d values; EntryArity is %d", n, EntryArity)
+	}
+	args, err := AppendGenerationArgs(nil, &shlyuz.Generation{})
+	if err != nil || len(args) != GenerationArity {
+		t.Errorf("AppendGenerationArgs appends %d values (error %v); GenerationArity is %d", len(args), err, GenerationArity)
+	}
+}
+
+func TestToInsert(t *testing.T) {
+	entries := []shlyuz.LedgerEntry{{ID: "a"}, {ID: "b"}, {ID: "a"}, {ID: "c"}, {ID: "c"}, {ID: "d"}, {ID: "b"}}
+	outcomes := []Outcome{Insert, Fenced, Insert, Duplicate, Insert, Insert, Insert}
+	queued := ToInsert(entries, outcomes)
+	if want := []int{0, 4, 5, 6}; !slices.Equal(queued, want) {
+		t.Errorf("ToInsert = %v; want %v (the first of each id to insert)", queued, want)
+	}
+	if want := []Outcome{Insert, Fenced, Duplicate, Duplicate, Insert, Insert, Insert}; !slices.Equal(outcomes, want) {
+		t.Errorf("outcomes = %v; want %v", outcomes, want)
+	}
+	MarkInserted(entries, outcomes, queued, map[string]bool{"a": true, "d": true})
+	if want := []Outcome{Applied, Fenced, Duplicate, Duplicate, Duplicate, Applied, Duplicate}; !slices.Equal(outcomes, want) {
+		t.Errorf("after MarkInserted, outcomes = %v; want %v", outcomes, want)
+	}
+}
+
+func TestUniqueGenerations(t *testing.T) {
+	gens := []shlyuz.Generation{{ID: "x", Model: "1"}, {ID: "y", Model: "2"}, {ID: "x", Model: "3"}, {ID: "z", Model: "4"}, {ID: "x", Model: "5"}}
+	var got []string
+	for _, g := range UniqueGenerations(gens) {
+		got = append(got, g.ID+"="+g.Model)
+	}
+	if want := []string{"x=5", "y=2", "z=4"}; !slices.Equal(got, want) {
+		t.Errorf("UniqueGenerations = %v; want %v", got, want)
+	}
+}

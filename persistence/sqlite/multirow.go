@@ -1,0 +1,65 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/persistence/internal/sqlutil"
+)
+
+// mostRows is the most rows one statement of a commit writes: a batch of
+// entries (or generations) goes in statements of mostRows rows and one of
+// each smaller power of two its rest needs (sqlutil.Pieces). A generation
+// binds 16 values, so the largest statement binds 1024, far below SQLite's
+// 32766.
+const mostRows = 64
+
+// multiRow holds a statement prepared for each of the sizes sqlutil.Sizes
+// lists.
+type multiRow map[int]*sql.Stmt
+
+// insertEntries inserts the entries listed by index in queued, of distinct
+// ids. An id already in the ledger fails it with errTaken.
+func (s *Store) insertEntries(ctx context.Context, tx *sql.Tx, entries []shlyuz.LedgerEntry, queued []int) error {
+	args := make([]any, 0, min(len(queued), mostRows)*sqlutil.EntryArity)
+	for _, n := range sqlutil.Pieces(len(queued), mostRows) {
+		args = args[:0]
+		for _, i := range queued[:n] {
+			args = sqlutil.AppendEntryArgs(args, &entries[i])
+		}
+		first := entries[queued[0]].ID
+		queued = queued[n:]
+		res, err := tx.StmtContext(ctx, s.stmt.insertEntries[n]).ExecContext(ctx, args...)
+		if err != nil {
+			return fmt.Errorf("sqlite: commit: insert %d entries from %s: %w", n, first, err)
+		}
+		if added, err := res.RowsAffected(); err != nil {
+			return fmt.Errorf("sqlite: commit: insert %d entries from %s: %w", n, first, err)
+		} else if added != int64(n) {
+			return fmt.Errorf("sqlite: commit: insert %d entries from %s: %w", n, first, errTaken)
+		}
+	}
+	return nil
+}
+
+// upsertGenerations inserts or replaces the generations, of distinct ids.
+func (s *Store) upsertGenerations(ctx context.Context, tx *sql.Tx, gens []*shlyuz.Generation) error {
+	args := make([]any, 0, min(len(gens), mostRows)*sqlutil.GenerationArity)
+	for _, n := range sqlutil.Pieces(len(gens), mostRows) {
+		args = args[:0]
+		for _, g := range gens[:n] {
+			var err error
+			if args, err = sqlutil.AppendGenerationArgs(args, g); err != nil {
+				return fmt.Errorf("sqlite: commit: generation %s: %w", g.ID, err)
+			}
+		}
+		first := gens[0].ID
+		gens = gens[n:]
+		if _, err := tx.StmtContext(ctx, s.stmt.upsertGens[n]).ExecContext(ctx, args...); err != nil {
+			return fmt.Errorf("sqlite: commit: upsert %d generations from %s: %w", n, first, err)
+		}
+	}
+	return nil
+}
