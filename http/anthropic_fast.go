@@ -14,12 +14,13 @@ import (
 // take (a coding agent's conversation: turns and a system prompt of text,
 // string or text blocks). The turns' text is never decoded and encoded
 // again: chat's messages are written around the client's own string
-// literals, which are what encoding/json would write for them (canonical),
-// so the result is byte for byte what the full decode (json.Unmarshal of
-// the whole body, chatFields) gives. Anything else (images, tool use, an
-// escape encoding/json would write otherwise, a key it would match without
-// case) makes fastMessages give up, and the full decode answers, errors
-// included.
+// literals (verbatimString), so the result means what the full decode
+// (json.Unmarshal of the whole body, chatFields) writes, byte for byte
+// where the client's literals are what encoding/json writes, and the same
+// text where they escape more (\u00e9, \u003c). Anything else (images, a
+// literal that is not valid UTF-8 or escapes half a surrogate pair, a key
+// encoding/json would match without case) makes fastMessages give up, and
+// the full decode answers, errors included.
 
 // decodeOthers decodes the members of the split body top but the skipped
 // ones into v, as json.Unmarshal of the whole body would; false when a key
@@ -125,7 +126,7 @@ func (m *messagesWriter) system(raw json.RawMessage) bool {
 		return true
 	}
 	if raw[0] == '"' {
-		if !canonicalString(raw) {
+		if !verbatimString(raw) {
 			return false
 		}
 		if len(raw) > 2 {
@@ -140,29 +141,29 @@ func (m *messagesWriter) system(raw json.RawMessage) bool {
 // b[vs] and returns where the turn ends.
 func (m *messagesWriter) turn(b []byte, vs int) (int, bool) {
 	var role, content []byte
-	var canon bool
+	var verbatim bool
 	end, ok := eachMember(b, vs, func(key, v []byte, c bool) bool {
 		switch string(key) {
 		case "role":
 			role = v
 		case "content":
-			content, canon = v, c
+			content, verbatim = v, c
 		}
 		return true
 	})
 	if !ok || len(content) == 0 || isNull(content) {
 		return 0, false
 	}
-	return end, m.turnOf(role, content, canon)
+	return end, m.turnOf(role, content, verbatim)
 }
 
 // turnOf writes the message of a turn of role (a literal) and content;
-// canon tells whether content is a canonical string (eachMember).
-func (m *messagesWriter) turnOf(role, content []byte, canon bool) bool {
+// verbatim tells whether content is a string copied as it stands (eachMember).
+func (m *messagesWriter) turnOf(role, content []byte, verbatim bool) bool {
 	switch string(role) {
 	case `"user"`:
 		if content[0] == '"' {
-			if !canon {
+			if !verbatim {
 				return false
 			}
 			if len(content) > 2 { // an empty text carries nothing
@@ -175,7 +176,7 @@ func (m *messagesWriter) turnOf(role, content []byte, canon bool) bool {
 		}
 		return m.userBlocks(content) // anthropic_fast_tools.go
 	case `"assistant"`:
-		return m.assistant(content, canon)
+		return m.assistant(content, verbatim)
 	}
 	return false
 }
@@ -228,11 +229,11 @@ func (m *messagesWriter) textPart(comma bool, text, cache []byte) bool {
 
 // assistant writes an assistant turn of a string (its blocks:
 // assistantBlocks).
-func (m *messagesWriter) assistant(content []byte, canon bool) bool {
+func (m *messagesWriter) assistant(content []byte, verbatim bool) bool {
 	if content[0] != '"' {
 		return m.assistantBlocks(content) // anthropic_fast_tools.go
 	}
-	if !canon {
+	if !verbatim {
 		return false
 	}
 	if len(content) > 2 { // nothing said: no message
@@ -242,18 +243,18 @@ func (m *messagesWriter) assistant(content []byte, canon bool) bool {
 }
 
 // eachText calls each for every block of an array of text blocks ({type:
-// "text", text, cache_control} and nothing else) with its canonical text
-// literal (nil when absent) and its cache_control; false for anything else.
+// "text", text, cache_control} and nothing else) with its text literal
+// (verbatimString) (nil when absent) and its cache_control; false for anything else.
 func eachText(blocks []byte, each func(text, cache []byte) bool) bool {
 	_, ok := eachElement(blocks, func(b []byte, vs int) (int, bool) {
 		var typ, text, cache []byte
-		var canon bool
+		var verbatim bool
 		end, ok := eachMember(b, vs, func(key, v []byte, c bool) bool {
 			switch string(key) {
 			case "type":
 				typ = v
 			case "text":
-				text, canon = v, c
+				text, verbatim = v, c
 			case "cache_control":
 				cache = v
 			default:
@@ -261,7 +262,7 @@ func eachText(blocks []byte, each func(text, cache []byte) bool) bool {
 			}
 			return true
 		})
-		if !ok || string(typ) != `"text"` || text != nil && !canon {
+		if !ok || string(typ) != `"text"` || text != nil && !verbatim {
 			return 0, false
 		}
 		return end, each(text, cache)
@@ -292,10 +293,10 @@ func eachElement(arr []byte, each func(b []byte, vs int) (ve int, ok bool)) (n i
 
 // eachMember calls each for the members of the object that opens at b[vs],
 // whose keys must be plain (plainKey), and returns where the object ends;
-// false when it is no object, a key is not plain, or each says so. canon
-// tells each whether the value is a canonical string (canonicalString),
+// false when it is no object, a key is not plain, or each says so. verbatim
+// tells each whether the value is a string copied as it stands (verbatimString),
 // found as the string is read to its end: a long text is read once.
-func eachMember(b []byte, vs int, each func(key, v []byte, canon bool) bool) (end int, ok bool) {
+func eachMember(b []byte, vs int, each func(key, v []byte, verbatim bool) bool) (end int, ok bool) {
 	if vs >= len(b) || b[vs] != '{' {
 		return 0, false
 	}
@@ -305,8 +306,8 @@ func eachMember(b []byte, vs int, each func(key, v []byte, canon bool) bool) (en
 		if !more {
 			break
 		}
-		e, canon, ok := readValue(b, s)
-		if !ok || !plainKey(string(key)) || !each(key, b[s:e], canon) {
+		e, verbatim, ok := readValue(b, s)
+		if !ok || !plainKey(string(key)) || !each(key, b[s:e], verbatim) {
 			return 0, false
 		}
 		it.SetEnd(e)
@@ -315,17 +316,18 @@ func eachMember(b []byte, vs int, each func(key, v []byte, canon bool) bool) (en
 }
 
 // readValue returns the end of the value at b[s] (of a validated body) and
-// whether it is a canonical string (canonicalString): escapes only \" \\ \b
-// \f \n \r \t (jsonscan.ShortString, 64 bytes at a time: code has one every
-// few bytes, too many for a search restarted after each), and plain text
-// (plainText).
-func readValue(b []byte, s int) (end int, canon, ok bool) {
+// whether it is a string the fast path may copy as it stands
+// (verbatimText): jsonscan.ShortString finds its end 64 bytes at a time
+// (code has an escape every few bytes, too many for a search restarted
+// after each) and tells whether it has escapes other than \" \\ \b \f \n
+// \r \t, whose surrogate halves are then checked.
+func readValue(b []byte, s int) (end int, verbatim, ok bool) {
 	if s < len(b) && b[s] == '"' {
 		e, short, err := jsonscan.ShortString(b, s)
 		if err != nil {
 			return 0, false, false
 		}
-		return e, short && plainText(b[s+1:e-1]), true
+		return e, verbatimText(b[s+1:e-1], short), true
 	}
 	e, err := jsonscan.SkipValue(b, s)
 	return e, false, err == nil

@@ -3,17 +3,18 @@ package http
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
 	shlyuz "github.com/shlyuz/shlyuz"
-	"github.com/shlyuz/shlyuz/internal/plainjson"
 )
 
-// TestFastMessagesIsTheFullDecode: for text-only conversations, fastMessages
-// takes the fast way and gives chat's messages byte for byte as the full
-// decode (json.Unmarshal, chatFields) writes them, and the same request
-// fields; for what it cannot be sure of it gives up.
+// TestFastMessagesIsTheFullDecode: for conversations of text and tools,
+// fastMessages takes the fast way and gives chat's messages as the full
+// decode (json.Unmarshal, chatFields) writes them (byte for byte where the
+// client's literals are what encoding/json writes, checkSameJSON), and the
+// same request fields; for what it cannot be sure of it gives up.
 func TestFastMessagesIsTheFullDecode(t *testing.T) {
 	for _, tc := range fastCases {
 		body := []byte(fastHead + tc.body)
@@ -56,19 +57,24 @@ var fastCases = []struct {
 		`{"role":"assistant","content":[{"type":"tool_use","id":"t3","name":"Run"},{"type":"tool_use","id":"t4","name":"Ls","input":null},{"type":"redacted_thinking","data":"x"}]},` +
 		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t3"},{"type":"tool_result","tool_use_id":"t4","content":[],"is_error":false,"cache_control":{"type":"ephemeral"}}]},` +
 		`{"role":"assistant","content":[{"type":"thinking","thinking":"only"}]},{"role":"user","content":[{"type":"tool_result","content":""}]}]}`, true},
+	// Escapes encoding/json would not write: what anthropic-sdk-go sends
+	// (HTML escaped), Python's json.dumps (all but ASCII), a terminal's
+	// colours in a tool's output.
+	{`"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t\u0031","content":"x"}]}]}`, true},
+	{`"system":"caf\u00e9","messages":[{"role":"user","content":"if a \u003c b \u0026\u0026 c \u003e d"},{"role":"assistant","content":[{"type":"text","text":"\u041f\u0440\u0438\u0432\u0435\u0442 \ud83d\ude00"}]}]}`, true},
+	{`"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"\u001b[0mok\u001b[0m"},{"type":"text","text":"a\/b line` + "\u2028" + `sep"}]}]}`, true},
 	// Not sure: the full decode answers.
+	{`"messages":[{"role":"user","content":"half \ud83d a pair"}]}`, false},
+	{`"messages":[{"role":"user","content":[{"type":"text","text":"\ude00"}]}]}`, false},
+	{`"messages":[{"role":"user","content":"bad ` + "\xff" + ` byte"}]}`, false},
 	{`"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"image","source":{"type":"url","url":"https://x/y.png"}}]}]}]}`, false},
 	{`"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","is_error":"yes","content":"x"}]}]}`, false},
-	{`"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t\u0031","content":"x"}]}]}`, false},
 	{`"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"x","content":"y"}]}]}`, false},
 	{`"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","text":"x"}]}]}`, false},
 	{`"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":7}]}]}`, false},
 	{`"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":null,"input":{}}]}]}`, false},
 	{`"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{},"extra":1}]}]}`, false},
 	{`"messages":[{"role":"user","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]}]}`, false},
-	{`"messages":[{"role":"user","content":"caf\u00e9"}]}`, false},
-	{`"messages":[{"role":"user","content":"a\/b"}]}`, false},
-	{`"messages":[{"role":"user","content":"line` + "\u2028" + `sep"}]}`, false},
 	{`"messages":[{"Role":"user","content":"x"}]}`, false},
 	{`"Messages":[{"role":"user","content":"x"}]}`, false},
 	{`"messages":[{"role":"user","content":[{"type":"image","source":{"type":"url","url":"https://x/y.png"}}]}]}`, false},
@@ -112,9 +118,7 @@ func checkFastMessages(t *testing.T, body []byte) bool {
 			t.Fatalf("%s: fields %d, want %d", body, len(got), len(want))
 		}
 		for k, w := range want {
-			if !bytes.Equal(got[k], w) {
-				t.Fatalf("%s: %s =\n%s\nwant\n%s", body, k, got[k], w)
-			}
+			checkSameJSON(t, body, got[k], w)
 		}
 		if wantEst, err := shlyuz.EstimatePrompt(want["messages"]); err != nil || est != wantEst {
 			t.Fatalf("%s: estimate %+v, want EstimatePrompt's %+v (%v)", body, est, wantEst, err)
@@ -151,6 +155,29 @@ func BenchmarkParseMessages(b *testing.B) {
 			}
 		}
 	})
+	// As anthropic-sdk-go writes it (HTML escaped: \u003c, \u0026 in
+	// code) and as Python's json.dumps does (Cyrillic as \u escapes).
+	for name, text := range map[string]string{
+		"go-sdk": strings.Repeat("if a < b && c > d {\n\treturn \"held\"\n}\n", 150_000/40),
+		"python": strings.Repeat("Шлюз резервирует худший случай.\n", 150_000/60),
+	} {
+		var lit []byte
+		if name == "python" {
+			lit = []byte(strconv.QuoteToASCII(text)) // \u0428…, as ensure_ascii writes them
+		} else {
+			lit, _ = json.Marshal(text) // HTML escaped, as encoding/json's Marshal writes by default
+		}
+		body := []byte(`{"model":"claude-x","max_tokens":64,"messages":[{"role":"user","content":` + string(lit) + `}]}`)
+		b.Run("fast-"+name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := parseMessages(body, noHeader, false); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 	b.Run("full-decode", func(b *testing.B) {
 		b.SetBytes(int64(len(body)))
 		b.ReportAllocs()
@@ -164,35 +191,6 @@ func BenchmarkParseMessages(b *testing.B) {
 			}
 		}
 	})
-}
-
-// TestCanonicalString: a valid literal is canonical exactly when
-// encoding/json writes it back unchanged (HTML left unescaped), escaped
-// backslashes before a / or u included.
-func TestCanonicalString(t *testing.T) {
-	for _, lit := range []string{
-		`""`, `"plain"`, `"a\nb\t\"c\" \\ \b\f\r"`, `"Привет 😀"`,
-		`"C:\\users\\u"`, `"\\/"`, `"a\\\\u"`, `"x\\"`,
-		`"\u0041"`, `"a\/b"`, `"\\\u0041"`, `"\\\/"`, `"\u00e9"`, `"line` + "\u2028" + `"`,
-		// past a word or two of plain bytes (plainRun reads eight at a time)
-		`"0123456\n89abcdef\t"`, `"01234567\/9"`, `"0123456789abcdé"`, `"0123456789abcdef` + "\u2029" + `x"`,
-		`"0123456789abcdef` + "\xff" + `"`, `"0123456789abcde` + "\xe2\x80" + `"`, `"0123456789abcdefghijklmnopqrstu\u0041"`,
-		// past a 64-byte block (ShortString reads 64 at a time), the escape on either side of its edge
-		`"` + strings.Repeat("x", 62) + `\/"`, `"` + strings.Repeat("x", 63) + `\u0041"`, `"` + strings.Repeat("x", 63) + `\\/"`,
-		`"` + strings.Repeat(`a\n`, 30) + `\u00e9"`, `"` + strings.Repeat(`a\n`, 30) + `\t"`, `"` + strings.Repeat("x", 70) + "\u2028" + `"`,
-	} {
-		var s string
-		if err := json.Unmarshal([]byte(lit), &s); err != nil {
-			t.Fatalf("%s: %v", lit, err)
-		}
-		back, err := plainjson.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := canonicalString([]byte(lit)), string(back) == lit; got != want {
-			t.Errorf("canonicalString(%s) = %v, want %v (encoding/json writes %s)", lit, got, want, back)
-		}
-	}
 }
 
 // agentMessages is a coding agent's Messages body of about n bytes: a system

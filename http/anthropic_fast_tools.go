@@ -5,7 +5,7 @@ package http
 // blocks, written as chatMessages writes them (userMessages,
 // toolResultContent, assistantMessage). A block with any member the full
 // decode would read otherwise (a key twice, a key its kind does not have, a
-// string that is not canonical, an is_error not a boolean) makes the fast
+// string it may not copy as it stands (verbatimString), an is_error not a boolean) makes the fast
 // path give up.
 
 import "github.com/shlyuz/shlyuz/internal/plainjson"
@@ -13,17 +13,17 @@ import "github.com/shlyuz/shlyuz/internal/plainjson"
 // block is the members of one content block, as spans of the body.
 type block struct {
 	typ, text, cache, id, name, input, useID, content, isError []byte
-	present                                                    // the members (bits as seen), those that are canonical strings
+	present                                                    // the members (bits as seen), those that are strings copied as they stand
 }
 
 // present is the members of an object read (seen, as bits) and those of
-// them that are canonical strings (canon): a block's or an input item's.
-type present struct{ seen, canon uint16 }
+// them that are strings copied as they stand (verbatim): a block's or an input item's.
+type present struct{ seen, verbatim uint16 }
 
 // fits reports whether only the members allowed are present, and those of
-// want that are present are canonical strings.
+// want that are present are strings copied as they stand.
 func (p present) fits(allowed, want uint16) bool {
-	return p.seen&^allowed == 0 && p.seen&want&^p.canon == 0
+	return p.seen&^allowed == 0 && p.seen&want&^p.verbatim == 0
 }
 
 // The members a block may have, by kind.
@@ -50,7 +50,7 @@ type textSpan struct{ text, cache []byte }
 
 // readBlock reads the block object at b[vs] and returns where it ends.
 func readBlock(b []byte, vs int) (blk block, end int, ok bool) {
-	end, ok = eachMember(b, vs, func(key, v []byte, canon bool) bool {
+	end, ok = eachMember(b, vs, func(key, v []byte, verbatim bool) bool {
 		var bit uint16
 		switch string(key) {
 		case "type":
@@ -83,8 +83,8 @@ func readBlock(b []byte, vs int) (blk block, end int, ok bool) {
 			return false // a key twice: encoding/json's last-wins is left to it
 		}
 		blk.seen |= bit
-		if canon {
-			blk.canon |= bit
+		if verbatim {
+			blk.verbatim |= bit
 		}
 		return true
 	})
@@ -140,8 +140,9 @@ func (m *messagesWriter) userBlocks(blocks []byte) bool {
 }
 
 // toolResult writes a tool_result of text as its tool message: the texts
-// joined, after "Error: " for an error (toolResultContent). Canonical
-// literals join into a canonical one by their bodies.
+// joined, after "Error: " for an error (toolResultContent). Literals join
+// into one by their bodies: none ends inside an escape, nor with half a
+// surrogate pair (verbatimText).
 func (m *messagesWriter) toolResult(blk *block) bool {
 	var prefix string
 	switch string(blk.isError) {
@@ -161,7 +162,7 @@ func (m *messagesWriter) toolResult(blk *block) bool {
 	switch c := blk.content; {
 	case len(c) == 0 || isNull(c):
 	case c[0] == '"':
-		if blk.canon&mContent == 0 {
+		if blk.verbatim&mContent == 0 {
 			return false
 		}
 		m.b = append(m.b, c[1:len(c)-1]...)

@@ -32,7 +32,7 @@ func fastResponses(top map[string]json.RawMessage, r *responsesRequest) (msgs js
 		m.message("system", sys)
 	}
 	if in[0] == '"' {
-		if !canonicalString(in) {
+		if !verbatimString(in) {
 			return nil, est, false
 		}
 		m.message("user", in)
@@ -57,7 +57,7 @@ func (m *messagesWriter) inputItem(b []byte, vs int) (int, bool) {
 		if it.seen&(iCallID|iName|iArgs|iOutput) != 0 {
 			return 0, false // a function call's fields: the full decode reads them
 		}
-		if !m.item(it.typ, it.role, it.content, it.canon&iContent != 0) {
+		if !m.item(it.typ, it.role, it.content, it.verbatim&iContent != 0) {
 			return 0, false
 		}
 		m.asst = 0
@@ -76,8 +76,8 @@ func (m *messagesWriter) inputItem(b []byte, vs int) (int, bool) {
 }
 
 // item writes the message of an input item of type typ, role and content
-// (canon: a canonical string).
-func (m *messagesWriter) item(typ, role, content []byte, canon bool) bool {
+// (verbatim: a string copied as it stands).
+func (m *messagesWriter) item(typ, role, content []byte, verbatim bool) bool {
 	if typ != nil && string(typ) != `"message"` || len(content) == 0 {
 		return false
 	}
@@ -89,7 +89,7 @@ func (m *messagesWriter) item(typ, role, content []byte, canon bool) bool {
 		return false
 	}
 	if content[0] == '"' {
-		if !canon {
+		if !verbatim {
 			return false
 		}
 		m.message(r, content)
@@ -104,13 +104,13 @@ func (m *messagesWriter) item(typ, role, content []byte, canon bool) bool {
 	count := 0
 	if _, ok := eachElement(content, func(b []byte, vs int) (int, bool) {
 		var ptyp, text []byte
-		var textCanon bool
+		var textVerbatim bool
 		end, ok := eachMember(b, vs, func(key, v []byte, c bool) bool {
 			switch string(key) {
 			case "type":
 				ptyp = v
 			case "text":
-				text, textCanon = v, c
+				text, textVerbatim = v, c
 			default:
 				return false
 			}
@@ -126,7 +126,7 @@ func (m *messagesWriter) item(typ, role, content []byte, canon bool) bool {
 		}
 		if text == nil {
 			text = []byte(`""`)
-		} else if !textCanon {
+		} else if !textVerbatim {
 			return 0, false
 		}
 		if count++; count > 1 {

@@ -5,13 +5,13 @@ package http
 // function_call_output items become tool messages of their text, reasoning
 // items are left out, all as responsesMessages and its encoder write them.
 // An item with anything the full decode would read otherwise (a key twice,
-// a key its kind does not have, a string that is not canonical, an output
+// a key its kind does not have, a string it may not copy as it stands (verbatimString), an output
 // of parts with more than text) makes the fast path give up.
 
 // item is the members of one input item, as spans of the body.
 type item struct {
 	typ, role, content, callID, name, args, output []byte
-	present                                             // the members (bits) present, those that are canonical strings (anthropic_fast_tools.go)
+	present                                             // the members (bits) present, those that are strings copied as they stand (anthropic_fast_tools.go)
 	dup                                            bool // a member (not iOther) twice
 }
 
@@ -31,7 +31,7 @@ const (
 
 // readItem reads the input item at b[vs] and returns where it ends.
 func readItem(b []byte, vs int) (it item, end int, ok bool) {
-	end, ok = eachMember(b, vs, func(key, v []byte, canon bool) bool {
+	end, ok = eachMember(b, vs, func(key, v []byte, verbatim bool) bool {
 		var bit uint16
 		switch string(key) {
 		case "type":
@@ -60,10 +60,10 @@ func readItem(b []byte, vs int) (it item, end int, ok bool) {
 			it.dup = true // a message's are the last ones, as encoding/json reads them
 		}
 		it.seen |= bit
-		if canon {
-			it.canon |= bit
+		if verbatim {
+			it.verbatim |= bit
 		} else {
-			it.canon &^= bit
+			it.verbatim &^= bit
 		}
 		return true
 	})
@@ -105,7 +105,7 @@ func (m *messagesWriter) callOutput(it *item) bool {
 	start := len(m.b)
 	switch o := it.output; o[0] {
 	case '"':
-		if it.canon&iOutput == 0 {
+		if it.verbatim&iOutput == 0 {
 			return false
 		}
 		m.b = append(m.b, o...)
@@ -127,10 +127,10 @@ func (m *messagesWriter) callOutput(it *item) bool {
 }
 
 // outputPart writes the body of a text part of an output ({type, text} and
-// nothing else, each once, canonical) at b[vs] and returns where it ends.
+// nothing else, each once, its text verbatimString's) at b[vs] and returns where it ends.
 func (m *messagesWriter) outputPart(b []byte, vs int) (int, bool) {
 	var typ, text []byte
-	var textCanon, twice bool
+	var textVerbatim, twice bool
 	end, ok := eachMember(b, vs, func(key, v []byte, c bool) bool {
 		switch string(key) {
 		case "type":
@@ -138,13 +138,13 @@ func (m *messagesWriter) outputPart(b []byte, vs int) (int, bool) {
 			typ = v
 		case "text":
 			twice = twice || text != nil
-			text, textCanon = v, c
+			text, textVerbatim = v, c
 		default:
 			return false
 		}
 		return true
 	})
-	if !ok || twice || text != nil && !textCanon {
+	if !ok || twice || text != nil && !textVerbatim {
 		return 0, false
 	}
 	switch string(typ) {

@@ -1,7 +1,6 @@
 package http
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -10,10 +9,12 @@ import (
 	"github.com/shlyuz/shlyuz/internal/plainjson"
 )
 
-// TestFastResponsesIsTheFullDecode: for an input of text, fastResponses
-// takes the fast way and gives chat's messages byte for byte as the full
-// decode (json.Unmarshal, responsesMessages, plainjson.Marshal) writes them, and
-// the same request; for what it cannot be sure of it gives up.
+// TestFastResponsesIsTheFullDecode: for an input of text and calls,
+// fastResponses takes the fast way and gives chat's messages as the full
+// decode (json.Unmarshal, responsesMessages, plainjson.Marshal) writes them (byte
+// for byte where the client's literals are what encoding/json writes,
+// checkSameJSON), and the same request; for what it cannot be sure of it
+// gives up.
 func TestFastResponsesIsTheFullDecode(t *testing.T) {
 	for _, tc := range responsesFastCases {
 		body := []byte(`{"model":"m","max_output_tokens":64,` + tc.body)
@@ -50,11 +51,17 @@ var responsesFastCases = []struct {
 		`{"type":"function_call","call_id":"c3","name":"f"},{"type":"function_call_output","call_id":"c3","output":[]},{"role":"assistant","content":"done"}]}`, true},
 	{`"input":[{"type":"function_call_output","output":"x"},{"type":"reasoning"},{"type":"function_call","name":"f","arguments":"{}"},{"type":"function_call","call_id":"c4","name":"g","arguments":"{}"}]}`, true},
 	{`"input":[{"type":"reasoning","content":[{"type":"reasoning_text","text":"hm"}]}]}`, true},
+	// Escapes encoding/json would not write (openai-go escapes HTML,
+	// Python's json.dumps all but ASCII; a terminal's colours).
+	{`"input":"caf\u00e9 \u003cb\u003e"}`, true},
+	{`"instructions":"x","input":[{"role":"user","content":[{"type":"input_text","text":"\u041f\u0440\u0438\u0432\u0435\u0442"}]},{"type":"function_call","call_id":"c1","name":"f","arguments":"{\u0022a\u0022:1}"},` +
+		`{"type":"function_call_output","call_id":"c1","output":"\u001b[0m"},{"type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":"\ud83d\ude00 a\/b"}]}]}`, true},
 	// Not sure: the full decode answers.
-	{`"input":"caf\u00e9"}`, false},
+	{`"input":"half \ud83d a pair"}`, false},
+	{`"input":[{"type":"function_call_output","call_id":"c1","output":"\udfff"}]}`, false},
+	{`"input":"bad ` + "\xff" + ` byte"}`, false},
 	{`"input":[{"role":"assistant","content":[{"type":"output_text","text":"y"}]}]}`, false},
 	{`"input":[{"type":"function_call","call_id":"c1","call_id":"c2","name":"f","arguments":"{}"}]}`, false},
-	{`"input":[{"type":"function_call","call_id":"c1","name":"f","arguments":"{\u0022a\u0022:1}"}]}`, false},
 	{`"input":[{"type":"function_call","call_id":"c1","name":"f","arguments":null}]}`, false},
 	{`"input":[{"type":"function_call","call_id":"c1","name":"f","arguments":{"a":1}}]}`, false},
 	{`"input":[{"type":"function_call","call_id":"c1","name":"f","arguments":"{}","output":"x"}]}`, false},
@@ -62,7 +69,6 @@ var responsesFastCases = []struct {
 	{`"input":[{"type":"function_call_output","call_id":"c1"}]}`, false},
 	{`"input":[{"type":"function_call_output","call_id":"c1","output":{"ok":true}}]}`, false},
 	{`"input":[{"type":"function_call_output","call_id":"c1","output":5}]}`, false},
-	{`"input":[{"type":"function_call_output","call_id":"c1","output":"\u001b[0m"}]}`, false},
 	{`"input":[{"type":"function_call_output","call_id":"c1","output":[{"type":"input_image","image_url":"https://x/y.png"}]}]}`, false},
 	{`"input":[{"type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":"a","text":"b"}]}]}`, false},
 	{`"input":[{"type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":5}]}]}`, false},
@@ -103,9 +109,7 @@ func checkFastResponses(t *testing.T, body []byte) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(msgs, want) {
-		t.Fatalf("%s: messages\n%s\nwant\n%s", body, msgs, want)
-	}
+	checkSameJSON(t, body, msgs, want)
 	if wantEst, err := shlyuz.EstimatePrompt(want); err != nil || est != wantEst {
 		t.Fatalf("%s: estimate %+v, want EstimatePrompt's %+v (%v)", body, est, wantEst, err)
 	}

@@ -1,0 +1,68 @@
+package http
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// TestVerbatimString: a literal (valid to encoding/json) may be copied as it
+// stands exactly when a strict RFC 8259 reader (jsontext, which refuses
+// invalid UTF-8 and escaped surrogate halves out of pairs) takes it: every
+// other escape means what it decodes to.
+func TestVerbatimString(t *testing.T) {
+	for _, lit := range []string{
+		`""`, `"plain"`, `"a\nb\t\"c\" \\ \b\f\r"`, `"Привет 😀"`,
+		`"C:\\users\\u"`, `"\\/"`, `"a\\\\u"`, `"x\\"`,
+		`"\u0041"`, `"a\/b"`, `"\\\u0041"`, `"\\\/"`, `"\u00e9"`, `"line` + "\u2028" + `"`,
+		`"\u003cb\u003e \u0026"`, `"\u041f\u0440\u0438\u0432\u0435\u0442"`, `"\u001b[0m"`,
+		`"\ud83d\ude00"`, `"\uD83D\uDE00"`, `"\ud83d"`, `"\ude00"`, `"\ud83d\u0041"`, `"\ud83d\\ude00"`, `"x\ud83d\ude00\udbff\udfff"`,
+		`"\ud83dx"`, `"\\ud83d"`, `"\\\ud83d"`,
+		// past a word or two of plain bytes (plainRun reads eight at a time)
+		`"0123456\n89abcdef\t"`, `"01234567\/9"`, `"0123456789abcdé"`, `"0123456789abcdef` + "\u2029" + `x"`,
+		`"0123456789abcdef` + "\xff" + `"`, `"0123456789abcde` + "\xe2\x80" + `"`, `"0123456789abcdefghijklmnopqrstu\u0041"`,
+		// past a 64-byte block (ShortString reads 64 at a time), the escape on either side of its edge
+		`"` + strings.Repeat("x", 62) + `\/"`, `"` + strings.Repeat("x", 63) + `\u0041"`, `"` + strings.Repeat("x", 63) + `\\/"`,
+		`"` + strings.Repeat(`a\n`, 30) + `\u00e9"`, `"` + strings.Repeat(`a\n`, 30) + `\t"`, `"` + strings.Repeat("x", 70) + "\u2028" + `"`,
+		`"` + strings.Repeat("x", 60) + `\ud83d\ude00"`, `"` + strings.Repeat("x", 60) + `\ud83d"`, `"` + strings.Repeat("x", 66) + "\xc3" + `"`,
+	} {
+		if !json.Valid([]byte(lit)) {
+			t.Fatalf("%s is not valid JSON", lit)
+		}
+		if got, want := verbatimString([]byte(lit)), jsontext.Value(lit).IsValid(); got != want {
+			t.Errorf("verbatimString(%s) = %v, want %v (jsontext's strict reading)", lit, got, want)
+		}
+	}
+}
+
+// checkSameJSON fails t unless the fast path's JSON got (messages, a field) means what
+// the full decode's want does: byte for byte, or, where the client's literals
+// escape more than encoding/json does, the same values, in JSON a strict
+// reader takes (no bad UTF-8, no surrogate half alone).
+func checkSameJSON(t *testing.T, body, got, want []byte) {
+	t.Helper()
+	if bytes.Equal(got, want) {
+		return
+	}
+	if !jsontext.Value(got).IsValid() {
+		t.Fatalf("%s: messages\n%s\nare not strict JSON", body, got)
+	}
+	if !reflect.DeepEqual(decodeAny(t, got), decodeAny(t, want)) {
+		t.Fatalf("%s: messages\n%s\nwant\n%s", body, got, want)
+	}
+}
+
+func decodeAny(t *testing.T, b []byte) any {
+	t.Helper()
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	return v
+}
