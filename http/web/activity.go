@@ -57,19 +57,28 @@ func keyNames(keys []shlyuz.Key, lang string) map[string]string {
 	return m
 }
 
+// generationsOf reads the filtered generations and the account's keys, with
+// the keys' names by id (keyNames) for the generations' rows.
+func (w *Web) generationsOf(c *fiber.Ctx, f shlyuz.GenerationFilter) ([]shlyuz.Generation, []shlyuz.Key, map[string]string, error) {
+	gens, err := w.store.Generations(w.ctx(c), f)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	keys, err := w.store.KeysOf(w.ctx(c), f.AccountID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return gens, keys, keyNames(keys, langOf(c)), nil
+}
+
 func (w *Web) activity(c *fiber.Ctx) error {
 	f := w.filter(c)
 	page := max(c.QueryInt("page", 1), 1)
 	f.Limit, f.Offset = activityPage+1, (page-1)*activityPage
-	gens, err := w.store.Generations(w.ctx(c), f)
+	gens, keys, names, err := w.generationsOf(c, f)
 	if err != nil {
 		return w.fail(c, err)
 	}
-	keys, err := w.store.KeysOf(w.ctx(c), f.AccountID)
-	if err != nil {
-		return w.fail(c, err)
-	}
-	names := keyNames(keys, langOf(c))
 	d := activityData{Keys: keys, Key: f.KeyID, Model: f.Model, Page: page}
 	q := "&key=" + f.KeyID + "&model=" + f.Model
 	if len(gens) > activityPage {
@@ -124,15 +133,10 @@ func (w *Web) chart(c *fiber.Ctx, f shlyuz.GenerationFilter) ([]dayBar, error) {
 func (w *Web) activityCSV(c *fiber.Ctx) error {
 	f := w.filter(c)
 	f.Limit = csvMax
-	gens, err := w.store.Generations(w.ctx(c), f)
+	gens, _, names, err := w.generationsOf(c, f)
 	if err != nil {
 		return w.fail(c, err)
 	}
-	keys, err := w.store.KeysOf(w.ctx(c), f.AccountID)
-	if err != nil {
-		return w.fail(c, err)
-	}
-	names := keyNames(keys, langOf(c))
 	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
 	c.Set(fiber.HeaderContentDisposition, `attachment; filename="activity.csv"`)
 	cw := csv.NewWriter(c.Response().BodyWriter())
