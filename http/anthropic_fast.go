@@ -49,7 +49,11 @@ func decodeOthers(top map[string]json.RawMessage, v any, skip ...string) bool {
 // ok false.
 // The body was validated when it was split.
 func fastMessages(top map[string]json.RawMessage, r *anthropicRequest) (msgs json.RawMessage, est shlyuz.PromptEstimate, ok bool) {
-	if !decodeOthers(top, r, "messages", "system") {
+	if !decodeOthers(top, r, "messages", "system", "tools") {
+		return nil, est, false
+	}
+	var toolsOK bool
+	if r.chatTools, toolsOK = fastTools(top["tools"]); !toolsOK { // anthropic_fast_defs.go
 		return nil, est, false
 	}
 	r.System = top["system"] // a span of the body, as top's: no copy

@@ -57,6 +57,12 @@ var fastCases = []struct {
 		`{"role":"assistant","content":[{"type":"tool_use","id":"t3","name":"Run"},{"type":"tool_use","id":"t4","name":"Ls","input":null},{"type":"redacted_thinking","data":"x"}]},` +
 		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t3"},{"type":"tool_result","tool_use_id":"t4","content":[],"is_error":false,"cache_control":{"type":"ephemeral"}}]},` +
 		`{"role":"assistant","content":[{"type":"thinking","thinking":"only"}]},{"role":"user","content":[{"type":"tool_result","content":""}]}]}`, true},
+	// Tool definitions, as a coding agent sends them.
+	{`"messages":[{"role":"user","content":"x"}],"tools":[{"name":"Bash","description":"Runs a \u003ccommand\u003e.\n\nUsage:\n - one","input_schema":{ "type" : "object", "properties":{"command":{"type":"string","description":"what to run"}},"required":["command"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}},` +
+		`{"type":"custom","name":"Read","description":"","input_schema":{"type":"object"},"cache_control":{"type":"ephemeral"}},{"name":"N\u0061me","type":null},{"name":"C","cache_control":null}],"tool_choice":{"type":"tool","name":"Bash","disable_parallel_tool_use":true}}`, true},
+	{`"messages":[{"role":"user","content":"x"}],"tools":[],"tool_choice":{"type":"any"}}`, true},
+	{`"messages":[{"role":"user","content":"x"}],"tools":null}`, true},
+	{`"messages":[{"role":"user","content":"x"}],"tools":[{"name":"f"}],"tool_choice":{"type":"sometimes"}}`, true},
 	// Escapes encoding/json would not write: what anthropic-sdk-go sends
 	// (HTML escaped), Python's json.dumps (all but ASCII), a terminal's
 	// colours in a tool's output.
@@ -64,6 +70,17 @@ var fastCases = []struct {
 	{`"system":"caf\u00e9","messages":[{"role":"user","content":"if a \u003c b \u0026\u0026 c \u003e d"},{"role":"assistant","content":[{"type":"text","text":"\u041f\u0440\u0438\u0432\u0435\u0442 \ud83d\ude00"}]}]}`, true},
 	{`"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"\u001b[0mok\u001b[0m"},{"type":"text","text":"a\/b line` + "\u2028" + `sep"}]}]}`, true},
 	// Not sure: the full decode answers.
+	{`"messages":[{"role":"user","content":"x"}],"tools":[{"type":"web_search_20250305","name":"web_search","max_uses":5}]}`, false},
+	{`"messages":[{"role":"user","content":"x"}],"tools":[{"type":"custom","name":"f"},null]}`, false},
+	{`"messages":[{"role":"user","content":"x"}],"tools":[{"description":"no name"}]}`, false},
+	{`"messages":[{"role":"user","content":"x"}],"tools":[{"name":""}]}`, false},
+	{`"messages":[{"role":"user","content":"x"}],"tools":[{"name":"f","description":null}]}`, false},
+	{`"messages":[{"role":"user","content":"x"}],"tools":[{"name":"f","input_schema":null}]}`, false},
+	{`"messages":[{"role":"user","content":"x"}],"tools":[{"name":"f","name":"g"}]}`, false},
+	{`"messages":[{"role":"user","content":"x"}],"tools":[{"name":"f","strict":true}]}`, false},
+	{`"messages":[{"role":"user","content":"x"}],"tools":[{"Name":"f"}]}`, false},
+	{`"messages":[{"role":"user","content":"x"}],"tools":{"name":"f"}}`, false},
+	{`"messages":[{"role":"user","content":"x"}],"tools":[{"name":"half \ud800"}]}`, false},
 	{`"messages":[{"role":"user","content":"half \ud83d a pair"}]}`, false},
 	{`"messages":[{"role":"user","content":[{"type":"text","text":"\ude00"}]}]}`, false},
 	{`"messages":[{"role":"user","content":"bad ` + "\xff" + ` byte"}]}`, false},

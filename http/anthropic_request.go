@@ -29,6 +29,10 @@ type anthropicRequest struct {
 	Metadata      *struct {
 		UserID string `json:"user_id"`
 	} `json:"metadata"`
+
+	// chatTools are the tools in chat's form when fastMessages wrote them
+	// (then Tools is empty).
+	chatTools json.RawMessage
 }
 
 type anthropicTurn struct {
@@ -141,7 +145,8 @@ func parseMessages(body []byte, header func(string, ...string) string, countOnly
 }
 
 // chatFields is the request in OpenAI's chat shape, with msgs as its
-// messages when fastMessages wrote them (else they are made of r's). unfit
+// messages and r.chatTools as its tools when fastMessages wrote them (else
+// they are made of r's). unfit
 // is set when the request holds what chat cannot carry (server tools): only
 // an Anthropic upstream may then serve it.
 func chatFields(r *anthropicRequest, msgs json.RawMessage) (fields map[string]json.RawMessage, unfit, err *shlyuz.Error) {
@@ -209,8 +214,10 @@ func chatFields(r *anthropicRequest, msgs json.RawMessage) (fields map[string]js
 		}
 		tools = append(tools, tool)
 	}
-	if len(tools) > 0 {
-		f["tools"] = tools
+	if len(tools) > 0 || r.chatTools != nil {
+		if r.chatTools == nil {
+			f["tools"] = tools
+		}
 		if c := r.ToolChoice; c != nil {
 			switch c.Type {
 			case "auto":
@@ -231,6 +238,9 @@ func chatFields(r *anthropicRequest, msgs json.RawMessage) (fields map[string]js
 	}
 	if fields, err = encodeFields(f, msgs); err != nil {
 		return nil, nil, err
+	}
+	if r.chatTools != nil {
+		fields["tools"] = r.chatTools // as written, not encoded again
 	}
 	return fields, unfit, nil
 }
