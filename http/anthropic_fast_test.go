@@ -227,3 +227,30 @@ func agentMessages(n int) []byte {
 		`"tools":[{"name":"Read","description":"Reads a file.","input_schema":{"type":"object","properties":{"file_path":{"type":"string"}},"required":["file_path"]}}],` +
 		`"messages":[{"role":"user","content":"Fix the settle bug."},` + strings.Join(turns, ",") + `]}`)
 }
+
+// claudeCodeTools is a tools array as a coding agent sends it in every
+// request: n tools, each with a description of about 1.5 KB and a schema.
+func claudeCodeTools(n int) string {
+	desc, _ := json.Marshal(strings.Repeat("Executes a given bash command in a persistent shell session with optional timeout.\n - Always quote paths that contain spaces.\n", 12))
+	var tools []string
+	for i := range n {
+		tools = append(tools, `{"name":"Tool`+strconv.Itoa(i)+`","description":`+string(desc)+
+			`,"input_schema":{"type":"object","properties":{"command":{"type":"string","description":"The command to execute"},"timeout":{"type":"number","description":"Optional timeout in milliseconds (max 600000)"}},"required":["command"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}}`)
+	}
+	return "[" + strings.Join(tools, ",") + "]"
+}
+
+// BenchmarkParseMessagesTools is parseMessages on a short turn with twenty
+// tool definitions (about 40 KB), as a coding agent's request starts.
+func BenchmarkParseMessagesTools(b *testing.B) {
+	body := []byte(`{"model":"claude-x","max_tokens":4096,"stream":true,"system":[{"type":"text","text":"You are a coding agent.","cache_control":{"type":"ephemeral"}}],` +
+		`"tools":` + claudeCodeTools(20) + `,"messages":[{"role":"user","content":"Fix the settle bug."}]}`)
+	noHeader := func(string, ...string) string { return "" }
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := parseMessages(body, noHeader, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
