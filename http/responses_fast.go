@@ -15,7 +15,11 @@ import (
 // and their outputs of text; ok is false for anything else, and the full
 // decode answers. The body was validated when it was split.
 func fastResponses(top map[string]json.RawMessage, r *responsesRequest) (msgs json.RawMessage, est shlyuz.PromptEstimate, ok bool) {
-	if !decodeOthers(top, r, "input") {
+	if !decodeOthers(top, r, "input", "tools") {
+		return nil, est, false
+	}
+	var toolsOK bool
+	if r.chatTools, toolsOK = fastFunctionTools(top["tools"]); !toolsOK { // anthropic_fast_defs.go
 		return nil, est, false
 	}
 	in, set := top["input"]

@@ -56,7 +56,25 @@ var responsesFastCases = []struct {
 	{`"input":"caf\u00e9 \u003cb\u003e"}`, true},
 	{`"instructions":"x","input":[{"role":"user","content":[{"type":"input_text","text":"\u041f\u0440\u0438\u0432\u0435\u0442"}]},{"type":"function_call","call_id":"c1","name":"f","arguments":"{\u0022a\u0022:1}"},` +
 		`{"type":"function_call_output","call_id":"c1","output":"\u001b[0m"},{"type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":"\ud83d\ude00 a\/b"}]}]}`, true},
+	// Tool definitions, as Codex sends them.
+	{`"input":"x","tools":[{"type":"function","name":"shell","description":"Runs a shell \u003ccommand\u003e.","strict":false,"parameters":{ "type" : "object","properties":{"command":{"type":"array","items":{"type":"string"}}},"required":["command"],"additionalProperties":false}},` +
+		`{"type":"function","name":"update_plan","description":"","parameters":null,"strict":null},{"type":"function","name":"n\u0061me","strict":true}],"tool_choice":"auto","parallel_tool_calls":false}`, true},
+	{`"input":"x","tools":[{"type":"function","name":"f"}],"tool_choice":{"type":"function","name":"f"}}`, true},
+	{`"input":"x","tools":[],"tool_choice":"required"}`, true},
+	{`"input":"x","tools":null}`, true},
+	{`"input":"x","tools":[{"type":"function","name":"f"}],"tool_choice":"sometimes"}`, true},
 	// Not sure: the full decode answers.
+	{`"input":"x","tools":[{"type":"local_shell"}]}`, false},
+	{`"input":"x","tools":[{"type":"web_search","name":"w"}]}`, false},
+	{`"input":"x","tools":[{"name":"f"}]}`, false},
+	{`"input":"x","tools":[{"type":"function","name":""}]}`, false},
+	{`"input":"x","tools":[{"type":"function"}]}`, false},
+	{`"input":"x","tools":[{"type":"function","name":"f","strict":"yes"}]}`, false},
+	{`"input":"x","tools":[{"type":"function","name":"f","description":5}]}`, false},
+	{`"input":"x","tools":[{"type":"function","name":"f","name":"g"}]}`, false},
+	{`"input":"x","tools":[{"type":"function","name":"f","extra":1}]}`, false},
+	{`"input":"x","tools":[null]}`, false},
+	{`"input":"x","tools":{"type":"function","name":"f"}}`, false},
 	{`"input":"half \ud83d a pair"}`, false},
 	{`"input":[{"type":"function_call_output","call_id":"c1","output":"\udfff"}]}`, false},
 	{`"input":"bad ` + "\xff" + ` byte"}`, false},
@@ -113,7 +131,24 @@ func checkFastResponses(t *testing.T, body []byte) bool {
 	if wantEst, err := shlyuz.EstimatePrompt(want); err != nil || est != wantEst {
 		t.Fatalf("%s: estimate %+v, want EstimatePrompt's %+v (%v)", body, est, wantEst, err)
 	}
-	full.Input, fast.Input = nil, nil
+	// The tools, and the tool_choice that goes with them, as responsesTools
+	// writes them of the full decode's.
+	wantF, gotF := map[string]any{}, map[string]any{}
+	werr, gerr := responsesTools(&full, wantF), responsesTools(&fast, gotF)
+	if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+		t.Fatalf("%s: tools refused %v, want %v", body, gerr, werr)
+	}
+	if wantF["tools"] == nil {
+		if fast.chatTools != nil {
+			t.Fatalf("%s: tools %s, want none", body, fast.chatTools)
+		}
+	} else {
+		checkSameJSON(t, body, fast.chatTools, []byte(fmtJSON(t, wantF["tools"])))
+	}
+	if a, b := fmtJSON(t, wantF["tool_choice"]), fmtJSON(t, gotF["tool_choice"]); a != b {
+		t.Fatalf("%s: tool_choice %s, want %s", body, b, a)
+	}
+	full.Input, fast.Input, full.Tools = nil, nil, nil
 	if a, b := fmtJSON(t, full), fmtJSON(t, fast); a != b {
 		t.Fatalf("%s: request\n%s\nwant\n%s", body, b, a)
 	}

@@ -42,6 +42,10 @@ type responsesRequest struct {
 			Strict      *bool           `json:"strict"`
 		} `json:"format"`
 	} `json:"text"`
+
+	// chatTools are the tools in chat's form when fastResponses wrote them
+	// (then Tools is empty).
+	chatTools json.RawMessage
 }
 
 type responsesTool struct {
@@ -162,6 +166,9 @@ func parseResponses(body []byte) (*actors.ChatCall, *responsesRequest, *shlyuz.E
 	if err != nil {
 		return nil, nil, err
 	}
+	if r.chatTools != nil {
+		fields["tools"] = r.chatTools // as written, not encoded again
+	}
 	est := fastEst // counted as fastResponses wrote them: the messages are not walked again
 	if msgs == nil {
 		var eerr error
@@ -182,7 +189,8 @@ func stateless(field, what string) *shlyuz.Error {
 	return shlyuz.ErrInvalidValue(field, "Shlyuz's Responses API is stateless and does not keep %s: send the whole conversation as input items.", what)
 }
 
-// responsesTools maps function tools and tool_choice; other tools are refused.
+// responsesTools maps function tools (unless fastResponses wrote them as
+// r.chatTools) and tool_choice; other tools are refused.
 func responsesTools(r *responsesRequest, f map[string]any) *shlyuz.Error {
 	var tools []any
 	for i, t := range r.Tools {
@@ -204,10 +212,13 @@ func responsesTools(r *responsesRequest, f map[string]any) *shlyuz.Error {
 		}
 		tools = append(tools, map[string]any{"type": "function", "function": fn})
 	}
-	if len(tools) == 0 {
+	switch {
+	case r.chatTools != nil: // fastResponses wrote them; the fields take them as written
+	case len(tools) == 0:
 		return nil
+	default:
+		f["tools"] = tools
 	}
-	f["tools"] = tools
 	c := r.ToolChoice
 	if len(c) == 0 || isNull(c) {
 		return nil
