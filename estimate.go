@@ -323,21 +323,26 @@ func EstimateDefinitions(values ...json.RawMessage) PromptEstimate {
 	return e
 }
 
-// arrayLen is the number of elements of v when it is a valid JSON array
-// (opening at v[0], spaces after it allowed), else 0: what decoding it into a slice of raw
-// values would give, without the decode.
+// arrayLen is the number of elements of v when it is a JSON array (opening
+// at v[0], spaces after it allowed), else 0: what decoding it into a slice
+// of raw values would give, without the decode. v is valid JSON where it
+// matters (a span of a body the gateway validated, or JSON it wrote): the
+// elements are skipped, not checked again (a coding agent's tools are tens
+// of kilobytes, counted twice a request).
 func arrayLen(v []byte) int {
 	if len(v) == 0 || v[0] != '[' {
 		return 0
 	}
-	it, ok := jsonscan.ValidElements(v, 0, 1)
 	n := 0
-	for ok {
-		if _, _, ok = it.Next(); ok {
-			n++
+	end, err := walkArray(v, 0, func(b []byte, vs int) (int, error) {
+		n++
+		e, err := jsonscan.SkipValue(b, vs)
+		if err != nil {
+			return 0, errWalk
 		}
-	}
-	if it.Err() != nil || jsonscan.SkipSpace(v, it.End()) != len(v) {
+		return e, nil
+	})
+	if err != nil || jsonscan.SkipSpace(v, end) != len(v) {
 		return 0
 	}
 	return n
