@@ -31,34 +31,56 @@ func verbatimText(text []byte, short bool) bool {
 
 // pairedSurrogates reports whether every \u escape of a surrogate half in
 // text (a literal's text, its escapes well formed) is a high half followed
-// at once by an escaped low half.
+// at once by an escaped low half. Surrogate halves are \uD800 to \uDFFF:
+// it looks for `\ud` and `\uD` only (bytes.Index, many bytes at a time),
+// not stopping at the \n, \" or \u003c a client's text has every few bytes.
 func pairedSurrogates(text []byte) bool {
+	return pairedHalves(text, `\ud`) && pairedHalves(text, `\uD`)
+}
+
+// pairedHalves is pairedSurrogates for the escapes that start with needle.
+func pairedHalves(text []byte, needle string) bool {
 	for i := 0; ; {
-		k := bytes.IndexByte(text[i:], '\\')
+		k := bytes.Index(text[i:], []byte(needle))
 		if k < 0 {
 			return true
 		}
 		i += k
-		if i+1 >= len(text) {
-			return true // a validated literal ends no escape here
-		}
-		if text[i+1] != 'u' {
-			i += 2
+		if !escapeAt(text, i) || i+6 > len(text) {
+			i += 2 // an escaped backslash, then a u
 			continue
 		}
-		r := hex4(text[i+2:])
-		switch {
-		case r < 0xD800 || r > 0xDFFF:
+		switch r := hex4(text[i+2:]); {
+		case r < 0xD800: // \uD000 to \uD7FF: no surrogate
 			i += 6
-		case r <= 0xDBFF && i+11 < len(text) && text[i+6] == '\\' && text[i+7] == 'u':
+		case r <= 0xDBFF: // a high half: a low one follows
+			if i+12 > len(text) || text[i+6] != '\\' || text[i+7] != 'u' {
+				return false
+			}
 			if lo := hex4(text[i+8:]); lo < 0xDC00 || lo > 0xDFFF {
 				return false
 			}
 			i += 12
-		default:
-			return false
+		default: // a low half: a high one comes just before
+			if i < 6 || text[i-6] != '\\' || text[i-5] != 'u' || !escapeAt(text, i-6) {
+				return false
+			}
+			if hi := hex4(text[i-4:]); hi < 0xD800 || hi > 0xDBFF {
+				return false
+			}
+			i += 6
 		}
 	}
+}
+
+// escapeAt reports whether the backslash at text[i] opens an escape: an odd
+// run of backslashes ends there.
+func escapeAt(text []byte, i int) bool {
+	run := 1
+	for j := i - 1; j >= 0 && text[j] == '\\'; j-- {
+		run++
+	}
+	return run%2 == 1
 }
 
 // hex4 is the value of the four hex digits at the start of b (a validated

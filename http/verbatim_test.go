@@ -22,6 +22,8 @@ func TestVerbatimString(t *testing.T) {
 		`"\u003cb\u003e \u0026"`, `"\u041f\u0440\u0438\u0432\u0435\u0442"`, `"\u001b[0m"`,
 		`"\ud83d\ude00"`, `"\uD83D\uDE00"`, `"\ud83d"`, `"\ude00"`, `"\ud83d\u0041"`, `"\ud83d\\ude00"`, `"x\ud83d\ude00\udbff\udfff"`,
 		`"\ud83dx"`, `"\\ud83d"`, `"\\\ud83d"`,
+		`"\uD83D\ude00"`, `"\ud83d\uDE00"`, `"\\ud800\udc00"`, `"\udc00\ud800"`, `"\ud800\ud800\udc00"`, `"\ud800\udc00\udc00"`, `"\ud7ff\ue000\uD7FF"`,
+		`"\\\ud800\udc00"`, `"a\\\\\udc00"`, `"\ud800\\udc00"`,
 		// past a word or two of plain bytes (plainRun reads eight at a time)
 		`"0123456\n89abcdef\t"`, `"01234567\/9"`, `"0123456789abcdé"`, `"0123456789abcdef` + "\u2029" + `x"`,
 		`"0123456789abcdef` + "\xff" + `"`, `"0123456789abcde` + "\xe2\x80" + `"`, `"0123456789abcdefghijklmnopqrstu\u0041"`,
