@@ -53,7 +53,7 @@ func fastMessages(top map[string]json.RawMessage, r *anthropicRequest) (msgs jso
 		return nil, est, false
 	}
 	var toolsOK bool
-	if r.chatTools, toolsOK = fastTools(top["tools"]); !toolsOK { // anthropic_fast_defs.go
+	if r.chatTools, toolsOK = fastTools(top["tools"], &messagesTools); !toolsOK { // fast_tools.go
 		return nil, est, false
 	}
 	r.System = top["system"] // a span of the body, as top's: no copy

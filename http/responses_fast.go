@@ -19,7 +19,7 @@ func fastResponses(top map[string]json.RawMessage, r *responsesRequest) (msgs js
 		return nil, est, false
 	}
 	var toolsOK bool
-	if r.chatTools, toolsOK = fastFunctionTools(top["tools"]); !toolsOK { // anthropic_fast_defs.go
+	if r.chatTools, toolsOK = fastTools(top["tools"], &responsesFunctionTools); !toolsOK { // fast_tools.go
 		return nil, est, false
 	}
 	in, set := top["input"]
