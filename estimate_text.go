@@ -30,8 +30,9 @@ const (
 // or 3 Cyrillic letters, per 3 digits, per character of other scripts. A
 // string that is not a literal counts nothing.
 //
-// Plain ASCII (no \u escape, nothing above 0x7F) is counted 64 bytes at a
-// time (tally.ascii); the rest a character at a time. Both give the same
+// Plain ASCII (nothing above 0x7F, no \u escape but of an ASCII character)
+// is counted 64 bytes at a time (tally.ascii); the rest a character at a
+// time. Both give the same
 // count. Text of other scripts (or \u-escaped, as Python's json.dumps sends
 // it) has a space or a comma between its words, not a block of ASCII: after
 // a character the bulk path stops at, the next few are read one at a time.
