@@ -6,6 +6,7 @@ import (
 
 	"github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/internal/jsonscan"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
@@ -22,8 +23,8 @@ type rewriter struct {
 
 func newRewriter(generationID, model string, clientUsage bool) *rewriter {
 	return &rewriter{
-		id:          appendJSONString(nil, generationID),
-		model:       appendJSONString(nil, model),
+		id:          plainjson.AppendString(nil, generationID),
+		model:       plainjson.AppendString(nil, model),
 		clientUsage: clientUsage,
 	}
 }

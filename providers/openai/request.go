@@ -7,6 +7,7 @@ import (
 
 	"github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/internal/jsonscan"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 )
 
 // gatewayOnly are request fields the gateway consumes itself (OpenRouter's
@@ -70,14 +71,14 @@ func appendBody(dst []byte, req *shlyuz.UpstreamRequest, stream bool) (body []by
 
 	b := slices.Grow(dst[:0], size)
 	b = append(b, `{"model":`...)
-	b = appendJSONString(b, req.UpstreamModel)
+	b = plainjson.AppendString(b, req.UpstreamModel)
 	for _, k := range keys {
 		v := req.Fields[k]
 		if len(v) == 0 {
 			continue
 		}
 		b = append(b, ',')
-		b = appendJSONString(b, k)
+		b = plainjson.AppendString(b, k)
 		b = append(b, ':')
 		b = append(b, v...)
 	}
