@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/persistence/storetest"
 )
 
 // BenchmarkCommitCharge is the journal's usual commit, a charge and its
@@ -44,38 +45,8 @@ func BenchmarkCommitCharge(b *testing.B) {
 }
 
 // BenchmarkCommitBatch is the journal's tick commit under load, as in the
-// SQLite store's benchmark of the same name: a batch of charges with their
-// generation records, committed as PostgreSQL commits charge batches
-// (asynchronously). The reported time is per charge.
+// SQLite store's benchmark of the same name (storetest.BenchCommitBatch),
+// committed as PostgreSQL commits charge batches (asynchronously).
 func BenchmarkCommitBatch(b *testing.B) {
-	for _, n := range []int{1, 200} {
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			s := openAt(b, freshSchema(b))
-			mustAccount(b, s, "acc-bench")
-			bal, err := s.ClaimBalance(b.Context(), "acc-bench")
-			if err != nil {
-				b.Fatal(err)
-			}
-			i := 0
-			batch := shlyuz.Batch{Entries: make([]shlyuz.LedgerEntry, n), Generations: make([]shlyuz.Generation, n)}
-			b.ReportAllocs()
-			for b.Loop() {
-				now := time.Now()
-				for k := range n {
-					i++
-					id := fmt.Sprintf("gen-%d", i)
-					batch.Entries[k] = shlyuz.LedgerEntry{ID: "chg-" + id, AccountID: "acc-bench", KeyID: "key-1", Kind: shlyuz.EntryCharge,
-						BoughtDelta: -3, Epoch: bal.Epoch, CreatedAt: now}
-					batch.Generations[k] = shlyuz.Generation{ID: id, AccountID: "acc-bench", KeyID: "key-1", Model: "m/x", Upstream: "up",
-						Attempts: []shlyuz.Attempt{{Upstream: "up", Status: 200}}, PromptTokens: 12, CompletionTokens: 9,
-						Status: shlyuz.GenerationCompleted, FinishReason: "stop", Credits: 3, CreatedAt: now,
-						CreditsDetails: &shlyuz.CreditsDetails{Input: 1, Output: 2}}
-				}
-				if _, err := s.Commit(b.Context(), batch); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/charge")
-		})
-	}
+	storetest.BenchCommitBatch(b, b.Context(), func(b *testing.B) shlyuz.Store { return openAt(b, freshSchema(b)) })
 }

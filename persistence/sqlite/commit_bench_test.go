@@ -2,48 +2,15 @@ package sqlite_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
-	"time"
 
 	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/persistence/storetest"
 )
 
-// BenchmarkCommitBatch is the journal's tick commit under load: a batch of
-// charges with their generation records (a c64 run commits a few hundred
-// rows at a time), with the journal's context (one that is never done: modernc starts
-// no interrupt goroutine per statement then). The reported time is per charge.
+// BenchmarkCommitBatch is the journal's tick commit under load
+// (storetest.BenchCommitBatch), with the journal's context (one that is never
+// done: modernc starts no interrupt goroutine per statement then).
 func BenchmarkCommitBatch(b *testing.B) {
-	for _, n := range []int{1, 200} {
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			s := openAt(b, freshPath(b))
-			if err := s.CreateAccount(b.Context(), shlyuz.Account{ID: "acc-bench", Email: "b@example.com", CreatedAt: time.Now()}); err != nil {
-				b.Fatal(err)
-			}
-			bal, err := s.ClaimBalance(b.Context(), "acc-bench")
-			if err != nil {
-				b.Fatal(err)
-			}
-			i := 0
-			batch := shlyuz.Batch{Entries: make([]shlyuz.LedgerEntry, n), Generations: make([]shlyuz.Generation, n)}
-			b.ReportAllocs()
-			for b.Loop() {
-				now := time.Now()
-				for k := range n {
-					i++
-					id := fmt.Sprintf("gen-%d", i)
-					batch.Entries[k] = shlyuz.LedgerEntry{ID: "chg-" + id, AccountID: "acc-bench", KeyID: "key-1", Kind: shlyuz.EntryCharge,
-						BoughtDelta: -3, Epoch: bal.Epoch, CreatedAt: now}
-					batch.Generations[k] = shlyuz.Generation{ID: id, AccountID: "acc-bench", KeyID: "key-1", Model: "m/x", Upstream: "up",
-						Attempts: []shlyuz.Attempt{{Upstream: "up", Status: 200}}, PromptTokens: 12, CompletionTokens: 9,
-						Status: shlyuz.GenerationCompleted, FinishReason: "stop", Credits: 3, CreatedAt: now,
-						CreditsDetails: &shlyuz.CreditsDetails{Input: 1, Output: 2}}
-				}
-				if _, err := s.Commit(context.Background(), batch); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/charge")
-		})
-	}
+	storetest.BenchCommitBatch(b, context.Background(), func(b *testing.B) shlyuz.Store { return openAt(b, freshPath(b)) })
 }
