@@ -34,8 +34,8 @@ type toolSpans struct {
 // chat's form of it.
 type toolDialect struct {
 	schema, extra string
-	fits          func(t *toolSpans) bool
-	write         func(b []byte, t *toolSpans) []byte
+	fits          func(t toolSpans) bool
+	write         func(b []byte, t toolSpans) []byte
 }
 
 // messagesTools are Messages' tools: type absent, null or "custom" (any
@@ -43,14 +43,14 @@ type toolDialect struct {
 // that is not null, a cache_control kept beside the function (chatFields).
 var messagesTools = toolDialect{
 	schema: "input_schema", extra: "cache_control",
-	fits: func(t *toolSpans) bool {
+	fits: func(t toolSpans) bool {
 		return (t.typ == nil || string(t.typ) == `"custom"` || isNull(t.typ)) && (t.schema == nil || !isNull(t.schema))
 	},
-	write: func(b []byte, t *toolSpans) []byte {
+	write: func(b []byte, t toolSpans) []byte {
 		if t.extra != nil {
 			b = append(append(append(b, `"cache_control":`...), t.extra...), ',')
 		}
-		return appendFunction(b, t, nil)
+		return appendFunction(b, &t, nil)
 	},
 }
 
@@ -59,11 +59,11 @@ var messagesTools = toolDialect{
 // null (responsesTools).
 var responsesFunctionTools = toolDialect{
 	schema: "parameters", extra: "strict",
-	fits: func(t *toolSpans) bool {
+	fits: func(t toolSpans) bool {
 		s := string(t.extra)
 		return string(t.typ) == `"function"` && (t.extra == nil || s == "true" || s == "false" || s == "null")
 	},
-	write: func(b []byte, t *toolSpans) []byte {
+	write: func(b []byte, t toolSpans) []byte {
 		if t.schema != nil && isNull(t.schema) {
 			t.schema = nil
 		}
@@ -71,7 +71,7 @@ var responsesFunctionTools = toolDialect{
 		if strict != nil && isNull(strict) {
 			strict = nil
 		}
-		return appendFunction(b, t, strict)
+		return appendFunction(b, &t, strict)
 	},
 }
 
@@ -135,7 +135,7 @@ func fastTools(raw json.RawMessage, d *toolDialect) (chat json.RawMessage, ok bo
 			seen |= bit
 			return true
 		})
-		if !ok || t.name == nil || !d.fits(&t) {
+		if !ok || t.name == nil || !d.fits(t) {
 			return 0, false
 		}
 		if len(b) == 0 {
@@ -143,7 +143,7 @@ func fastTools(raw json.RawMessage, d *toolDialect) (chat json.RawMessage, ok bo
 		} else {
 			b = append(b, ',', '{')
 		}
-		b = d.write(b, &t)
+		b = d.write(b, t)
 		return end, true
 	})
 	if !ok {
