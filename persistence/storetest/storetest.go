@@ -48,6 +48,7 @@ func Run(t *testing.T, open func(t *testing.T) shlyuz.Store) {
 		{"CommitUnknownAccount", testCommitUnknownAccount},
 		{"CommitRefusesMalformed", testCommitRefusesMalformed},
 		{"CommitManyRows", testCommitManyRows},
+		{"CommitRepeatedIDs", testCommitRepeatedIDs},
 		{"Generations", testGenerations},
 		{"Settings", testSettings},
 		{"ReplaceSettings", testReplaceSettings},
