@@ -95,29 +95,32 @@ func UpsertGenerations(n int, mark func(k int) string) string {
 		usage_estimated = excluded.usage_estimated, billing = excluded.billing`
 }
 
-// ToInsert lists, by index, the entries a commit inserts: those judged
-// Insert whose id no earlier one of them has. A repeated id is marked
-// Duplicate here, as the entries are judged in order: the earlier entry
-// either adds the row or finds it there already.
+// ToInsert lists, by index, the entries a commit inserts, judging the batch
+// in order: an entry judged Insert or Duplicate leaves its id in the ledger
+// (its insert adds the row or finds it there), so a later entry of that id,
+// to insert or fenced, is a Duplicate and is marked so here. A fenced entry
+// leaves nothing: a later entry of its id is judged by its own epoch.
 func ToInsert(entries []shlyuz.LedgerEntry, outcomes []Outcome) []int {
 	out := make([]int, 0, len(entries))
-	var seen map[string]bool // of the ids listed; a batch of one needs none
+	var there map[string]bool // the ids earlier entries leave in the ledger; a batch of one needs none
 	for i := range entries {
-		if outcomes[i] != Insert {
-			continue
-		}
+		o := outcomes[i]
 		if len(entries) > 1 {
-			if seen == nil {
-				seen = make(map[string]bool, len(entries))
-			}
 			id := entries[i].ID
-			if seen[id] {
+			if there[id] {
 				outcomes[i] = Duplicate
 				continue
 			}
-			seen[id] = true
+			if o == Insert || o == Duplicate {
+				if there == nil {
+					there = make(map[string]bool, len(entries))
+				}
+				there[id] = true
+			}
 		}
-		out = append(out, i)
+		if o == Insert {
+			out = append(out, i)
+		}
 	}
 	return out
 }

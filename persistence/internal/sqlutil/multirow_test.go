@@ -72,18 +72,28 @@ func TestArity(t *testing.T) {
 }
 
 func TestToInsert(t *testing.T) {
-	entries := []shlyuz.LedgerEntry{{ID: "a"}, {ID: "b"}, {ID: "a"}, {ID: "c"}, {ID: "c"}, {ID: "d"}, {ID: "b"}}
-	outcomes := []Outcome{Insert, Fenced, Insert, Duplicate, Insert, Insert, Insert}
+	// Judged in order, an entry whose id an earlier entry inserts or finds
+	// in the ledger is a duplicate, fenced or not; a fenced entry leaves no
+	// row for a later one of its id to find.
+	entries := []shlyuz.LedgerEntry{{ID: "a"}, {ID: "b"}, {ID: "a"}, {ID: "c"}, {ID: "c"}, {ID: "d"}, {ID: "b"}, {ID: "d"}, {ID: "c"}, {ID: "e"}, {ID: "e"}}
+	outcomes := []Outcome{Insert, Fenced, Insert, Duplicate, Insert, Insert, Insert, Fenced, Fenced, Fenced, Fenced}
 	queued := ToInsert(entries, outcomes)
-	if want := []int{0, 4, 5, 6}; !slices.Equal(queued, want) {
-		t.Errorf("ToInsert = %v; want %v (the first of each id to insert)", queued, want)
+	if want := []int{0, 5, 6}; !slices.Equal(queued, want) {
+		t.Errorf("ToInsert = %v; want %v (the first of each id to insert, none already there)", queued, want)
 	}
-	if want := []Outcome{Insert, Fenced, Duplicate, Duplicate, Insert, Insert, Insert}; !slices.Equal(outcomes, want) {
+	want := []Outcome{Insert, Fenced, Duplicate, Duplicate, Duplicate, Insert, Insert, Duplicate, Duplicate, Fenced, Fenced}
+	if !slices.Equal(outcomes, want) {
 		t.Errorf("outcomes = %v; want %v", outcomes, want)
 	}
 	MarkInserted(entries, outcomes, queued, map[string]bool{"a": true, "d": true})
-	if want := []Outcome{Applied, Fenced, Duplicate, Duplicate, Duplicate, Applied, Duplicate}; !slices.Equal(outcomes, want) {
+	want = []Outcome{Applied, Fenced, Duplicate, Duplicate, Duplicate, Applied, Duplicate, Duplicate, Duplicate, Fenced, Fenced}
+	if !slices.Equal(outcomes, want) {
 		t.Errorf("after MarkInserted, outcomes = %v; want %v", outcomes, want)
+	}
+
+	one := []Outcome{Fenced}
+	if q := ToInsert(entries[:1], one); len(q) != 0 || one[0] != Fenced {
+		t.Errorf("ToInsert of one fenced entry = %v, outcome %v; want none, Fenced", q, one[0])
 	}
 }
 
