@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 
 	shlyuz "github.com/shlyuz/shlyuz"
-	"github.com/shlyuz/shlyuz/internal/plainjson"
 )
 
 // fastResponses is fastMessages for a Responses request (split as top): it
@@ -15,8 +14,17 @@ import (
 // and their outputs of text; ok is false for anything else, and the full
 // decode answers. The body was validated when it was split.
 func fastResponses(top map[string]json.RawMessage, r *responsesRequest) (msgs json.RawMessage, est shlyuz.PromptEstimate, ok bool) {
-	if !decodeOthers(top, r, "input", "tools") {
+	if !decodeOthers(top, r, "input", "tools", "instructions") {
 		return nil, est, false
+	}
+	// The instructions (Codex's are many kilobytes) as the client wrote them:
+	// a null or absent one is none, as encoding/json reads it.
+	switch ins := top["instructions"]; {
+	case len(ins) == 0 || isNull(ins):
+	case !verbatimString(ins):
+		return nil, est, false
+	case len(ins) > 2:
+		r.instructions = ins
 	}
 	var toolsOK bool
 	if r.chatTools, toolsOK = fastTools(top["tools"], &responsesFunctionTools); !toolsOK { // fast_tools.go
@@ -27,13 +35,9 @@ func fastResponses(top map[string]json.RawMessage, r *responsesRequest) (msgs js
 		return nil, est, false
 	}
 	r.Input = in // a span of the body, as r.raw: no copy of the whole input
-	m := messagesWriter{b: make([]byte, 0, writerCap(len(in)+len(r.Instructions)))}
-	if r.Instructions != "" {
-		sys, err := plainjson.Marshal(r.Instructions)
-		if err != nil {
-			return nil, est, false
-		}
-		m.message("system", sys)
+	m := messagesWriter{b: make([]byte, 0, writerCap(len(in)+len(r.instructions)))}
+	if r.instructions != nil {
+		m.message("system", r.instructions)
 	}
 	if in[0] == '"' {
 		if !verbatimString(in) {

@@ -56,6 +56,11 @@ var responsesFastCases = []struct {
 	{`"input":"caf\u00e9 \u003cb\u003e"}`, true},
 	{`"instructions":"x","input":[{"role":"user","content":[{"type":"input_text","text":"\u041f\u0440\u0438\u0432\u0435\u0442"}]},{"type":"function_call","call_id":"c1","name":"f","arguments":"{\u0022a\u0022:1}"},` +
 		`{"type":"function_call_output","call_id":"c1","output":"\u001b[0m"},{"type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":"\ud83d\ude00 a\/b"}]}]}`, true},
+	// Instructions as Codex sends them (kilobytes), escaped or not.
+	{`"instructions":"You are Codex.\n\n## Rules\n- Use \u003capply_patch\u003e \u0026 shell.\n","input":"x"}`, true},
+	{`"instructions":null,"input":"x"}`, true},
+	{`"instructions":"","input":"x"}`, true},
+	{`"instructions":"a","instructions":"b","input":"x"}`, true}, // the last, as encoding/json reads it
 	// Tool definitions, as Codex sends them.
 	{`"input":"x","tools":[{"type":"function","name":"shell","description":"Runs a shell \u003ccommand\u003e.","strict":false,"parameters":{ "type" : "object","properties":{"command":{"type":"array","items":{"type":"string"}}},"required":["command"],"additionalProperties":false}},` +
 		`{"type":"function","name":"update_plan","description":"","parameters":null,"strict":null},{"type":"function","name":"n\u0061me","strict":true}],"tool_choice":"auto","parallel_tool_calls":false}`, true},
@@ -64,6 +69,8 @@ var responsesFastCases = []struct {
 	{`"input":"x","tools":null}`, true},
 	{`"input":"x","tools":[{"type":"function","name":"f"}],"tool_choice":"sometimes"}`, true},
 	// Not sure: the full decode answers.
+	{`"instructions":"half \ud83d","input":"x"}`, false},
+	{`"instructions":5,"input":"x"}`, false},
 	{`"input":"x","tools":[{"type":"local_shell"}]}`, false},
 	{`"input":"x","tools":[{"type":"web_search","name":"w"}]}`, false},
 	{`"input":"x","tools":[{"name":"f"}]}`, false},
@@ -148,7 +155,23 @@ func checkFastResponses(t *testing.T, body []byte) bool {
 	if a, b := fmtJSON(t, wantF["tool_choice"]), fmtJSON(t, gotF["tool_choice"]); a != b {
 		t.Fatalf("%s: tool_choice %s, want %s", body, b, a)
 	}
-	full.Input, fast.Input, full.Tools = nil, nil, nil
+	// The instructions, taken as the client wrote them: the same text, and
+	// the same Response echoes them.
+	var ins string
+	if fast.instructions != nil {
+		if fast.Instructions != "" || json.Unmarshal(fast.instructions, &ins) != nil {
+			t.Fatalf("%s: instructions %q and %s", body, fast.Instructions, fast.instructions)
+		}
+	}
+	if ins != full.Instructions {
+		t.Fatalf("%s: instructions %q, want %q", body, ins, full.Instructions)
+	}
+	top, _ = splitObject(body)
+	wantResp := newResponseBuilder("resp_1", "m", &full, top).response(nil, "", nil)
+	gotResp := newResponseBuilder("resp_1", "m", &fast, top).response(nil, "", nil)
+	wantResp.CreatedAt, gotResp.CreatedAt = 0, 0
+	checkSameJSON(t, body, []byte(fmtJSON(t, gotResp)), []byte(fmtJSON(t, wantResp)))
+	full.Input, fast.Input, full.Tools, full.Instructions = nil, nil, nil, ""
 	if a, b := fmtJSON(t, full), fmtJSON(t, fast); a != b {
 		t.Fatalf("%s: request\n%s\nwant\n%s", body, b, a)
 	}

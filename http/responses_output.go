@@ -8,6 +8,7 @@ import (
 
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
 )
 
 // responseObject is OpenAI's Response. Shlyuz keeps nothing: store is always false.
@@ -18,7 +19,7 @@ type responseObject struct {
 	Status             string            `json:"status"`
 	Error              *responseError    `json:"error"`
 	IncompleteDetails  *incomplete       `json:"incomplete_details"`
-	Instructions       *string           `json:"instructions"`
+	Instructions       json.RawMessage   `json:"instructions"`
 	MaxOutputTokens    *int64            `json:"max_output_tokens"`
 	Model              string            `json:"model"`
 	Output             []any             `json:"output"`
@@ -210,8 +211,11 @@ func (b *responseBuilder) response(r *actors.Receipt, finish string, failure *sh
 		Text: json.RawMessage(`{"format":{"type":"text"}}`), ToolChoice: json.RawMessage(`"auto"`), Tools: json.RawMessage(`[]`),
 		Truncation: "disabled", Metadata: map[string]string{}}
 	q := b.req
-	if q.Instructions != "" {
-		out.Instructions = &q.Instructions
+	switch {
+	case q.instructions != nil: // the client's literal, as fastResponses took it
+		out.Instructions = q.instructions
+	case q.Instructions != "":
+		out.Instructions, _ = plainjson.Marshal(q.Instructions)
 	}
 	out.MaxOutputTokens, out.Temperature, out.TopP = q.MaxOutputTokens, q.Temperature, q.TopP
 	if q.ParallelToolCalls != nil {

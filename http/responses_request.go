@@ -46,6 +46,9 @@ type responsesRequest struct {
 	// chatTools are the tools in chat's form when fastResponses wrote them
 	// (then Tools is empty).
 	chatTools json.RawMessage
+	// instructions is the instructions' literal (a span of the body) when
+	// fastResponses took it as it stands (then Instructions is empty).
+	instructions json.RawMessage
 }
 
 type responsesTool struct {

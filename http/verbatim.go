@@ -21,12 +21,33 @@ func verbatimString(lit []byte) bool {
 // UTF-8 (the full decode replaces a bad byte with U+FFFD) and, unless short
 // says it has no \u escape (jsonscan.ShortString), no escaped half of a
 // surrogate pair alone (which the full decode replaces too, and a strict
-// upstream refuses). Any other escape stands for what it decodes to,
+// upstream refuses) and no \u0008 or \u000c (noLongControl). Any other escape stands for what it decodes to,
 // whether a client wrote é or \u00e9, < or \u003c (Go's encoding/json and
 // the Stainless SDKs escape HTML; Python's json.dumps escapes all but
 // ASCII).
 func verbatimText(text []byte, short bool) bool {
-	return utf8.Valid(text) && (short || pairedSurrogates(text))
+	return utf8.Valid(text) && (short || pairedSurrogates(text) && noLongControl(text))
+}
+
+// noLongControl reports whether text has no \u0008 or \u000c escape: the
+// gateway's encoder writes those two as \b and \f, which the estimate reads
+// as letters (as the full decode's output would be counted), \u0008 as a
+// control character; such a text goes the full way, so that both ways count
+// it alike. Go before 1.22 wrote them so; hardly anything else does.
+func noLongControl(text []byte) bool {
+	for i := 0; ; {
+		k := bytes.Index(text[i:], []byte(`\u000`))
+		if k < 0 {
+			return true
+		}
+		i += k
+		if i+6 <= len(text) && escapeAt(text, i) {
+			if c := text[i+5]; c == '8' || c == 'c' || c == 'C' {
+				return false
+			}
+		}
+		i += 2
+	}
 }
 
 // pairedSurrogates reports whether every \u escape of a surrogate half in
