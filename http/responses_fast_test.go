@@ -2,6 +2,7 @@ package http
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -248,4 +249,25 @@ func codexInput() string {
 	}
 	b.WriteString(`,{"type":"message","role":"assistant","content":"The hold is released twice; patching."}]}`)
 	return b.String()
+}
+
+// BenchmarkParseResponsesCodex is parseResponses on a request shaped as Codex
+// sends one: about 20 KB of instructions, eight function tools and a short
+// input.
+func BenchmarkParseResponsesCodex(b *testing.B) {
+	ins, _ := json.Marshal(strings.Repeat("You are Codex, a coding agent. Keep going until the query is resolved; use `apply_patch` to edit files & <run> tests.\n", 170))
+	var tools []string
+	for i := range 8 {
+		tools = append(tools, `{"type":"function","name":"tool_`+strconv.Itoa(i)+`","description":"Runs a shell command and returns its output.","strict":false,`+
+			`"parameters":{"type":"object","properties":{"command":{"type":"array","items":{"type":"string"}},"workdir":{"type":"string"},"timeout_ms":{"type":"number"}},"required":["command"],"additionalProperties":false}}`)
+	}
+	body := []byte(`{"model":"gpt-5-codex","instructions":` + string(ins) + `,"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"fix the failing test"}]}],` +
+		`"tools":[` + strings.Join(tools, ",") + `],"tool_choice":"auto","parallel_tool_calls":false,"reasoning":{"effort":"medium","summary":"auto"},"store":false,"stream":true}`)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := parseResponses(body); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
