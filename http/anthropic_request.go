@@ -236,11 +236,8 @@ func chatFields(r *anthropicRequest, msgs json.RawMessage) (fields map[string]js
 			}
 		}
 	}
-	if fields, err = encodeFields(f, msgs); err != nil {
+	if fields, err = encodeFields(f, msgs, r.chatTools); err != nil {
 		return nil, nil, err
-	}
-	if r.chatTools != nil {
-		fields["tools"] = r.chatTools // as written, not encoded again
 	}
 	return fields, unfit, nil
 }

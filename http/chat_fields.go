@@ -9,9 +9,10 @@ import (
 
 // encodeFields is a request put in OpenAI's chat shape (the Anthropic and
 // Responses APIs) as the chat call's fields: each of f's values as JSON, and
-// msgs as the messages when a fast path wrote them already.
-func encodeFields(f map[string]any, msgs json.RawMessage) (map[string]json.RawMessage, *shlyuz.Error) {
-	fields := make(map[string]json.RawMessage, len(f)+1)
+// msgs as the messages and tools as the tools when a fast path wrote them
+// already (nil: none written).
+func encodeFields(f map[string]any, msgs, tools json.RawMessage) (map[string]json.RawMessage, *shlyuz.Error) {
+	fields := make(map[string]json.RawMessage, len(f)+2)
 	for k, v := range f {
 		b, err := plainjson.Marshal(v)
 		if err != nil {
@@ -21,6 +22,9 @@ func encodeFields(f map[string]any, msgs json.RawMessage) (map[string]json.RawMe
 	}
 	if msgs != nil {
 		fields["messages"] = msgs
+	}
+	if tools != nil {
+		fields["tools"] = tools
 	}
 	return fields, nil
 }

@@ -165,12 +165,9 @@ func parseResponses(body []byte) (*actors.ChatCall, *responsesRequest, *shlyuz.E
 	if err := responsesTools(&r, f); err != nil {
 		return nil, nil, err
 	}
-	fields, err := encodeFields(f, msgs)
+	fields, err := encodeFields(f, msgs, r.chatTools)
 	if err != nil {
 		return nil, nil, err
-	}
-	if r.chatTools != nil {
-		fields["tools"] = r.chatTools // as written, not encoded again
 	}
 	est := fastEst // counted as fastResponses wrote them: the messages are not walked again
 	if msgs == nil {
