@@ -45,8 +45,9 @@ type blockMasks struct {
 	lat, dig, spc, esc, hard, u, ntr, q uint64
 }
 
-// classifyWords is classifyBlock in portable Go, eight bytes at a time in a
-// machine word.
+// classifyWords fills k with the class masks of the 64 bytes at b, in
+// portable Go, eight bytes at a time in a machine word (classifyBlocks uses
+// it where there is neither AVX2 nor SSE2 assembly).
 func classifyWords(b *[64]byte, k *blockMasks) {
 	*k = blockMasks{}
 	for w := 0; w < 8; w++ {

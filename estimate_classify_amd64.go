@@ -12,15 +12,6 @@ import (
 // has it; SSE2 (which every amd64 CPU has, classify64) classifies sixteen.
 var useAVX2 = cpu.X86.HasAVX2
 
-// classifyBlock fills k with the class masks of the 64 bytes at b.
-func classifyBlock(b *[64]byte, k *blockMasks) {
-	if useAVX2 {
-		classify64AVX2(b, k)
-		return
-	}
-	classify64(b, k)
-}
-
 // classifyBlocks fills rs with the masks blocks reads of the 64-byte blocks
 // at the start of b (len(b) ≥ 64): at most len(rs) and as many as b holds
 // whole, up to and with the first with a stop or an escaped 'u'; it returns
@@ -47,11 +38,6 @@ func classifyBlocks(b []byte, rs *[blockBatch]blockRuns) int {
 //
 //go:noescape
 func classify64(b *[64]byte, k *blockMasks)
-
-// classify64AVX2 is classifyWords with AVX2.
-//
-//go:noescape
-func classify64AVX2(b *[64]byte, k *blockMasks)
 
 // classifyBlocksAVX2 is classifyBlocks of the n blocks at b (n ≥ 1), each
 // block's runsOf in one go, with AVX2: it fills r[0], r[1], … and returns

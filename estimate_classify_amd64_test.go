@@ -2,23 +2,12 @@
 
 package shlyuz
 
-import (
-	"testing"
+import "testing"
 
-	"golang.org/x/sys/cpu"
-)
-
-// TestClassifyAMD64AsWords checks both amd64 classifications, whichever
-// classifyBlock picks on this CPU.
-func TestClassifyAMD64AsWords(t *testing.T) {
-	t.Run("SSE2", func(t *testing.T) { checkClassify(t, classify64) })
-	t.Run("AVX2", func(t *testing.T) {
-		if !cpu.X86.HasAVX2 {
-			t.Skip("no AVX2 on this CPU")
-		}
-		checkClassify(t, classify64AVX2)
-	})
-}
+// TestClassifySSE2AsWords checks the SSE2 classification classifyBlocks
+// uses where the CPU has no AVX2 (the AVX2 routine classifies whole runs:
+// estimate_ascii_test.go).
+func TestClassifySSE2AsWords(t *testing.T) { checkClassify(t, classify64) }
 
 // TestTextTokensWithoutAVX2 runs the count tests on the SSE2 path, whatever
 // this CPU has.

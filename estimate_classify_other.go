@@ -2,9 +2,6 @@
 
 package shlyuz
 
-// classifyBlock fills k with the class masks of the 64 bytes at b.
-func classifyBlock(b *[64]byte, k *blockMasks) { classifyWords(b, k) }
-
 // classifyBlocks fills rs with the masks blocks reads of the 64-byte blocks
 // at the start of b (len(b) ≥ 64): at most len(rs) and as many as b holds
 // whole, up to and with the first with a stop or an escaped 'u'; it returns

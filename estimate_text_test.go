@@ -230,10 +230,6 @@ func BenchmarkTextTokens(b *testing.B) {
 	}
 }
 
-// TestClassifyBlockAsWords: the platform's classification (SSE2 or AVX2 on
-// amd64) gives the portable word-at-a-time one's masks on every kind of block.
-func TestClassifyBlockAsWords(t *testing.T) { checkClassify(t, classifyBlock) }
-
 // checkClassify compares classify with classifyWords on 100,000 blocks.
 func checkClassify(t *testing.T, classify func(*[64]byte, *blockMasks)) {
 	rng := rand.New(rand.NewPCG(64, 24))
