@@ -248,10 +248,7 @@ func translateToolChoice(f map[string]json.RawMessage, fns []gcFunction) (json.R
 	}
 	for _, fn := range fns {
 		if fn.Name == name {
-			b, _ := json.Marshal(struct {
-				Name string `json:"name"`
-			}{name})
-			return b, nil
+			return append(plainjson.AppendString([]byte(`{"name":`), name), '}'), nil
 		}
 	}
 	return nil, shlyuz.ErrInvalidValue(param, "The %s names the function %q, which is not among the tools.", param, name)
@@ -438,7 +435,8 @@ func functionCall(f oaFunction, param string) (*gcFunctionCall, error) {
 
 // functionResult is a tool's result as GigaChat wants it: a JSON object as
 // text. A result that is already one passes as is; any other text becomes
-// {"result":"<text>"}, and any other JSON value {"result":<value>}.
+// {"result":"<text>"} (its <, > and & as written, like the rest of the body),
+// and any other JSON value {"result":<value>}.
 func functionResult(text string) string {
 	t := strings.TrimSpace(text)
 	if t != "" && json.Valid([]byte(t)) {
@@ -447,10 +445,7 @@ func functionResult(text string) string {
 		}
 		return `{"result":` + t + `}`
 	}
-	b, _ := json.Marshal(struct {
-		Result string `json:"result"`
-	}{text})
-	return string(b)
+	return string(append(plainjson.AppendString([]byte(`{"result":`), text), '}'))
 }
 
 // textOf flattens a message's content to text: a string, null, or parts of
