@@ -86,10 +86,14 @@ func (s *Store) commit(ctx context.Context, tx *sql.Tx, b shlyuz.Batch, careful 
 		return shlyuz.CommitResult{}, fmt.Errorf("sqlite: %w", err)
 	}
 
-	lookup := sqlutil.IDsWith(b.Entries, outcomes, sqlutil.Fenced)
-	if careful {
-		lookup = sqlutil.IDsWith(b.Entries, outcomes, sqlutil.Insert)
-		lookup = append(lookup, sqlutil.IDsWith(b.Entries, outcomes, sqlutil.Fenced)...)
+	var lookup []string
+	if careful { // every entry: Judge gave each Insert or Fenced
+		lookup = make([]string, len(b.Entries))
+		for i := range b.Entries {
+			lookup[i] = b.Entries[i].ID
+		}
+	} else {
+		lookup = sqlutil.IDsWith(b.Entries, outcomes, sqlutil.Fenced)
 	}
 	existing, err := s.existingEntries(ctx, tx, lookup)
 	if err != nil {
