@@ -20,11 +20,7 @@ func nativeBody(req *shlyuz.UpstreamRequest, n *shlyuz.NativeRequest, stream boo
 	for k, v := range n.Body {
 		out[k] = v
 	}
-	model, err := json.Marshal(req.UpstreamModel)
-	if err != nil {
-		return nil, shlyuz.ErrInternal(err)
-	}
-	out["model"] = model
+	out["model"] = plainjson.AppendString(nil, req.UpstreamModel)
 	if req.MaxTokens > 0 {
 		out["max_tokens"] = strconv.AppendInt(nil, req.MaxTokens, 10)
 	}
