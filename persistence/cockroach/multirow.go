@@ -24,8 +24,8 @@ var insertEntries, upsertGenerations = map[int]string{}, map[int]string{}
 
 func init() {
 	for _, n := range sqlutil.Sizes(mostRows) {
-		insertEntries[n] = sqlutil.InsertEntries(n, sqlutil.Dollar) + ` RETURNING id`
-		upsertGenerations[n] = sqlutil.UpsertGenerations(n, sqlutil.Dollar)
+		insertEntries[n] = sqlutil.InsertEntries(n) + ` RETURNING id`
+		upsertGenerations[n] = sqlutil.UpsertGenerations(n)
 	}
 }
 

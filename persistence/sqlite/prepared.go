@@ -61,8 +61,8 @@ func (s *Store) prepare(ctx context.Context) error {
 			to  multiRow
 			sql string
 		}{
-			{s.stmt.insertEntries, sqlutil.InsertEntries(n, sqlutil.Question)},
-			{s.stmt.upsertGens, sqlutil.UpsertGenerations(n, sqlutil.Question)},
+			{s.stmt.insertEntries, rebind(sqlutil.InsertEntries(n))},
+			{s.stmt.upsertGens, rebind(sqlutil.UpsertGenerations(n))},
 		} {
 			var st *sql.Stmt
 			if err := prepare(&st, p.sql); err != nil {

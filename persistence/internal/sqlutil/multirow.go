@@ -45,10 +45,10 @@ func Pieces(n, most int) []int {
 	return out
 }
 
-// Values is the VALUES list of a statement writing rows rows of cols columns:
-// "(p1, p2), (p3, p4)" where pk is mark(k), the k-th placeholder counting
-// from 1 ("?" in SQLite, "$k" in PostgreSQL).
-func Values(rows, cols int, mark func(k int) string) string {
+// Values is the VALUES list of a statement writing rows rows of cols columns,
+// "($1, $2), ($3, $4)", in the $k placeholders the shared queries are written
+// with (SQLite's store rebinds them to ?k).
+func Values(rows, cols int) string {
 	var b strings.Builder
 	k := 0
 	for r := range rows {
@@ -61,31 +61,26 @@ func Values(rows, cols int, mark func(k int) string) string {
 				b.WriteString(", ")
 			}
 			k++
-			b.WriteString(mark(k))
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(k))
 		}
 		b.WriteByte(')')
 	}
 	return b.String()
 }
 
-// Question is SQLite's placeholder, as Values takes it.
-func Question(int) string { return "?" }
-
-// Dollar is PostgreSQL's k-th placeholder, as Values takes it.
-func Dollar(k int) string { return "$" + strconv.Itoa(k) }
-
 // InsertEntries is the statement inserting n entries; an entry whose id
 // exists adds nothing.
-func InsertEntries(n int, mark func(k int) string) string {
+func InsertEntries(n int) string {
 	return `INSERT INTO ledger_entries (` + EntryColumns + `) VALUES ` +
-		Values(n, EntryArity, mark) + ` ON CONFLICT (id) DO NOTHING`
+		Values(n, EntryArity) + ` ON CONFLICT (id) DO NOTHING`
 }
 
 // UpsertGenerations is the statement inserting or replacing n generations,
 // which must have distinct ids.
-func UpsertGenerations(n int, mark func(k int) string) string {
+func UpsertGenerations(n int) string {
 	return `INSERT INTO generations (` + GenerationColumns + `) VALUES ` +
-		Values(n, GenerationArity, mark) + `
+		Values(n, GenerationArity) + `
 	ON CONFLICT (id) DO UPDATE SET
 		account_id = excluded.account_id, key_id = excluded.key_id, model = excluded.model,
 		upstream = excluded.upstream, attempts = excluded.attempts, streamed = excluded.streamed,
