@@ -145,8 +145,8 @@ func restamp(message []byte, id, model string) []byte {
 	if json.Unmarshal(message, &m) != nil || m == nil {
 		return message
 	}
-	m["id"], _ = json.Marshal(id)
-	m["model"], _ = json.Marshal(model)
+	m["id"] = plainjson.AppendString(nil, id)
+	m["model"] = plainjson.AppendString(nil, model)
 	out, err := plainjson.Marshal(m)
 	if err != nil {
 		return message
