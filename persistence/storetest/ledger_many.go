@@ -14,8 +14,8 @@ import (
 // still judged in the batch's order: an id repeated next to itself or far
 // from it, replays of committed entries strewn among new ones, fenced
 // entries (one of them a replay, one of them followed by the same id at the
-// current epoch), and generations recorded twice in the batch, where the
-// later record wins.
+// current epoch), package grants whose expiry the last applied one sets, and
+// generations recorded twice in the batch, where the later record wins.
 func testCommitManyRows(t *testing.T, s shlyuz.Store) {
 	ctx := t.Context()
 	accounts := []string{"acct-1", "acct-2"}
@@ -87,6 +87,12 @@ func testCommitManyRows(t *testing.T, s shlyuz.Store) {
 			add(charge("fz", "acct-2", 0, 13, 1), "fenced")
 		case i == 300:
 			add(charge("fz", "acct-2", 0, 17, 2), "applied")
+		case i == 31: // a package whose expiry a later grant replaces
+			add(grant("pkg-a", "acct-2", 500, at(48*time.Hour), 2), "applied")
+		case i == 41: // a fenced grant sets no expiry
+			add(grant("pkg-fenced", "acct-2", 700, at(96*time.Hour), 1), "fenced")
+		case i == 351: // the last applied grant's expiry stands, though it is sooner
+			add(grant("pkg-b", "acct-2", 300, at(24*time.Hour), 2), "applied")
 		case i%10 == 3: // a replay of a committed entry, unchanged or not
 			e := old[(i/10)%len(old)]
 			if i%20 == 3 {
