@@ -35,14 +35,19 @@ func init() {
 // entries it added.
 func writeRows(ctx context.Context, tx pgx.Tx, entries []shlyuz.LedgerEntry, queued []int, gens []*shlyuz.Generation, async bool) (map[string]bool, error) {
 	batch := &pgx.Batch{}
-	entryPieces := sqlutil.Pieces(len(queued), mostRows)
-	for _, n := range entryPieces {
+	inserted := make(map[string]bool, len(queued))
+	addID := func(rows pgx.Rows) error {
+		var id string
+		_, err := pgx.ForEachRow(rows, []any{&id}, func() error { inserted[id] = true; return nil })
+		return err
+	}
+	for _, n := range sqlutil.Pieces(len(queued), mostRows) {
 		args := make([]any, 0, n*sqlutil.EntryArity)
 		for _, i := range queued[:n] {
 			args = sqlutil.AppendEntryArgs(args, &entries[i])
 		}
 		queued = queued[n:]
-		batch.Queue(insertEntries[n], args...)
+		batch.Queue(insertEntries[n], args...).Query(addID)
 	}
 	for _, n := range sqlutil.Pieces(len(gens), mostRows) {
 		args := make([]any, 0, n*sqlutil.GenerationArity)
@@ -61,29 +66,9 @@ func writeRows(ctx context.Context, tx pgx.Tx, entries []shlyuz.LedgerEntry, que
 	if batch.Len() == 0 {
 		return nil, nil
 	}
-
-	inserted := make(map[string]bool, len(entries))
-	br := tx.SendBatch(ctx, batch)
-	for range entryPieces {
-		rows, err := br.Query()
-		if err != nil {
-			_ = br.Close()
-			return nil, fmt.Errorf("cockroach: commit: insert entries: %w", err)
-		}
-		var id string
-		if _, err := pgx.ForEachRow(rows, []any{&id}, func() error { inserted[id] = true; return nil }); err != nil {
-			_ = br.Close()
-			return nil, fmt.Errorf("cockroach: commit: insert entries: %w", err)
-		}
-	}
-	for i := len(entryPieces); i < batch.Len(); i++ {
-		if _, err := br.Exec(); err != nil {
-			_ = br.Close()
-			return nil, fmt.Errorf("cockroach: commit: %w", err)
-		}
-	}
-	if err := br.Close(); err != nil {
-		return nil, fmt.Errorf("cockroach: commit: %w", err)
+	// Close reads every result, the inserts' through addID.
+	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+		return nil, fmt.Errorf("cockroach: commit: write rows: %w", err)
 	}
 	return inserted, nil
 }
