@@ -10,20 +10,13 @@ import (
 	"github.com/shlyuz/shlyuz/persistence/internal/sqlutil"
 )
 
-// mostRows is the most rows one statement of a commit writes: a batch of
-// entries (or generations) goes in statements of mostRows rows and one of
-// each smaller power of two its rest needs (sqlutil.Pieces), so pgx's
-// statement cache holds a few statements of each kind, each prepared once
-// per connection. A generation binds 16 values: the largest statement binds
-// far fewer than the protocol's 65535.
-const mostRows = 64
-
-// The multi-row statements, by the number of rows they write. An entries'
-// insert returns the ids of the entries it added.
+// The multi-row statements, by the number of rows they write (sqlutil.Sizes):
+// pgx's statement cache holds a few of each kind, each prepared once per
+// connection. An entries' insert returns the ids of the entries it added.
 var insertEntries, upsertGenerations = map[int]string{}, map[int]string{}
 
 func init() {
-	for _, n := range sqlutil.Sizes(mostRows) {
+	for _, n := range sqlutil.Sizes() {
 		insertEntries[n] = sqlutil.InsertEntries(n) + ` RETURNING id`
 		upsertGenerations[n] = sqlutil.UpsertGenerations(n)
 	}
@@ -41,7 +34,7 @@ func writeRows(ctx context.Context, tx pgx.Tx, entries []shlyuz.LedgerEntry, que
 		_, err := pgx.ForEachRow(rows, []any{&id}, func() error { inserted[id] = true; return nil })
 		return err
 	}
-	for _, n := range sqlutil.Pieces(len(queued), mostRows) {
+	for _, n := range sqlutil.Pieces(len(queued)) {
 		args := make([]any, 0, n*sqlutil.EntryArity)
 		for _, i := range queued[:n] {
 			args = sqlutil.AppendEntryArgs(args, &entries[i])
@@ -49,7 +42,7 @@ func writeRows(ctx context.Context, tx pgx.Tx, entries []shlyuz.LedgerEntry, que
 		queued = queued[n:]
 		batch.Queue(insertEntries[n], args...).Query(addID)
 	}
-	for _, n := range sqlutil.Pieces(len(gens), mostRows) {
+	for _, n := range sqlutil.Pieces(len(gens)) {
 		args := make([]any, 0, n*sqlutil.GenerationArity)
 		for _, g := range gens[:n] {
 			var err error

@@ -9,13 +9,6 @@ import (
 	"github.com/shlyuz/shlyuz/persistence/internal/sqlutil"
 )
 
-// mostRows is the most rows one statement of a commit writes: a batch of
-// entries (or generations) goes in statements of mostRows rows and one of
-// each smaller power of two its rest needs (sqlutil.Pieces). A generation
-// binds 16 values, so the largest statement binds 1024, far below SQLite's
-// 32766.
-const mostRows = 64
-
 // multiRow holds a statement prepared for each of the sizes sqlutil.Sizes
 // lists.
 type multiRow map[int]*sql.Stmt
@@ -23,8 +16,8 @@ type multiRow map[int]*sql.Stmt
 // insertEntries inserts the entries listed by index in queued, of distinct
 // ids. An id already in the ledger fails it with errTaken.
 func (s *Store) insertEntries(ctx context.Context, tx *sql.Tx, entries []shlyuz.LedgerEntry, queued []int) error {
-	args := make([]any, 0, min(len(queued), mostRows)*sqlutil.EntryArity)
-	for _, n := range sqlutil.Pieces(len(queued), mostRows) {
+	args := make([]any, 0, min(len(queued), sqlutil.MostRows)*sqlutil.EntryArity)
+	for _, n := range sqlutil.Pieces(len(queued)) {
 		args = args[:0]
 		for _, i := range queued[:n] {
 			args = sqlutil.AppendEntryArgs(args, &entries[i])
@@ -46,8 +39,8 @@ func (s *Store) insertEntries(ctx context.Context, tx *sql.Tx, entries []shlyuz.
 
 // upsertGenerations inserts or replaces the generations, of distinct ids.
 func (s *Store) upsertGenerations(ctx context.Context, tx *sql.Tx, gens []*shlyuz.Generation) error {
-	args := make([]any, 0, min(len(gens), mostRows)*sqlutil.GenerationArity)
-	for _, n := range sqlutil.Pieces(len(gens), mostRows) {
+	args := make([]any, 0, min(len(gens), sqlutil.MostRows)*sqlutil.GenerationArity)
+	for _, n := range sqlutil.Pieces(len(gens)) {
 		args = args[:0]
 		for _, g := range gens[:n] {
 			var err error

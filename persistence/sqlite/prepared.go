@@ -56,7 +56,7 @@ func (s *Store) prepare(ctx context.Context) error {
 		}
 	}
 	s.stmt.insertEntries, s.stmt.upsertGens = multiRow{}, multiRow{}
-	for _, n := range sqlutil.Sizes(mostRows) {
+	for _, n := range sqlutil.Sizes() {
 		for _, p := range []struct {
 			to  multiRow
 			sql string

@@ -18,25 +18,32 @@ const (
 	GenerationArity = 16
 )
 
+// MostRows is the most rows one statement of a commit writes: a batch of
+// entries (or generations) goes in statements of MostRows rows and one of
+// each smaller power of two its rest needs (Pieces). A generation binds 16
+// values, so the largest statement binds 1024, far below SQLite's 32766 and
+// PostgreSQL's 65535.
+const MostRows = 64
+
 // Sizes lists the row counts of the multi-row statements a store prepares:
-// most, most/2, ... down to 1. most must be a power of two.
-func Sizes(most int) []int {
+// MostRows, MostRows/2, ... down to 1.
+func Sizes() []int {
 	var out []int
-	for n := most; n >= 1; n /= 2 {
+	for n := MostRows; n >= 1; n /= 2 {
 		out = append(out, n)
 	}
 	return out
 }
 
-// Pieces splits n rows into statements of the sizes Sizes(most) lists:
-// as many of most rows as fit, then the rest in falling powers of two (its
-// binary digits), so no more than log2(most) statements are less than full.
-func Pieces(n, most int) []int {
+// Pieces splits n rows into statements of the sizes Sizes lists: as many of
+// MostRows rows as fit, then the rest in falling powers of two (its binary
+// digits), so no more than log2(MostRows) statements are less than full.
+func Pieces(n int) []int {
 	var out []int
-	for ; n >= most; n -= most {
-		out = append(out, most)
+	for ; n >= MostRows; n -= MostRows {
+		out = append(out, MostRows)
 	}
-	for size := most / 2; size >= 1; size /= 2 {
+	for size := MostRows / 2; size >= 1; size /= 2 {
 		if n >= size {
 			out = append(out, size)
 			n -= size

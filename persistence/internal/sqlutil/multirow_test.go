@@ -9,37 +9,39 @@ import (
 )
 
 func TestPieces(t *testing.T) {
+	if MostRows != 64 {
+		t.Fatalf("MostRows = %d; the cases below are for 64", MostRows)
+	}
 	tests := []struct {
-		n, most int
-		want    []int
+		n    int
+		want []int
 	}{
-		{0, 64, nil},
-		{1, 64, []int{1}},
-		{63, 64, []int{32, 16, 8, 4, 2, 1}},
-		{64, 64, []int{64}},
-		{200, 64, []int{64, 64, 64, 8}},
-		{131, 64, []int{64, 64, 2, 1}},
-		{5, 1, []int{1, 1, 1, 1, 1}},
+		{0, nil},
+		{1, []int{1}},
+		{63, []int{32, 16, 8, 4, 2, 1}},
+		{64, []int{64}},
+		{200, []int{64, 64, 64, 8}},
+		{131, []int{64, 64, 2, 1}},
 	}
 	for _, tc := range tests {
-		if got := Pieces(tc.n, tc.most); !slices.Equal(got, tc.want) {
-			t.Errorf("Pieces(%d, %d) = %v; want %v", tc.n, tc.most, got, tc.want)
+		if got := Pieces(tc.n); !slices.Equal(got, tc.want) {
+			t.Errorf("Pieces(%d) = %v; want %v", tc.n, got, tc.want)
 		}
 	}
-	sizes := Sizes(64)
+	sizes := Sizes()
 	if want := []int{64, 32, 16, 8, 4, 2, 1}; !slices.Equal(sizes, want) {
-		t.Errorf("Sizes(64) = %v; want %v", sizes, want)
+		t.Errorf("Sizes() = %v; want %v", sizes, want)
 	}
 	for n := range 1000 {
 		sum := 0
-		for _, p := range Pieces(n, 64) {
+		for _, p := range Pieces(n) {
 			if !slices.Contains(sizes, p) {
-				t.Fatalf("Pieces(%d, 64) holds %d, not among the sizes %v", n, p, sizes)
+				t.Fatalf("Pieces(%d) holds %d, not among the sizes %v", n, p, sizes)
 			}
 			sum += p
 		}
 		if sum != n {
-			t.Fatalf("Pieces(%d, 64) add up to %d", n, sum)
+			t.Fatalf("Pieces(%d) add up to %d", n, sum)
 		}
 	}
 }
