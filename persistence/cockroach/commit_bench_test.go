@@ -48,5 +48,5 @@ func BenchmarkCommitCharge(b *testing.B) {
 // SQLite store's benchmark of the same name (storetest.BenchCommitBatch),
 // committed as PostgreSQL commits charge batches (asynchronously).
 func BenchmarkCommitBatch(b *testing.B) {
-	storetest.BenchCommitBatch(b, b.Context(), func(b *testing.B) shlyuz.Store { return openAt(b, freshSchema(b)) })
+	storetest.BenchCommitBatch(b, func(b *testing.B) shlyuz.Store { return openAt(b, freshSchema(b)) })
 }

@@ -1,7 +1,6 @@
 package sqlite_test
 
 import (
-	"context"
 	"testing"
 
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -9,8 +8,7 @@ import (
 )
 
 // BenchmarkCommitBatch is the journal's tick commit under load
-// (storetest.BenchCommitBatch), with the journal's context (one that is never
-// done: modernc starts no interrupt goroutine per statement then).
+// (storetest.BenchCommitBatch).
 func BenchmarkCommitBatch(b *testing.B) {
-	storetest.BenchCommitBatch(b, context.Background(), func(b *testing.B) shlyuz.Store { return openAt(b, freshPath(b)) })
+	storetest.BenchCommitBatch(b, func(b *testing.B) shlyuz.Store { return openAt(b, freshPath(b)) })
 }
