@@ -54,7 +54,7 @@ func Pieces(n int) []int {
 
 // Values is the VALUES list of a statement writing rows rows of cols columns,
 // "($1, $2), ($3, $4)", in the $k placeholders the shared queries are written
-// with (SQLite's store rebinds them to ?k).
+// with (SQLite's store turns them into plain ?s).
 func Values(rows, cols int) string {
 	var b strings.Builder
 	k := 0
