@@ -9,7 +9,9 @@
 //   - instants come back in UTC, truncated to the microsecond;
 //   - a commit judges each entry in order: an existing id is a duplicate, an
 //     epoch (not 0) older than its account's is fenced, anything else is
-//     applied; an entry of an unknown account fails the whole batch;
+//     applied (so an id an earlier entry of the batch wrote is a duplicate
+//     too); an entry of an unknown account fails the whole batch; a
+//     generation recorded twice keeps its later record;
 //   - listings are sorted: plans and model overrides by id, keys oldest first;
 //   - a full bounded collection (an account's conversations) is
 //     errors.Is(err, shlyuz.ErrLimitReached).
