@@ -16,6 +16,9 @@ type UpstreamRequest struct {
 	MaxTokens     int64                      // the completion ceiling to send upstream (reserved for)
 	Stream        bool
 	Native        *NativeRequest // set: the client spoke this protocol (native.go)
+	// Room, when set, lends the buffer around Fields[Room.Key] for the call:
+	// an adapter may write its body there rather than copy the value (body_room.go).
+	Room *BodyRoom
 }
 
 // ChatResponse is a finished, non-streamed completion in OpenAI's shape, minus

@@ -31,6 +31,8 @@ type ChatCall struct {
 	// RequireParameters (provider.require_parameters): only upstreams that carry
 	// every parameter the request sets may serve it (require_params.go).
 	RequireParameters bool
+	// Room lends the adapters the buffer of the client's body (shlyuz.BodyRoom).
+	Room *shlyuz.BodyRoom
 }
 
 // Receipt is what a finished call used and cost; Credits is exactly the debit.
@@ -314,6 +316,7 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 			req := &shlyuz.UpstreamRequest{
 				GenerationID: cl.c.GenerationID, Model: m.ID, UpstreamModel: upstreamModel,
 				Fields: cl.c.Fields, MaxTokens: cl.maxTokens, Stream: cl.c.Stream, Native: cl.c.Native,
+				Room: cl.c.Room,
 			}
 			if err := shlyuz.NativeUnfit(u.Provider, req); err != nil {
 				cl.note(u, err)

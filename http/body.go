@@ -205,7 +205,10 @@ func readUpTo(r io.Reader, limit, announced int, lease *bodyLease, beforeRead fu
 			if announced > 0 && announced <= limit {
 				size = min(max(4*cap(buf), 16<<10), announced+1)
 				if size == announced+1 && size >= 64<<10 {
-					size = classSize(size) // the last buffer of a large body: one its pool can take back (releaseBody)
+					// The last buffer of a large body: one its pool can take back
+					// (releaseBody), with room after the body for an adapter's
+					// fields (shlyuz.BodyRoom).
+					size = classSize(size + bodyTailroom)
 				}
 				if size <= len(buf) { // more than announced arrived
 					size = min(max(2*cap(buf), 16<<10), limit+1)
@@ -251,6 +254,10 @@ var stagingPools = func() map[int]*sync.Pool {
 	}
 	return m
 }()
+
+// bodyTailroom is the spare capacity left after a large announced body: an
+// adapter writes the rest of its upstream body there (shlyuz.BodyRoom).
+const bodyTailroom = 512
 
 // maxStagingClass is the largest pooled buffer.
 const maxStagingClass = 4 << 20

@@ -96,6 +96,7 @@ func (s *Server) ChatAs(c *fiber.Ctx, keyHash string) error {
 	}
 	call.KeyHash = keyHash
 	call.GenerationID = newID("gen-")
+	lendBody(c, call)
 	c.Set("X-Generation-Id", call.GenerationID)
 	if m, ok := s.gw.Catalog().Get(call.Models[0]); ok && m.Image != nil {
 		return s.chatImages(c, call) // an image-only model: the image path (chat_images.go)

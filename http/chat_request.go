@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
 )
@@ -176,4 +177,18 @@ func withDefinitions(est shlyuz.PromptEstimate, forms ...shlyuz.PromptEstimate) 
 	}
 	est.Reserve, est.Likely = shlyuz.AddChecked(est.Reserve, defs.Reserve), shlyuz.AddChecked(est.Likely, defs.Likely)
 	return est
+}
+
+// lendMin is the smallest messages value an adapter writes its body around
+// in place (shlyuz.BodyRoom) rather than copy: below it a copy costs little.
+const lendMin = 32 << 10
+
+// lendBody lends the call the buffer of its body around the messages, when
+// the body is the gateway's own buffer and the messages are large.
+func lendBody(c *fiber.Ctx, call *actors.ChatCall) {
+	msgs := call.Fields["messages"]
+	if len(msgs) < lendMin || !ownBody(c) {
+		return
+	}
+	call.Room = shlyuz.NewBodyRoom(c.Locals(localOwnBody).([]byte), "messages", msgs)
 }

@@ -167,3 +167,95 @@ func largeReply(base, key string, body map[string]any, stream bool, promptTokens
 	}
 	return nil
 }
+
+// A large body's messages go upstream where the client's body holds them,
+// with the adapter's fields written around them in place (shlyuz.BodyRoom);
+// what the upstream gets must still be the client's request, whole, on every
+// attempt: a fallback after an upstream's 500 writes its fields where the
+// first attempt wrote its own, and a body whose messages come first (as the
+// Python SDK writes them), with the client's whitespace, or sent chunked,
+// has its fields put back as well.
+func TestLargeBodyReachesEveryAttemptWhole(t *testing.T) {
+	_, key := account(t, h.base, 1_000_000_000, nil)
+	content := "[[whole]]" + strings.Repeat("a line of a large context, with \"quotes\", a\ttab and ünïcödé\n", 3000) + "[[whole]]"
+	messages, _ := json.Marshal([]map[string]any{{"role": "user", "content": content}})
+	for _, tc := range []struct {
+		name    string
+		body    string
+		chunked bool
+		models  []string          // the upstream model of each attempt, in order
+		fields  map[string]string // fields each attempt carries, raw
+	}{
+		{"fallback after a 500",
+			`{"model":"faulty/fault-500","models":["faulty/fault-500","test/other"],"messages":` + string(messages) +
+				`,"temperature":0.25,"x_custom":{"a":[1,2]},"max_tokens":8,"usage":{"include":true}}`,
+			false, []string{"faulty/fault-500", "test/other"}, map[string]string{"temperature": "0.25", "x_custom": `{"a":[1,2]}`, "max_tokens": "8"}},
+		{"messages first, spaced",
+			"{\n  \"messages\" : " + string(messages) + " ,\n  \"model\" : \"test/model\"\n}", false,
+			[]string{"test/model"}, map[string]string{"stream": "false"}},
+		{"messages first, chunked",
+			`{"messages":` + string(messages) + `,"model":"test/model","top_p":1}`, true,
+			[]string{"test/model"}, map[string]string{"top_p": "1", "stream": "false"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var got [][]byte
+			see := func(_ *http.Request, body []byte) {
+				if bytes.Contains(body, []byte("[[whole]]")) {
+					mu.Lock()
+					got = append(got, bytes.Clone(body))
+					mu.Unlock()
+				}
+			}
+			onFakeRequest.Store(&see)
+			defer onFakeRequest.Store(nil)
+			var r io.Reader = strings.NewReader(tc.body)
+			if tc.chunked {
+				r = io.MultiReader(r) // no length known: sent chunked
+			}
+			req, _ := http.NewRequest("POST", h.base+"/api/v1/chat/completions", r)
+			req.Header.Set("Authorization", "Bearer "+key)
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Fatalf("status %d", resp.StatusCode)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(got) != len(tc.models) {
+				t.Fatalf("the upstream got %d requests, want %d", len(got), len(tc.models))
+			}
+			for i, body := range got {
+				var sent map[string]json.RawMessage
+				if err := json.Unmarshal(body, &sent); err != nil {
+					t.Fatalf("attempt %d: not JSON: %v", i, err)
+				}
+				var msgs []struct{ Role, Content string }
+				if err := json.Unmarshal(sent["messages"], &msgs); err != nil || len(msgs) != 1 || msgs[0].Content != content {
+					t.Fatalf("attempt %d: messages not the client's (%v)", i, err)
+				}
+				if m := string(sent["model"]); m != `"`+tc.models[i]+`"` {
+					t.Errorf("attempt %d: model %s, want %q", i, m, tc.models[i])
+				}
+				for k, want := range tc.fields {
+					if string(sent[k]) != want {
+						t.Errorf("attempt %d: %s is %s, want %s", i, k, sent[k], want)
+					}
+				}
+				for _, k := range []string{"usage", "models"} {
+					if _, ok := sent[k]; ok {
+						t.Errorf("attempt %d: the gateway's own field %q went upstream", i, k)
+					}
+				}
+				if _, ok := sent["max_tokens"]; !ok {
+					t.Errorf("attempt %d: no max_tokens", i)
+				}
+			}
+		})
+	}
+}

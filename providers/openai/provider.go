@@ -142,7 +142,17 @@ func (p *Provider) Chat(ctx context.Context, req *shlyuz.UpstreamRequest) (*shly
 				d = limit
 			}
 			// fasthttp is done with the body when chatFast returns.
-			body, _ := appendBody(sendBuffer(), req, false)
+			scratch := sendBuffer()
+			if req.Room != nil {
+				s, rest, ok := spliceBody(req, scratch)
+				if ok {
+					defer releaseSendBuffer(rest)
+					defer s.Undo()
+					return p.chatFast(ctx, s.Body, d)
+				}
+				scratch = rest
+			}
+			body, _ := appendBody(scratch, req, false, "")
 			defer releaseSendBuffer(body)
 			return p.chatFast(ctx, body, d)
 		}

@@ -39,15 +39,19 @@ const (
 // An OpenAI reasoning model (o-series, gpt-5) gets max_completion_tokens,
 // never max_tokens, and none of the parameters OpenAI refuses for it.
 func buildBody(req *shlyuz.UpstreamRequest, stream bool) (body []byte, clientUsage bool) {
-	return appendBody(nil, req, stream)
+	return appendBody(nil, req, stream, "")
 }
 
-// appendBody is buildBody writing into dst's storage (its bytes are replaced).
-func appendBody(dst []byte, req *shlyuz.UpstreamRequest, stream bool) (body []byte, clientUsage bool) {
+// appendBody is buildBody writing into dst's storage (its bytes are
+// replaced), without the client's field omit ("": none).
+func appendBody(dst []byte, req *shlyuz.UpstreamRequest, stream bool, omit string) (body []byte, clientUsage bool) {
 	keys := make([]string, 0, len(req.Fields))
 	size := 64 + len(req.UpstreamModel)
 	reasoning := shlyuz.OpenAIReasoningModel(req.UpstreamModel)
 	for k, v := range req.Fields {
+		if k == omit && omit != "" {
+			continue
+		}
 		switch k {
 		case fieldModel, fieldStream, fieldStreamOptions:
 			continue
