@@ -174,7 +174,8 @@ func largeReply(base, key string, body map[string]any, stream bool, promptTokens
 // attempt: a fallback after an upstream's 500 writes its fields where the
 // first attempt wrote its own, and a body whose messages come first (as the
 // Python SDK writes them), with the client's whitespace, or sent chunked,
-// has its fields put back as well.
+// has its fields put back as well; a stream's call sends its fields and the
+// client's messages one after the other.
 func TestLargeBodyReachesEveryAttemptWhole(t *testing.T) {
 	_, key := account(t, h.base, 1_000_000_000, nil)
 	content := "[[whole]]" + strings.Repeat("a line of a large context, with \"quotes\", a\ttab and ünïcödé\n", 3000) + "[[whole]]"
@@ -190,6 +191,9 @@ func TestLargeBodyReachesEveryAttemptWhole(t *testing.T) {
 			`{"model":"faulty/fault-500","models":["faulty/fault-500","test/other"],"messages":` + string(messages) +
 				`,"temperature":0.25,"x_custom":{"a":[1,2]},"max_tokens":8,"usage":{"include":true}}`,
 			false, []string{"faulty/fault-500", "test/other"}, map[string]string{"temperature": "0.25", "x_custom": `{"a":[1,2]}`, "max_tokens": "8"}},
+		{"a stream's fallback after a 500",
+			`{"messages":` + string(messages) + `,"stream":true,"model":"faulty/fault-500","models":["faulty/fault-500","test/other"],"max_tokens":8}`,
+			false, []string{"faulty/fault-500", "test/other"}, map[string]string{"stream": "true", "stream_options": `{"include_usage":true}`}},
 		{"messages first, spaced",
 			"{\n  \"messages\" : " + string(messages) + " ,\n  \"model\" : \"test/model\"\n}", false,
 			[]string{"test/model"}, map[string]string{"stream": "false"}},

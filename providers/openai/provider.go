@@ -112,10 +112,15 @@ func (p *Provider) call(body []byte, stream bool) *upstream.Call {
 // callTo is a POST of body to url with header (and that Accept unless empty),
 // its errors mapped as the chat endpoint's are.
 func (p *Provider) callTo(url string, header http.Header, body []byte, accept string) *upstream.Call {
+	return p.chatCall(upstream.Post(p.client, url, header, body, accept))
+}
+
+// chatCall is a call that send makes, its errors mapped as the chat endpoint's are.
+func (p *Provider) chatCall(send func(context.Context) (*http.Response, error)) *upstream.Call {
 	return &upstream.Call{
 		Config: &p.cfg,
 		Errors: errs,
-		Send:   upstream.Post(p.client, url, header, body, accept),
+		Send:   send,
 		Status: func(status int, h http.Header, body []byte) *shlyuz.Error {
 			return statusError(p.cfg.Name, status, h, body, p.now())
 		},
@@ -212,8 +217,16 @@ func decodeReply(data []byte) (*shlyuz.ChatResponse, error) {
 // headers arrived, which FirstByteTimeout bounds; IdleTimeout then bounds each
 // gap between chunks.
 func (p *Provider) ChatStream(ctx context.Context, req *shlyuz.UpstreamRequest) (shlyuz.ChatStream, error) {
-	body, clientUsage := buildBody(req, true)
-	b, err := p.call(body, true).Open(ctx)
+	var c *upstream.Call
+	var clientUsage bool
+	if parts, usage, ok := streamParts(req); ok {
+		c, clientUsage = p.chatCall(upstream.PostParts(p.client, p.url, p.header, parts, upstream.Accept(true))), usage
+	} else {
+		var body []byte
+		body, clientUsage = buildBody(req, true)
+		c = p.call(body, true)
+	}
+	b, err := c.Open(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"io"
 	"mime"
+	"net"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/shlyuz/shlyuz"
@@ -99,10 +101,32 @@ func (c *Call) Open(ctx context.Context) (*Body, error) {
 // Post is a Call.Send that posts body to url through client, with a copy of
 // header and, unless accept is empty, that Accept header.
 func Post(client *http.Client, url string, header http.Header, body []byte, accept string) func(ctx context.Context) (*http.Response, error) {
+	return PostParts(client, url, header, [][]byte{body}, accept)
+}
+
+// PostParts is Post of the body its parts make one after the other, sent as
+// they are, not joined into one buffer first (a large prompt where the
+// client's body holds it, with the adapter's fields around it). The parts
+// must not change until the call's response is closed.
+func PostParts(client *http.Client, url string, header http.Header, parts [][]byte, accept string) func(ctx context.Context) (*http.Response, error) {
 	return func(ctx context.Context) (*http.Response, error) {
+		body := parts[0]
+		if len(parts) > 1 {
+			body = nil
+		}
 		r, err := NewRequest(ctx, url, header, body, accept)
 		if err != nil {
 			return nil, shlyuz.ErrInternal(err)
+		}
+		if len(parts) > 1 {
+			for _, p := range parts {
+				r.ContentLength += int64(len(p))
+			}
+			r.GetBody = func() (io.ReadCloser, error) {
+				b := net.Buffers(slices.Clone(parts)) // reading consumes it
+				return io.NopCloser(&b), nil
+			}
+			r.Body, _ = r.GetBody()
 		}
 		return client.Do(r)
 	}
