@@ -61,14 +61,16 @@ func fastMessages(top map[string]json.RawMessage, r *anthropicRequest) (msgs jso
 	if !set || len(turns) == 0 || turns[0] != '[' {
 		return nil, est, false
 	}
-	m := messagesWriter{b: make([]byte, 0, writerCap(len(turns)+len(r.System)))}
+	m := newMessagesWriter(len(turns)+len(r.System), len(top["tools"]))
 	if !m.system(r.System) {
 		return nil, est, false
 	}
 	if n, ok := eachElement(turns, m.turn); !ok || n == 0 {
 		return nil, est, false // no turns: the full decode says what is missing
 	}
-	return m.done(), m.tally.Estimate(), true // r.Messages stays nil: msgs stands for it
+	msgs = m.done()
+	r.room = m.room(msgs)
+	return msgs, m.tally.Estimate(), true // r.Messages stays nil: msgs stands for it
 }
 
 // writerCap is the room a messagesWriter takes at once for n bytes of the
@@ -76,6 +78,33 @@ func fastMessages(top map[string]json.RawMessage, r *anthropicRequest) (msgs jso
 // turn's text as is, a few bytes of framing more or less), so one
 // allocation mostly holds it, not a doubling series of them.
 func writerCap(n int) int { return n + n/16 + 256 }
+
+// newMessagesWriter is a writer for n bytes of the client's turns. For a
+// large conversation its buffer has room for the rest of the upstream's body
+// around the messages (as much as the client's tools, ending it, besides),
+// which an adapter writes there instead of copying the messages (room).
+func newMessagesWriter(n, tools int) messagesWriter {
+	if n < lendMin {
+		return messagesWriter{b: make([]byte, 0, writerCap(n))}
+	}
+	return messagesWriter{b: make([]byte, lendHead, lendHead+writerCap(n)+tools+lendTail), head: lendHead}
+}
+
+// Room around a large conversation's messages in a messagesWriter's buffer:
+// before them for {"messages":, after them for the other fields.
+const (
+	lendHead = 16
+	lendTail = 512
+)
+
+// room lends the writer's buffer around msgs, the messages it wrote (nil
+// when it wrote them with no room around).
+func (m *messagesWriter) room(msgs json.RawMessage) *shlyuz.BodyRoom {
+	if m.head == 0 {
+		return nil
+	}
+	return shlyuz.NewBodyRoom(m.b, "messages", msgs)
+}
 
 // plainKey is a key of lower-case ASCII letters, digits and underscores: no
 // other key folds to it, and it folds to no other.
@@ -92,6 +121,7 @@ func plainKey(k string) bool {
 // would, and counts it as EstimatePrompt would (tally).
 type messagesWriter struct {
 	b     []byte
+	head  int // bytes of b before the messages (newMessagesWriter)
 	n     int
 	tally shlyuz.PromptTally
 	texts []textSpan // a turn's texts held back (anthropic_fast_tools.go)
@@ -112,7 +142,8 @@ func (m *messagesWriter) done() json.RawMessage {
 	if m.n == 0 {
 		return json.RawMessage("null") // a nil []map[string]any
 	}
-	return append(m.b, ']')
+	m.b = append(m.b, ']')
+	return m.b[m.head:]
 }
 
 // message writes {"content":content,"role":role}; content is a string

@@ -30,6 +30,8 @@ type anthropicRequest struct {
 		UserID string `json:"user_id"`
 	} `json:"metadata"`
 
+	// room lends the buffer fastMessages wrote the messages into (shlyuz.BodyRoom).
+	room *shlyuz.BodyRoom
 	// chatTools are the tools in chat's form when fastMessages wrote them
 	// (then Tools is empty).
 	chatTools json.RawMessage
@@ -140,7 +142,7 @@ func parseMessages(body []byte, header func(string, ...string) string, countOnly
 	est = withDefinitions(est, shlyuz.EstimateDefinitions(top["tools"]), shlyuz.EstimateDefinitions(fields["tools"], fields["response_format"]))
 	return &actors.ChatCall{
 		Fields: fields, Native: native, Models: []string{r.Model}, Stream: r.Stream,
-		MaxTokens: *r.MaxTokens, Prompt: est, AllowFallbacks: true, Started: time.Now(),
+		MaxTokens: *r.MaxTokens, Prompt: est, AllowFallbacks: true, Started: time.Now(), Room: r.room,
 	}, nil
 }
 

@@ -35,7 +35,7 @@ func fastResponses(top map[string]json.RawMessage, r *responsesRequest) (msgs js
 		return nil, est, false
 	}
 	r.Input = in // a span of the body, as r.raw: no copy of the whole input
-	m := messagesWriter{b: make([]byte, 0, writerCap(len(in)+len(r.instructions)))}
+	m := newMessagesWriter(len(in)+len(r.instructions), len(top["tools"]))
 	if r.instructions != nil {
 		m.message("system", r.instructions)
 	}
@@ -44,12 +44,12 @@ func fastResponses(top map[string]json.RawMessage, r *responsesRequest) (msgs js
 			return nil, est, false
 		}
 		m.message("user", in)
-		return m.done(), m.tally.Estimate(), true
-	}
-	if n, ok := eachElement(in, m.inputItem); !ok || n == 0 {
+	} else if n, ok := eachElement(in, m.inputItem); !ok || n == 0 {
 		return nil, est, false
 	}
-	return m.done(), m.tally.Estimate(), true
+	msgs = m.done()
+	r.room = m.room(msgs)
+	return msgs, m.tally.Estimate(), true
 }
 
 // inputItem writes the input item (responsesMessages) at b[vs], a message

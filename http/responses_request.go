@@ -43,6 +43,8 @@ type responsesRequest struct {
 		} `json:"format"`
 	} `json:"text"`
 
+	// room lends the buffer fastResponses wrote the messages into (shlyuz.BodyRoom).
+	room *shlyuz.BodyRoom
 	// chatTools are the tools in chat's form when fastResponses wrote them
 	// (then Tools is empty).
 	chatTools json.RawMessage
@@ -178,7 +180,7 @@ func parseResponses(body []byte) (*actors.ChatCall, *responsesRequest, *shlyuz.E
 	}
 	est = withDefinitions(est, shlyuz.EstimateDefinitions(fields["tools"], fields["functions"], fields["response_format"]))
 	call := &actors.ChatCall{Fields: fields, Models: []string{r.Model}, Stream: r.Stream, Prompt: est,
-		AllowFallbacks: true, Started: time.Now()}
+		AllowFallbacks: true, Started: time.Now(), Room: r.room}
 	if r.MaxOutputTokens != nil {
 		call.MaxTokens = *r.MaxOutputTokens
 	}

@@ -175,31 +175,47 @@ func largeReply(base, key string, body map[string]any, stream bool, promptTokens
 // first attempt wrote its own, and a body whose messages come first (as the
 // Python SDK writes them), with the client's whitespace, or sent chunked,
 // has its fields put back as well; a stream's call sends its fields and the
-// client's messages one after the other.
+// client's messages one after the other. Anthropic's Messages and the
+// Responses API lend the buffer they wrote chat's messages into alike.
 func TestLargeBodyReachesEveryAttemptWhole(t *testing.T) {
 	_, key := account(t, h.base, 1_000_000_000, nil)
 	content := "[[whole]]" + strings.Repeat("a line of a large context, with \"quotes\", a\ttab and ünïcödé\n", 3000) + "[[whole]]"
+	text, _ := json.Marshal(content)
 	messages, _ := json.Marshal([]map[string]any{{"role": "user", "content": content}})
+	const present = "*" // the field is there, whatever its value
 	for _, tc := range []struct {
-		name    string
-		body    string
-		chunked bool
-		models  []string          // the upstream model of each attempt, in order
-		fields  map[string]string // fields each attempt carries, raw
+		name, path string
+		body       string
+		chunked    bool
+		models     []string          // the upstream model of each attempt, in order
+		fields     map[string]string // fields each attempt carries, raw
 	}{
-		{"fallback after a 500",
+		{"fallback after a 500", "chat/completions",
 			`{"model":"faulty/fault-500","models":["faulty/fault-500","test/other"],"messages":` + string(messages) +
 				`,"temperature":0.25,"x_custom":{"a":[1,2]},"max_tokens":8,"usage":{"include":true}}`,
 			false, []string{"faulty/fault-500", "test/other"}, map[string]string{"temperature": "0.25", "x_custom": `{"a":[1,2]}`, "max_tokens": "8"}},
-		{"a stream's fallback after a 500",
+		{"a stream's fallback after a 500", "chat/completions",
 			`{"messages":` + string(messages) + `,"stream":true,"model":"faulty/fault-500","models":["faulty/fault-500","test/other"],"max_tokens":8}`,
 			false, []string{"faulty/fault-500", "test/other"}, map[string]string{"stream": "true", "stream_options": `{"include_usage":true}`}},
-		{"messages first, spaced",
+		{"messages first, spaced", "chat/completions",
 			"{\n  \"messages\" : " + string(messages) + " ,\n  \"model\" : \"test/model\"\n}", false,
 			[]string{"test/model"}, map[string]string{"stream": "false"}},
-		{"messages first, chunked",
+		{"messages first, chunked", "chat/completions",
 			`{"messages":` + string(messages) + `,"model":"test/model","top_p":1}`, true,
 			[]string{"test/model"}, map[string]string{"top_p": "1", "stream": "false"}},
+		{"Anthropic's Messages, past a dead upstream", "messages",
+			`{"model":"fallback/model","max_tokens":8,"messages":` + string(messages) +
+				`,"tools":[{"name":"get","description":"Gets it.","input_schema":{"type":"object","properties":{"q":{"type":"string"}}}}]}`,
+			false, []string{"fallback/model"}, map[string]string{"max_tokens": "8", "tools": present}},
+		{"Anthropic's Messages, streamed", "messages",
+			`{"model":"test/model","max_tokens":8,"stream":true,"messages":` + string(messages) + `}`,
+			false, []string{"test/model"}, map[string]string{"stream": "true"}},
+		{"Responses, input a string", "responses",
+			`{"model":"test/model","input":` + string(text) + `,"max_output_tokens":16}`,
+			false, []string{"test/model"}, map[string]string{"max_tokens": "16"}},
+		{"Responses, input items and tools", "responses",
+			`{"model":"test/model","input":` + string(messages) + `,"tools":[{"type":"function","name":"get","parameters":{"type":"object"}}]}`,
+			false, []string{"test/model"}, map[string]string{"tools": present}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var mu sync.Mutex
@@ -217,7 +233,7 @@ func TestLargeBodyReachesEveryAttemptWhole(t *testing.T) {
 			if tc.chunked {
 				r = io.MultiReader(r) // no length known: sent chunked
 			}
-			req, _ := http.NewRequest("POST", h.base+"/api/v1/chat/completions", r)
+			req, _ := http.NewRequest("POST", h.base+"/api/v1/"+tc.path, r)
 			req.Header.Set("Authorization", "Bearer "+key)
 			req.Header.Set("Content-Type", "application/json")
 			resp, err := http.DefaultClient.Do(req)
@@ -239,16 +255,19 @@ func TestLargeBodyReachesEveryAttemptWhole(t *testing.T) {
 				if err := json.Unmarshal(body, &sent); err != nil {
 					t.Fatalf("attempt %d: not JSON: %v", i, err)
 				}
-				var msgs []struct{ Role, Content string }
-				if err := json.Unmarshal(sent["messages"], &msgs); err != nil || len(msgs) != 1 || msgs[0].Content != content {
+				var msgs []struct {
+					Role    string
+					Content json.RawMessage
+				}
+				if err := json.Unmarshal(sent["messages"], &msgs); err != nil || len(msgs) != 1 || msgs[0].Role != "user" || textOf(msgs[0].Content) != content {
 					t.Fatalf("attempt %d: messages not the client's (%v)", i, err)
 				}
 				if m := string(sent["model"]); m != `"`+tc.models[i]+`"` {
 					t.Errorf("attempt %d: model %s, want %q", i, m, tc.models[i])
 				}
 				for k, want := range tc.fields {
-					if string(sent[k]) != want {
-						t.Errorf("attempt %d: %s is %s, want %s", i, k, sent[k], want)
+					if v, ok := sent[k]; !ok || want != present && string(v) != want {
+						t.Errorf("attempt %d: %s is %s, want %s", i, k, v, want)
 					}
 				}
 				for _, k := range []string{"usage", "models"} {
@@ -262,4 +281,19 @@ func TestLargeBodyReachesEveryAttemptWhole(t *testing.T) {
 			}
 		})
 	}
+}
+
+// textOf is a chat message's text: its content string, or its text parts'
+// texts one after the other.
+func textOf(content json.RawMessage) string {
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		return s
+	}
+	var parts []struct{ Type, Text string }
+	_ = json.Unmarshal(content, &parts)
+	for _, p := range parts {
+		s += p.Text
+	}
+	return s
 }
