@@ -147,15 +147,11 @@ func (p *Provider) Chat(ctx context.Context, req *shlyuz.UpstreamRequest) (*shly
 				d = limit
 			}
 			// fasthttp is done with the body when chatFast returns.
-			scratch := sendBuffer()
-			if req.Room != nil {
-				s, rest, ok := spliceBody(req, scratch)
-				if ok {
-					defer releaseSendBuffer(rest)
-					defer s.Undo()
-					return p.chatFast(ctx, s.Body, d)
-				}
-				scratch = rest
+			s, scratch, ok := spliceBody(req, sendBuffer())
+			if ok {
+				defer releaseSendBuffer(scratch)
+				defer s.Undo()
+				return p.chatFast(ctx, s.Body, d)
 			}
 			body, _ := appendBody(scratch, req, false, "")
 			defer releaseSendBuffer(body)
