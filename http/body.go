@@ -172,7 +172,7 @@ func (s *Server) readStream(c *fiber.Ctx, limit int, lease *bodyLease) ([]byte, 
 		if conn != nil {
 			_ = conn.SetReadDeadline(s.bodyDeadline(start, received))
 		}
-	})
+	}, func() int { return queuedBytes(conn) })
 	if conn != nil {
 		_ = conn.SetReadDeadline(time.Time{})
 	}
@@ -192,18 +192,27 @@ func (s *Server) readStream(c *fiber.Ctx, limit int, lease *bodyLease) ([]byte, 
 // readUpTo reads r to its end, failing with a 413 past limit bytes. Its
 // buffer grows with what arrived, never to an announced size before the
 // bytes come: doubling, capped at limit+1; with an announced size
-// (announced > 0) fourfold and capped at that size (plus one byte, to see
+// (announced > 0) fourfold, or at once to what the kernel holds unread for
+// r's connection (queued, nil: unknown) when that is more, and capped at
+// that size (plus one byte, to see
 // the end), so that an honest body ends in a buffer of its size after a few
 // growths. The buffers it outgrows go back to pools for the next bodies, so
 // in the steady state a body allocates about its own size. Each growth is
 // taken from the lease; beforeRead is told the count so far before every read.
-func readUpTo(r io.Reader, limit, announced int, lease *bodyLease, beforeRead func(received int)) ([]byte, error) {
+func readUpTo(r io.Reader, limit, announced int, lease *bodyLease, beforeRead func(received int), queued func() int) ([]byte, error) {
 	var buf []byte
 	for {
 		if len(buf) == cap(buf) {
 			size := min(max(2*cap(buf), 16<<10), limit+1)
 			if announced > 0 && announced <= limit {
 				size = min(max(4*cap(buf), 16<<10), announced+1)
+				if queued != nil && len(buf) > 0 && size <= announced {
+					// Bytes the kernel holds already arrived: a buffer for
+					// them all saves growing (and copying) on the way.
+					for arrived := len(buf) + queued() + 1; size < arrived && size <= announced; {
+						size = min(4*size, announced+1) // a step of the fourfold ladder (pooled buffers)
+					}
+				}
 				if size == announced+1 && size >= 64<<10 {
 					// The last buffer of a large body: one its pool can take back
 					// (releaseBody), with room after the body for an adapter's

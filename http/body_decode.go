@@ -68,7 +68,7 @@ func inflate(coding string, in []byte, limit int, lease *bodyLease) ([]byte, err
 	if r, err = decoder(coding, in); err != nil {
 		return nil, err
 	}
-	out, err := readUpTo(r, limit, int(n), lease, nil)
+	out, err := readUpTo(r, limit, int(n), lease, nil, nil)
 	if err != nil && !errors.As(err, new(*shlyuz.Error)) {
 		return nil, errBadEncoding(coding, err)
 	}

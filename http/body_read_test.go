@@ -37,7 +37,7 @@ func TestReadUpToGrowsByWhatArrived(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			body := bytes.Repeat([]byte("x"), tc.sent)
 			lease := &bodyLease{budget: &bodyBudget{max: 1 << 30}}
-			got, err := readUpTo(chunks{bytes.NewReader(body)}, limit, tc.announced, lease, nil)
+			got, err := readUpTo(chunks{bytes.NewReader(body)}, limit, tc.announced, lease, nil, nil)
 			if err != nil || !bytes.Equal(got, body) {
 				t.Fatalf("read %d bytes, %v", len(got), err)
 			}
@@ -63,7 +63,7 @@ func BenchmarkReadBody150KB(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				lease := &bodyLease{budget: &bodyBudget{max: 1 << 30}}
-				if _, err := readUpTo(chunks{bytes.NewReader(body)}, 32<<20, announced, lease, nil); err != nil {
+				if _, err := readUpTo(chunks{bytes.NewReader(body)}, 32<<20, announced, lease, nil, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -111,5 +111,36 @@ func TestClassSize(t *testing.T) {
 		if pooled := stagingPools[got] != nil; pooled != (got <= maxStagingClass) {
 			t.Errorf("class %d pooled: %v", got, pooled)
 		}
+	}
+}
+
+// TestReadUpToTakesWhatTheKernelHolds: bytes the kernel holds for the
+// connection have arrived, so a buffer for them all is taken at once; a
+// kernel that holds little, or a size it cannot tell, keeps the fourfold
+// growth (a client announcing much and sending little still costs what it
+// sent).
+func TestReadUpToTakesWhatTheKernelHolds(t *testing.T) {
+	const size = 1_000_000
+	for _, tc := range []struct {
+		name    string
+		queued  func(rest int) int
+		maxHeld int64
+	}{
+		{"all of it queued", func(rest int) int { return rest }, 16<<10 + int64(classSize(size+1+bodyTailroom))},
+		{"a little queued", func(int) int { return 1 << 10 }, 16<<10 + 64<<10 + 256<<10 + int64(classSize(size+1+bodyTailroom))},
+		{"unknown", func(int) int { return 0 }, 16<<10 + 64<<10 + 256<<10 + int64(classSize(size+1+bodyTailroom))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := bytes.Repeat([]byte("y"), size)
+			r := bytes.NewReader(body)
+			lease := &bodyLease{budget: &bodyBudget{max: 1 << 30}}
+			got, err := readUpTo(chunks{r}, 32<<20, size, lease, nil, func() int { return tc.queued(r.Len()) })
+			if err != nil || !bytes.Equal(got, body) {
+				t.Fatalf("read %d bytes, %v", len(got), err)
+			}
+			if lease.held != tc.maxHeld {
+				t.Fatalf("held %d bytes, want %d", lease.held, tc.maxHeld)
+			}
+		})
 	}
 }
