@@ -176,7 +176,10 @@ func largeReply(base, key string, body map[string]any, stream bool, promptTokens
 // Python SDK writes them), with the client's whitespace, or sent chunked,
 // has its fields put back as well; a stream's call sends its fields and the
 // client's messages one after the other. Anthropic's Messages and the
-// Responses API lend the buffer they wrote chat's messages into alike.
+// Responses API lend the buffer they wrote chat's messages into alike; a
+// Messages request to an Anthropic upstream goes as the client wrote it,
+// members byte for byte, a stream's messages where the client's body holds
+// them.
 func TestLargeBodyReachesEveryAttemptWhole(t *testing.T) {
 	_, key := account(t, h.base, 1_000_000_000, nil)
 	content := "[[whole]]" + strings.Repeat("a line of a large context, with \"quotes\", a\ttab and ünïcödé\n", 3000) + "[[whole]]"
@@ -210,6 +213,12 @@ func TestLargeBodyReachesEveryAttemptWhole(t *testing.T) {
 		{"Anthropic's Messages, streamed", "messages",
 			`{"model":"test/model","max_tokens":8,"stream":true,"messages":` + string(messages) + `}`,
 			false, []string{"test/model"}, map[string]string{"stream": "true"}},
+		{"Anthropic's Messages to an Anthropic upstream, streamed", "messages",
+			`{"model":"claude/model","max_tokens":8,"stream":true,"messages":` + string(messages) + `,"metadata":{ "user_id" : "u-1" }}`,
+			false, []string{"model"}, map[string]string{"stream": "true", "max_tokens": "8", "metadata": `{ "user_id" : "u-1" }`}},
+		{"Anthropic's Messages to an Anthropic upstream", "messages",
+			`{"messages":` + string(messages) + `,"model":"claude/model","max_tokens":8}`,
+			false, []string{"model"}, map[string]string{"max_tokens": "8"}},
 		{"Responses, input a string", "responses",
 			`{"model":"test/model","input":` + string(text) + `,"max_output_tokens":16}`,
 			false, []string{"test/model"}, map[string]string{"max_tokens": "16"}},

@@ -3,36 +3,92 @@ package anthropic
 import (
 	"bytes"
 	"context"
-	"encoding/json"
+	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/internal/plainjson"
 	"github.com/shlyuz/shlyuz/providers/internal/sse"
+	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
 // nativeBody is the client's own Messages body with the gateway's model,
 // completion ceiling and stream flag: everything else (cache_control,
-// thinking, tools, documents, betas' fields) goes as the client wrote it.
+// thinking, tools, documents, betas' fields) goes as the client wrote it,
+// byte for byte (each member a span of the client's validated body), in key
+// order, with one copy and no pass over the values.
 func nativeBody(req *shlyuz.UpstreamRequest, n *shlyuz.NativeRequest, stream bool) ([]byte, error) {
-	out := make(map[string]json.RawMessage, len(n.Body)+2)
-	for k, v := range n.Body {
-		out[k] = v
-	}
-	out["model"] = plainjson.AppendString(nil, req.UpstreamModel)
+	return nativeBodyWithout(req, n, stream, "")
+}
+
+// nativeBodyWithout is nativeBody without the client's member omit ("": none).
+func nativeBodyWithout(req *shlyuz.UpstreamRequest, n *shlyuz.NativeRequest, stream bool, omit string) ([]byte, error) {
+	own := map[string][]byte{"model": plainjson.AppendString(nil, req.UpstreamModel)}
 	if req.MaxTokens > 0 {
-		out["max_tokens"] = strconv.AppendInt(nil, req.MaxTokens, 10)
+		own["max_tokens"] = strconv.AppendInt(nil, req.MaxTokens, 10)
 	}
-	delete(out, "stream")
 	if stream {
-		out["stream"] = json.RawMessage("true")
+		own["stream"] = []byte("true")
 	}
-	body, err := plainjson.Marshal(out)
+	keys := make([]string, 0, len(n.Body)+len(own))
+	size := 2
+	for k, v := range n.Body {
+		if _, mine := own[k]; !mine && k != "stream" && (k != omit || omit == "") {
+			keys = append(keys, k)
+			size += len(k) + len(v) + 4
+		}
+	}
+	for k, v := range own {
+		keys = append(keys, k)
+		size += len(k) + len(v) + 4
+	}
+	slices.Sort(keys)
+	body := make([]byte, 0, size)
+	for i, k := range keys {
+		v, mine := own[k]
+		if !mine {
+			v = n.Body[k]
+		}
+		if len(v) == 0 {
+			return nil, shlyuz.ErrInternal(fmt.Errorf("the request's member %q is empty", k))
+		}
+		if i == 0 {
+			body = append(body, '{')
+		} else {
+			body = append(body, ',')
+		}
+		body = append(plainjson.AppendString(body, k), ':')
+		body = append(body, v...)
+	}
+	if len(keys) == 0 {
+		body = append(body, '{')
+	}
+	return append(body, '}'), nil
+}
+
+// nativeStreamMin is the smallest messages member a stream sends where the
+// client's body holds it, not copied into the body: below it a copy costs
+// little.
+const nativeStreamMin = 32 << 10
+
+// nativeStreamBody is the streamed call's body: in parts, the client's
+// messages in the middle as its body holds them, when they are large (a
+// coding agent's context: nothing copies them), else whole. A stream keeps
+// the client's body until it ends, and the parts are only read.
+func nativeStreamBody(req *shlyuz.UpstreamRequest, n *shlyuz.NativeRequest) (body []byte, parts [][]byte, err error) {
+	msgs := n.Body["messages"]
+	if len(msgs) < nativeStreamMin {
+		body, err = nativeBody(req, n, true)
+		return body, nil, err
+	}
+	rest, err := nativeBodyWithout(req, n, true, "messages") // {"model":…}
 	if err != nil {
-		return nil, shlyuz.ErrInternal(err)
+		return nil, nil, err
 	}
-	return body, nil
+	rest[0] = ',' // after the messages, the object goes on
+	return nil, [][]byte{[]byte(`{"messages":`), msgs, rest}, nil
 }
 
 // nativeHeader is the adapter's headers and the client's protocol headers.
@@ -70,11 +126,15 @@ func (p *Provider) nativeChat(ctx context.Context, req *shlyuz.UpstreamRequest, 
 // nativeStream opens a streamed Messages request whose events are passed on
 // as Anthropic sent them (Native), read for usage and finish on the way.
 func (p *Provider) nativeStream(ctx context.Context, req *shlyuz.UpstreamRequest, n *shlyuz.NativeRequest) (shlyuz.ChatStream, error) {
-	body, err := nativeBody(req, n, true)
+	body, parts, err := nativeStreamBody(req, n)
 	if err != nil {
 		return nil, err
 	}
-	b, err := p.callWith(p.nativeHeader(n), body, true).Open(ctx)
+	send := upstream.Post(p.client, p.url, p.nativeHeader(n), body, upstream.Accept(true))
+	if parts != nil {
+		send = upstream.PostParts(p.client, p.url, p.nativeHeader(n), parts, upstream.Accept(true))
+	}
+	b, err := p.callSend(send).Open(ctx)
 	if err != nil {
 		return nil, err
 	}

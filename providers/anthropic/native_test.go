@@ -10,7 +10,8 @@ import (
 )
 
 // TestNativeBody checks the client's own Messages body as it goes upstream:
-// every field as the client wrote it (its text's <, > and & too), the
+// every field as the client wrote it, byte for byte (its text's <, > and &
+// too, and its spaces), the
 // gateway's model and completion ceiling, and the stream flag of the call.
 func TestNativeBody(t *testing.T) {
 	client := map[string]json.RawMessage{
@@ -19,6 +20,7 @@ func TestNativeBody(t *testing.T) {
 		"stream":        json.RawMessage(`true`),
 		"messages":      json.RawMessage(`[{"role":"user","content":"<b>Tom & Jerry</b>"}]`),
 		"cache_control": json.RawMessage(`{"type":"ephemeral"}`),
+		"metadata":      json.RawMessage(`{ "user_id" : "u-1" }`),
 	}
 	tests := []struct {
 		name      string
@@ -29,12 +31,12 @@ func TestNativeBody(t *testing.T) {
 		{"stream, gateway's ceiling", 1024, true, map[string]any{
 			"model": "claude-<x>&y", "max_tokens": 1024.0, "stream": true,
 			"messages":      []any{map[string]any{"role": "user", "content": "<b>Tom & Jerry</b>"}},
-			"cache_control": map[string]any{"type": "ephemeral"},
+			"cache_control": map[string]any{"type": "ephemeral"}, "metadata": map[string]any{"user_id": "u-1"},
 		}},
 		{"whole reply, client's ceiling", 0, false, map[string]any{
 			"model": "claude-<x>&y", "max_tokens": 4096.0,
 			"messages":      []any{map[string]any{"role": "user", "content": "<b>Tom & Jerry</b>"}},
-			"cache_control": map[string]any{"type": "ephemeral"},
+			"cache_control": map[string]any{"type": "ephemeral"}, "metadata": map[string]any{"user_id": "u-1"},
 		}},
 	}
 	for _, tt := range tests {
@@ -51,11 +53,66 @@ func TestNativeBody(t *testing.T) {
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("body %s\nreads as %#v\nwant     %#v", body, got, tt.want)
 			}
-			for _, raw := range []string{`"claude-<x>&y"`, `"<b>Tom & Jerry</b>"`} {
+			for _, raw := range []string{`"claude-<x>&y"`, `"<b>Tom & Jerry</b>"`, `"metadata":{ "user_id" : "u-1" }`} {
 				if !bytes.Contains(body, []byte(raw)) {
 					t.Errorf("body %s lacks %s as written", body, raw)
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkNativeBody is the body of a coding agent's Messages request of
+// 150 KB as it goes to an Anthropic upstream.
+func BenchmarkNativeBody(b *testing.B) {
+	text, _ := json.Marshal(string(bytes.Repeat([]byte("func main() {\n\tfmt.Println(\"a line of code\")\n}\n"), 3000)))
+	client := map[string]json.RawMessage{
+		"model":      json.RawMessage(`"claude-sonnet-4"`),
+		"max_tokens": json.RawMessage(`4096`),
+		"system":     json.RawMessage(`"You are a careful coding assistant."`),
+		"messages":   json.RawMessage(`[{"role":"user","content":` + string(text) + `}]`),
+	}
+	req := &shlyuz.UpstreamRequest{UpstreamModel: "claude-sonnet-4-20250514"}
+	n := &shlyuz.NativeRequest{Protocol: shlyuz.ProtocolAnthropic, Body: client}
+	b.SetBytes(int64(len(client["messages"])))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := nativeBody(req, n, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestNativeStreamBodyInParts: a stream's large messages go as the client's
+// own span between the adapter's bytes, and the parts say what nativeBody
+// says; small ones go in one body.
+func TestNativeStreamBodyInParts(t *testing.T) {
+	big := json.RawMessage(`[{"role":"user","content":"` + string(bytes.Repeat([]byte("x"), nativeStreamMin)) + `"}]`)
+	for _, msgs := range []json.RawMessage{big, json.RawMessage(`[{"role":"user","content":"hi"}]`)} {
+		n := &shlyuz.NativeRequest{Protocol: shlyuz.ProtocolAnthropic, Body: map[string]json.RawMessage{
+			"model": json.RawMessage(`"c"`), "max_tokens": json.RawMessage(`5`), "messages": msgs, "system": json.RawMessage(`"s"`)}}
+		req := &shlyuz.UpstreamRequest{UpstreamModel: "claude-x", MaxTokens: 9}
+		body, parts, err := nativeStreamBody(req, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (parts != nil) != (len(msgs) >= nativeStreamMin) {
+			t.Fatalf("%d bytes of messages: parts %v", len(msgs), parts != nil)
+		}
+		if parts != nil {
+			if &parts[1][0] != &msgs[0] {
+				t.Fatal("the messages were copied")
+			}
+			body = bytes.Join(parts, nil)
+		}
+		want, _ := nativeBody(req, n, true)
+		var g, w map[string]any
+		if err := json.Unmarshal(body, &g); err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		_ = json.Unmarshal(want, &w)
+		if !reflect.DeepEqual(g, w) {
+			t.Fatalf("%.200s\nwant the members of\n%.200s", body, want)
+		}
 	}
 }

@@ -116,10 +116,15 @@ func (p *Provider) call(body []byte, stream bool) *upstream.Call {
 
 // callWith is a call of the Messages endpoint with body and these headers.
 func (p *Provider) callWith(header http.Header, body []byte, stream bool) *upstream.Call {
+	return p.callSend(upstream.Post(p.client, p.url, header, body, upstream.Accept(stream)))
+}
+
+// callSend is a call of the Messages endpoint that send makes.
+func (p *Provider) callSend(send func(context.Context) (*http.Response, error)) *upstream.Call {
 	return &upstream.Call{
 		Config: &p.cfg,
 		Errors: errs,
-		Send:   upstream.Post(p.client, p.url, header, body, upstream.Accept(stream)),
+		Send:   send,
 		Status: func(status int, h http.Header, body []byte) *shlyuz.Error {
 			return statusError(p.cfg.Name, status, h, body, p.now())
 		},
