@@ -116,3 +116,19 @@ func TestNativeStreamBodyInParts(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkBuildBodyLarge is a chat request of 150 KB of code (an OpenAI
+// SDK asking for Claude) translated into Anthropic's Messages body.
+func BenchmarkBuildBodyLarge(b *testing.B) {
+	text, _ := json.Marshal(string(bytes.Repeat([]byte("func main() {\n\tfmt.Println(\"a line of code\")\n}\n"), 3000)))
+	f := map[string]json.RawMessage{"model": json.RawMessage(`"claude/x"`),
+		"messages": json.RawMessage(`[{"role":"system","content":"Be careful."},{"role":"user","content":` + string(text) + `}]`)}
+	req := &shlyuz.UpstreamRequest{UpstreamModel: "x", Fields: f, MaxTokens: 100}
+	b.SetBytes(int64(len(f["messages"])))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := buildBody(req, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -178,4 +179,25 @@ func writePEM(t *testing.T, path string, c *x509.Certificate) {
 	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.Raw}), 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// FuzzJSONText: a string literal reads as encoding/json reads it, whatever
+// it holds (escapes, surrogate pairs, lone halves, invalid UTF-8).
+func FuzzJSONText(f *testing.F) {
+	for _, s := range []string{`"plain"`, `"a\nb\t\"q\" \\ \/ \u0041\u00e9\u4e2d"`, `"\ud83d\ude00"`, `"\ud800 lone"`, "\"bad \xff utf-8\"",
+		`"\u0000 nul"`, `"unterminated`, `"x" trailing`, `""`, `"\u2028\u2029"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) == 0 || b[0] != '"' {
+			return
+		}
+		var want string
+		if json.Unmarshal(b, &want) != nil {
+			want = ""
+		}
+		if got := JSONText(b); got != want {
+			t.Fatalf("JSONText(%q) = %q, encoding/json reads %q", b, got, want)
+		}
+	})
 }
