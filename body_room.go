@@ -1,6 +1,10 @@
 package shlyuz
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/shlyuz/shlyuz/internal/plainjson"
+)
 
 // A large prompt need not be copied into the body sent upstream: the
 // client's body was read into a buffer of the gateway's own, its messages are
@@ -82,4 +86,13 @@ func (s *Splice) Undo() {
 	copy(s.buf[s.at:], s.was[:s.pre])
 	copy(s.buf[s.at+len(s.Body)-(len(s.was)-s.pre):], s.was[s.pre:])
 	s.buf = nil
+}
+
+// MemberFirst is a JSON object in three parts with the member key first,
+// its value where the client's body holds it: {"key":, value, and obj, the
+// rest of the object ({…} written without the member, at least one member
+// in it), whose opening brace becomes the comma that goes on after value.
+func MemberFirst(key string, value, obj []byte) [][]byte {
+	obj[0] = ','
+	return [][]byte{append(plainjson.AppendString([]byte{'{'}, key), ':'), value, obj}
 }

@@ -87,15 +87,13 @@ func newMessagesWriter(n, tools int) messagesWriter {
 	if n < lendMin {
 		return messagesWriter{b: make([]byte, 0, writerCap(n))}
 	}
-	return messagesWriter{b: make([]byte, lendHead, lendHead+writerCap(n)+tools+lendTail), head: lendHead}
+	return messagesWriter{b: make([]byte, lendHead, lendHead+writerCap(n)+tools+bodyTailroom), head: lendHead}
 }
 
-// Room around a large conversation's messages in a messagesWriter's buffer:
-// before them for {"messages":, after them for the other fields.
-const (
-	lendHead = 16
-	lendTail = 512
-)
+// lendHead is the room before a large conversation's messages in a
+// messagesWriter's buffer, for {"messages": (after them: bodyTailroom, and
+// the tools' size).
+const lendHead = 16
 
 // room lends the writer's buffer around msgs, the messages it wrote (nil
 // when it wrote them with no room around).

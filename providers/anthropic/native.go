@@ -3,7 +3,6 @@ package anthropic
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -19,12 +18,12 @@ import (
 // thinking, tools, documents, betas' fields) goes as the client wrote it,
 // byte for byte (each member a span of the client's validated body), in key
 // order, with one copy and no pass over the values.
-func nativeBody(req *shlyuz.UpstreamRequest, n *shlyuz.NativeRequest, stream bool) ([]byte, error) {
+func nativeBody(req *shlyuz.UpstreamRequest, n *shlyuz.NativeRequest, stream bool) []byte {
 	return nativeBodyWithout(req, n, stream, "")
 }
 
 // nativeBodyWithout is nativeBody without the client's member omit ("": none).
-func nativeBodyWithout(req *shlyuz.UpstreamRequest, n *shlyuz.NativeRequest, stream bool, omit string) ([]byte, error) {
+func nativeBodyWithout(req *shlyuz.UpstreamRequest, n *shlyuz.NativeRequest, stream bool, omit string) []byte {
 	own := map[string][]byte{"model": plainjson.AppendString(nil, req.UpstreamModel)}
 	if req.MaxTokens > 0 {
 		own["max_tokens"] = strconv.AppendInt(nil, req.MaxTokens, 10)
@@ -33,7 +32,7 @@ func nativeBodyWithout(req *shlyuz.UpstreamRequest, n *shlyuz.NativeRequest, str
 		own["stream"] = []byte("true")
 	}
 	keys := make([]string, 0, len(n.Body)+len(own))
-	size := 2
+	size := 1
 	for k, v := range n.Body {
 		if _, mine := own[k]; !mine && k != "stream" && (k != omit || omit == "") {
 			keys = append(keys, k)
@@ -46,26 +45,16 @@ func nativeBodyWithout(req *shlyuz.UpstreamRequest, n *shlyuz.NativeRequest, str
 	}
 	slices.Sort(keys)
 	body := make([]byte, 0, size)
-	for i, k := range keys {
+	for _, k := range keys { // "model" is one: never empty
 		v, mine := own[k]
 		if !mine {
 			v = n.Body[k]
 		}
-		if len(v) == 0 {
-			return nil, shlyuz.ErrInternal(fmt.Errorf("the request's member %q is empty", k))
-		}
-		if i == 0 {
-			body = append(body, '{')
-		} else {
-			body = append(body, ',')
-		}
-		body = append(plainjson.AppendString(body, k), ':')
+		body = append(plainjson.AppendString(append(body, ','), k), ':')
 		body = append(body, v...)
 	}
-	if len(keys) == 0 {
-		body = append(body, '{')
-	}
-	return append(body, '}'), nil
+	body[0] = '{'
+	return append(body, '}')
 }
 
 // nativeStreamMin is the smallest messages member a stream sends where the
@@ -73,22 +62,17 @@ func nativeBodyWithout(req *shlyuz.UpstreamRequest, n *shlyuz.NativeRequest, str
 // little.
 const nativeStreamMin = 32 << 10
 
-// nativeStreamBody is the streamed call's body: in parts, the client's
-// messages in the middle as its body holds them, when they are large (a
-// coding agent's context: nothing copies them), else whole. A stream keeps
-// the client's body until it ends, and the parts are only read.
-func nativeStreamBody(req *shlyuz.UpstreamRequest, n *shlyuz.NativeRequest) (body []byte, parts [][]byte, err error) {
+// nativeStreamBody is the streamed call's body: in parts
+// (shlyuz.MemberFirst), the client's messages in the middle as its body
+// holds them, when they are large (a coding agent's context: nothing copies
+// them), else whole. A stream keeps the client's body until it ends, and the
+// parts are only read.
+func nativeStreamBody(req *shlyuz.UpstreamRequest, n *shlyuz.NativeRequest) (body []byte, parts [][]byte) {
 	msgs := n.Body["messages"]
 	if len(msgs) < nativeStreamMin {
-		body, err = nativeBody(req, n, true)
-		return body, nil, err
+		return nativeBody(req, n, true), nil
 	}
-	rest, err := nativeBodyWithout(req, n, true, "messages") // {"model":…}
-	if err != nil {
-		return nil, nil, err
-	}
-	rest[0] = ',' // after the messages, the object goes on
-	return nil, [][]byte{[]byte(`{"messages":`), msgs, rest}, nil
+	return nil, shlyuz.MemberFirst("messages", msgs, nativeBodyWithout(req, n, true, "messages"))
 }
 
 // nativeHeader is the adapter's headers and the client's protocol headers.
@@ -106,10 +90,7 @@ func (p *Provider) nativeHeader(n *shlyuz.NativeRequest) http.Header {
 // nativeChat sends a Messages request as is and keeps Anthropic's reply
 // whole in Native; its usage and finish are read as for a chat reply.
 func (p *Provider) nativeChat(ctx context.Context, req *shlyuz.UpstreamRequest, n *shlyuz.NativeRequest) (*shlyuz.ChatResponse, error) {
-	body, err := nativeBody(req, n, false)
-	if err != nil {
-		return nil, err
-	}
+	body := nativeBody(req, n, false)
 	data, err := p.callWith(p.nativeHeader(n), body, false).Reply(ctx, maxReplyBytes)
 	if err != nil {
 		return nil, err
@@ -126,10 +107,7 @@ func (p *Provider) nativeChat(ctx context.Context, req *shlyuz.UpstreamRequest, 
 // nativeStream opens a streamed Messages request whose events are passed on
 // as Anthropic sent them (Native), read for usage and finish on the way.
 func (p *Provider) nativeStream(ctx context.Context, req *shlyuz.UpstreamRequest, n *shlyuz.NativeRequest) (shlyuz.ChatStream, error) {
-	body, parts, err := nativeStreamBody(req, n)
-	if err != nil {
-		return nil, err
-	}
+	body, parts := nativeStreamBody(req, n)
 	send := upstream.Post(p.client, p.url, p.nativeHeader(n), body, upstream.Accept(true))
 	if parts != nil {
 		send = upstream.PostParts(p.client, p.url, p.nativeHeader(n), parts, upstream.Accept(true))

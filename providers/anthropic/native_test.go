@@ -42,10 +42,7 @@ func TestNativeBody(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			req := &shlyuz.UpstreamRequest{UpstreamModel: "claude-<x>&y", MaxTokens: tt.maxTokens}
-			body, err := nativeBody(req, &shlyuz.NativeRequest{Protocol: shlyuz.ProtocolAnthropic, Body: client}, tt.stream)
-			if err != nil {
-				t.Fatal(err)
-			}
+			body := nativeBody(req, &shlyuz.NativeRequest{Protocol: shlyuz.ProtocolAnthropic, Body: client}, tt.stream)
 			var got map[string]any
 			if err := json.Unmarshal(body, &got); err != nil {
 				t.Fatalf("body %s: %v", body, err)
@@ -77,9 +74,7 @@ func BenchmarkNativeBody(b *testing.B) {
 	b.SetBytes(int64(len(client["messages"])))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := nativeBody(req, n, true); err != nil {
-			b.Fatal(err)
-		}
+		nativeBody(req, n, true)
 	}
 }
 
@@ -92,10 +87,7 @@ func TestNativeStreamBodyInParts(t *testing.T) {
 		n := &shlyuz.NativeRequest{Protocol: shlyuz.ProtocolAnthropic, Body: map[string]json.RawMessage{
 			"model": json.RawMessage(`"c"`), "max_tokens": json.RawMessage(`5`), "messages": msgs, "system": json.RawMessage(`"s"`)}}
 		req := &shlyuz.UpstreamRequest{UpstreamModel: "claude-x", MaxTokens: 9}
-		body, parts, err := nativeStreamBody(req, n)
-		if err != nil {
-			t.Fatal(err)
-		}
+		body, parts := nativeStreamBody(req, n)
 		if (parts != nil) != (len(msgs) >= nativeStreamMin) {
 			t.Fatalf("%d bytes of messages: parts %v", len(msgs), parts != nil)
 		}
@@ -105,7 +97,7 @@ func TestNativeStreamBodyInParts(t *testing.T) {
 			}
 			body = bytes.Join(parts, nil)
 		}
-		want, _ := nativeBody(req, n, true)
+		want := nativeBody(req, n, true)
 		var g, w map[string]any
 		if err := json.Unmarshal(body, &g); err != nil {
 			t.Fatalf("%s: %v", body, err)

@@ -1,26 +1,22 @@
 package openai
 
-import (
-	"github.com/shlyuz/shlyuz"
-	"github.com/shlyuz/shlyuz/internal/plainjson"
-)
+import "github.com/shlyuz/shlyuz"
 
-// bodyParts is req's body in three parts, the lent field's value in the
-// middle as the client's body holds it (shlyuz.BodyRoom): before it
-// {"key":, after it the rest of the object appendBody writes without it,
-// into dst's storage. ok is false when req lends no value.
-func bodyParts(dst []byte, req *shlyuz.UpstreamRequest, stream bool) (prefix, value, rest []byte, clientUsage, ok bool) {
+// bodyParts is req's body in three parts (shlyuz.MemberFirst), the lent
+// field's value in the middle as the client's body holds it
+// (shlyuz.BodyRoom), the rest of the object appendBody writes without it in
+// dst's storage (parts[2]). ok is false when req lends no value; rest is then
+// dst.
+func bodyParts(dst []byte, req *shlyuz.UpstreamRequest, stream bool) (parts [][]byte, rest []byte, clientUsage, ok bool) {
 	if req.Room == nil {
-		return nil, nil, dst, false, false
+		return nil, dst, false, false
 	}
 	value, has := req.Fields[req.Room.Key]
 	if !has || len(value) == 0 {
-		return nil, nil, dst, false, false
+		return nil, dst, false, false
 	}
 	rest, clientUsage = appendBody(dst, req, stream, req.Room.Key) // {"model":…}
-	rest[0] = ','                                                  // after the value, the object goes on
-	prefix = append(plainjson.AppendString([]byte{'{'}, req.Room.Key), ':')
-	return prefix, value, rest, clientUsage, true
+	return shlyuz.MemberFirst(req.Room.Key, value, rest), rest, clientUsage, true
 }
 
 // spliceBody is the non-streamed body of req written around the lent value
@@ -28,11 +24,11 @@ func bodyParts(dst []byte, req *shlyuz.UpstreamRequest, stream bool) (prefix, va
 // false when req lends none or the room does not fit; rest then holds
 // nothing the caller needs.
 func spliceBody(req *shlyuz.UpstreamRequest, scratch []byte) (s shlyuz.Splice, rest []byte, ok bool) {
-	prefix, value, rest, _, ok := bodyParts(scratch, req, false)
+	parts, rest, _, ok := bodyParts(scratch, req, false)
 	if !ok {
 		return shlyuz.Splice{}, rest, false
 	}
-	s, ok = req.Room.Splice(value, prefix, rest)
+	s, ok = req.Room.Splice(parts[1], parts[0], parts[2])
 	return s, rest, ok
 }
 
@@ -40,6 +36,6 @@ func spliceBody(req *shlyuz.UpstreamRequest, scratch []byte) (s shlyuz.Splice, r
 // them one after the other: a stream's call may still be writing its body
 // when it returns, so nothing is written in the client's buffer.
 func streamParts(req *shlyuz.UpstreamRequest) (parts [][]byte, clientUsage bool, ok bool) {
-	prefix, value, rest, clientUsage, ok := bodyParts(nil, req, true)
-	return [][]byte{prefix, value, rest}, clientUsage, ok
+	parts, _, clientUsage, ok = bodyParts(nil, req, true)
+	return parts, clientUsage, ok
 }
