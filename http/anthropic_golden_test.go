@@ -12,6 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shlyuz/shlyuz/http/anthropic"
+	"github.com/shlyuz/shlyuz/http/responses"
+
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
 )
@@ -71,7 +74,7 @@ func indent(t *testing.T, v any) []byte {
 // the upstreams that do not speak Anthropic.
 func TestMessagesRequestGolden(t *testing.T) {
 	runGolden(t, "messages/request", ".json", func(t *testing.T, raw []byte) []byte {
-		call, err := parseMessages(raw, func(string, ...string) string { return "" }, false)
+		call, err := anthropic.ParseMessages(raw, func(string, ...string) string { return "" }, false)
 		if err != nil {
 			return describe(err)
 		}
@@ -95,7 +98,7 @@ func TestMessagesReplyGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := &actors.Receipt{Usage: in.Usage, Model: "public/model", FinishReason: in.Finish}
-		return indent(t, anthropicMessageOf(in.Choices, "gen-1", r))
+		return indent(t, anthropic.AnthropicMessageOf(in.Choices, "gen-1", r))
 	})
 }
 
@@ -104,14 +107,14 @@ func TestMessagesStreamGolden(t *testing.T) {
 	runGolden(t, "messages/stream", ".jsonl", func(t *testing.T, raw []byte) []byte {
 		var buf bytes.Buffer
 		w := bufio.NewWriter(&buf)
-		sink := &anthropicSink{id: "gen-1", model: "public/model", prompt: 12}
+		sink := &anthropic.AnthropicSink{Id: "gen-1", Model: "public/model", Prompt: 12}
 		for _, line := range bytes.Split(bytes.TrimSpace(raw), []byte("\n")) {
-			sink.event(w, &shlyuz.StreamEvent{Data: line})
+			sink.Event(w, &shlyuz.StreamEvent{Data: line})
 		}
-		sink.end(w, nil, &actors.Receipt{Usage: shlyuz.Usage{PromptTokens: 12, CompletionTokens: 7, CachedTokens: 2}, FinishReason: "stop"})
+		sink.End(w, nil, &actors.Receipt{Usage: shlyuz.Usage{PromptTokens: 12, CompletionTokens: 7, CachedTokens: 2}, FinishReason: "stop"})
 		_ = w.Flush()
 		buf.WriteString("--- failed instead:\n")
-		sink.end(w, errors.New("upstream cut"), nil)
+		sink.End(w, errors.New("upstream cut"), nil)
 		_ = w.Flush()
 		return buf.Bytes()
 	})
@@ -122,14 +125,14 @@ func TestMessagesStreamGolden(t *testing.T) {
 func TestMessagesNativeStreamRestamped(t *testing.T) {
 	var buf bytes.Buffer
 	w := bufio.NewWriter(&buf)
-	sink := &anthropicSink{id: "gen-1", model: "anthropic/claude"}
+	sink := &anthropic.AnthropicSink{Id: "gen-1", Model: "anthropic/claude"}
 	for _, ev := range []string{
 		"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_up\",\"model\":\"claude-x\",\"usage\":{\"input_tokens\":5}}}\n\n",
 		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"hm\"}}\n\n",
 	} {
-		sink.event(w, &shlyuz.StreamEvent{Native: []byte(ev), Data: []byte(`{"choices":[{"delta":{"content":"x"}}]}`)})
+		sink.Event(w, &shlyuz.StreamEvent{Native: []byte(ev), Data: []byte(`{"choices":[{"delta":{"content":"x"}}]}`)})
 	}
-	sink.end(w, nil, &actors.Receipt{})
+	sink.End(w, nil, &actors.Receipt{})
 	_ = w.Flush()
 	want := "event: message_start\ndata: {\"message\":{\"id\":\"gen-1\",\"model\":\"anthropic/claude\",\"usage\":{\"input_tokens\":5}},\"type\":\"message_start\"}\n\n" +
 		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"hm\"}}\n\n" +
@@ -142,7 +145,7 @@ func TestMessagesNativeStreamRestamped(t *testing.T) {
 // TestResponsesRequestGolden: a Responses request in chat's shape.
 func TestResponsesRequestGolden(t *testing.T) {
 	runGolden(t, "responses/request", ".json", func(t *testing.T, raw []byte) []byte {
-		call, _, err := parseResponses(raw)
+		call, _, err := responses.ParseResponses(raw)
 		if err != nil {
 			return describe(err)
 		}
@@ -154,15 +157,15 @@ func TestResponsesRequestGolden(t *testing.T) {
 // responsesCase is the request the reply and stream cases answer.
 const responsesCase = `{"model":"public/model","input":"x","instructions":"Be brief.","max_output_tokens":50,"tools":[{"type":"function","name":"f"}],"metadata":{"k":"v"}}`
 
-func testBuilder(t *testing.T) *responseBuilder {
-	_, req, err := parseResponses([]byte(responsesCase))
+func testBuilder(t *testing.T) *responses.ResponseBuilder {
+	_, req, err := responses.ParseResponses([]byte(responsesCase))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var raw map[string]json.RawMessage
 	_ = json.Unmarshal([]byte(responsesCase), &raw)
-	b := newResponseBuilder("gen-1", "public/model", req, raw)
-	b.made = 1760000000
+	b := responses.NewResponseBuilder("gen-1", "public/model", req, raw)
+	b.Made = 1760000000
 	return b
 }
 
@@ -178,8 +181,8 @@ func TestResponsesReplyGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		b := testBuilder(t)
-		finish := b.fromChoices(in.Choices)
-		return indent(t, b.response(&actors.Receipt{Usage: in.Usage, Model: "public/model", Credits: 1234}, finish, nil))
+		finish := b.FromChoices(in.Choices)
+		return indent(t, b.Response(&actors.Receipt{Usage: in.Usage, Model: "public/model", Credits: 1234}, finish, nil))
 	})
 }
 
@@ -188,16 +191,16 @@ func TestResponsesStreamGolden(t *testing.T) {
 	runGolden(t, "responses/stream", ".jsonl", func(t *testing.T, raw []byte) []byte {
 		var buf bytes.Buffer
 		w := bufio.NewWriter(&buf)
-		sink := &responsesSink{b: testBuilder(t)}
+		sink := &responses.ResponsesSink{B: testBuilder(t)}
 		for _, line := range bytes.Split(bytes.TrimSpace(raw), []byte("\n")) {
-			sink.event(w, &shlyuz.StreamEvent{Data: line})
+			sink.Event(w, &shlyuz.StreamEvent{Data: line})
 		}
-		sink.end(w, nil, &actors.Receipt{Usage: shlyuz.Usage{PromptTokens: 12, CompletionTokens: 7, ReasoningTokens: 3}, Credits: 99})
+		sink.End(w, nil, &actors.Receipt{Usage: shlyuz.Usage{PromptTokens: 12, CompletionTokens: 7, ReasoningTokens: 3}, Credits: 99})
 		_ = w.Flush()
 		buf.WriteString("--- failed instead:\n")
-		failed := &responsesSink{b: testBuilder(t)}
-		failed.event(w, &shlyuz.StreamEvent{Data: bytes.Split(raw, []byte("\n"))[1]})
-		failed.end(w, shlyuz.ErrUpstream("cut"), nil)
+		failed := &responses.ResponsesSink{B: testBuilder(t)}
+		failed.Event(w, &shlyuz.StreamEvent{Data: bytes.Split(raw, []byte("\n"))[1]})
+		failed.End(w, shlyuz.ErrUpstream("cut"), nil)
 		_ = w.Flush()
 		return buf.Bytes()
 	})

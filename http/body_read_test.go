@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/shlyuz/shlyuz/http/internal/api"
+	"github.com/shlyuz/shlyuz/http/internal/apitest"
 	"github.com/valyala/fasthttp"
 )
 
@@ -36,13 +38,13 @@ func TestReadUpToGrowsByWhatArrived(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body := bytes.Repeat([]byte("x"), tc.sent)
-			lease := &bodyLease{budget: &bodyBudget{max: 1 << 30}}
-			got, err := readUpTo(chunks{bytes.NewReader(body)}, limit, tc.announced, lease, nil, nil)
+			lease := &api.BodyLease{Budget: &api.BodyBudget{Max: 1 << 30}}
+			got, err := api.ReadUpTo(chunks{bytes.NewReader(body)}, limit, tc.announced, lease, nil, nil)
 			if err != nil || !bytes.Equal(got, body) {
 				t.Fatalf("read %d bytes, %v", len(got), err)
 			}
-			if lease.held > tc.maxHeld || cap(got) != tc.wantCap {
-				t.Fatalf("held %d bytes (at most %d), buffer of %d (want %d)", lease.held, tc.maxHeld, cap(got), tc.wantCap)
+			if lease.Held > tc.maxHeld || cap(got) != tc.wantCap {
+				t.Fatalf("held %d bytes (at most %d), buffer of %d (want %d)", lease.Held, tc.maxHeld, cap(got), tc.wantCap)
 			}
 		})
 	}
@@ -52,7 +54,7 @@ func TestReadUpToGrowsByWhatArrived(t *testing.T) {
 // size announced (Content-Length) and without (chunked): about its own size
 // once the pools hold the buffers bodies outgrow.
 func BenchmarkReadBody150KB(b *testing.B) {
-	body := bigChat(150_000)
+	body := apitest.BigChat(150_000)
 	for _, announced := range []int{len(body), -1} {
 		name := "announced"
 		if announced < 0 {
@@ -62,8 +64,8 @@ func BenchmarkReadBody150KB(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			for b.Loop() {
-				lease := &bodyLease{budget: &bodyBudget{max: 1 << 30}}
-				if _, err := readUpTo(chunks{bytes.NewReader(body)}, 32<<20, announced, lease, nil, nil); err != nil {
+				lease := &api.BodyLease{Budget: &api.BodyBudget{Max: 1 << 30}}
+				if _, err := api.ReadUpTo(chunks{bytes.NewReader(body)}, 32<<20, announced, lease, nil, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -78,17 +80,17 @@ func TestOwnBodyOnlyWhileTheBodyIsOurs(t *testing.T) {
 	app := fiber.New()
 	c := app.AcquireCtx(&fasthttp.RequestCtx{})
 	defer app.ReleaseCtx(c)
-	if ownBody(c) {
+	if api.OwnBody(c) {
 		t.Fatal("a body nobody read is not ours")
 	}
 	ours := []byte(`{"model":"a/b"}`)
 	c.Request().SetBodyRaw(ours)
-	c.Locals(localOwnBody, ours)
-	if !ownBody(c) || &ownedBody(c)[0] != &ours[0] {
+	c.Locals(api.LocalOwnBody, ours)
+	if !api.OwnBody(c) || &api.OwnedBody(c)[0] != &ours[0] {
 		t.Fatal("the gateway's own body is copied")
 	}
 	c.Request().SetBody([]byte(`{"model":"c/d"}`))
-	if ownBody(c) || &ownedBody(c)[0] == &c.Body()[0] {
+	if api.OwnBody(c) || &api.OwnedBody(c)[0] == &c.Body()[0] {
 		t.Fatal("fasthttp's pooled body is kept without a copy")
 	}
 }
@@ -101,14 +103,14 @@ func TestClassSize(t *testing.T) {
 		{64<<10 + 1, 72 << 10}, {150_001, 160 << 10}, {158_432, 160 << 10}, {1_055_430, 1152 << 10},
 		{4 << 20, 4 << 20}, {4<<20 + 1, 4<<20 + 1},
 	} {
-		got := classSize(tc.size)
+		got := api.ClassSize(tc.size)
 		if got != tc.want {
 			t.Errorf("classSize(%d) = %d, want %d", tc.size, got, tc.want)
 		}
 		if tc.size > 64<<10 && got-tc.size > got/8 {
 			t.Errorf("classSize(%d) = %d wastes more than an eighth", tc.size, got)
 		}
-		if pooled := stagingPools[got] != nil; pooled != (got <= maxStagingClass) {
+		if pooled := api.StagingPools[got] != nil; pooled != (got <= api.MaxStagingClass) {
 			t.Errorf("class %d pooled: %v", got, pooled)
 		}
 	}
@@ -126,20 +128,20 @@ func TestReadUpToTakesWhatTheKernelHolds(t *testing.T) {
 		queued  func(rest int) int
 		maxHeld int64
 	}{
-		{"all of it queued", func(rest int) int { return rest }, 16<<10 + int64(classSize(size+1+bodyTailroom))},
-		{"a little queued", func(int) int { return 1 << 10 }, 16<<10 + 64<<10 + 256<<10 + int64(classSize(size+1+bodyTailroom))},
-		{"unknown", func(int) int { return 0 }, 16<<10 + 64<<10 + 256<<10 + int64(classSize(size+1+bodyTailroom))},
+		{"all of it queued", func(rest int) int { return rest }, 16<<10 + int64(api.ClassSize(size+1+api.BodyTailroom))},
+		{"a little queued", func(int) int { return 1 << 10 }, 16<<10 + 64<<10 + 256<<10 + int64(api.ClassSize(size+1+api.BodyTailroom))},
+		{"unknown", func(int) int { return 0 }, 16<<10 + 64<<10 + 256<<10 + int64(api.ClassSize(size+1+api.BodyTailroom))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body := bytes.Repeat([]byte("y"), size)
 			r := bytes.NewReader(body)
-			lease := &bodyLease{budget: &bodyBudget{max: 1 << 30}}
-			got, err := readUpTo(chunks{r}, 32<<20, size, lease, nil, func() int { return tc.queued(r.Len()) })
+			lease := &api.BodyLease{Budget: &api.BodyBudget{Max: 1 << 30}}
+			got, err := api.ReadUpTo(chunks{r}, 32<<20, size, lease, nil, func() int { return tc.queued(r.Len()) })
 			if err != nil || !bytes.Equal(got, body) {
 				t.Fatalf("read %d bytes, %v", len(got), err)
 			}
-			if lease.held != tc.maxHeld {
-				t.Fatalf("held %d bytes, want %d", lease.held, tc.maxHeld)
+			if lease.Held != tc.maxHeld {
+				t.Fatalf("held %d bytes, want %d", lease.Held, tc.maxHeld)
 			}
 		})
 	}

@@ -5,21 +5,10 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
-	shlyuz "github.com/shlyuz/shlyuz"
 )
 
 // Cluster routes (issue 11): the member list for the operator, and the
 // probes every node answers, also in single mode.
-
-// adminCluster lists the live members (id, address, lease expiry) and this
-// node's account activations with their epochs.
-func (s *Server) adminCluster(c *fiber.Ctx) error {
-	st, err := s.gw.Cluster(c.UserContext())
-	if err != nil {
-		return shlyuz.ErrInternal(err)
-	}
-	return c.JSON(st)
-}
 
 // healthz answers while the process runs.
 func (s *Server) healthz(c *fiber.Ctx) error {
@@ -31,12 +20,12 @@ func (s *Server) healthz(c *fiber.Ctx) error {
 func (s *Server) readyz(c *fiber.Ctx) error {
 	checks := fiber.Map{"lease": "ok", "store": "ok"}
 	ready := true
-	if !s.gw.Live() {
+	if !s.Gw.Live() {
 		checks["lease"], ready = "lost", false
 	}
 	ctx, cancel := context.WithTimeout(c.UserContext(), 2*time.Second)
 	defer cancel()
-	if _, err := s.gw.Store().Members(ctx, time.Now()); err != nil {
+	if _, err := s.Gw.Store().Members(ctx, time.Now()); err != nil {
 		checks["store"], ready = "unreachable", false
 	}
 	if !ready {

@@ -11,7 +11,7 @@ import (
 // cors lets browsers of the configured origins call the public and keyed
 // API directly (preflights answered), never the operator API.
 func (s *Server) cors() fiber.Handler {
-	origins := s.opts.CORSOrigins
+	origins := s.Opts.CORSOrigins
 	if len(origins) == 0 {
 		origins = []string{"*"}
 	}

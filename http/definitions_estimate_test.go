@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/shlyuz/shlyuz/http/anthropic"
+	"github.com/shlyuz/shlyuz/http/openai"
+	"github.com/shlyuz/shlyuz/http/responses"
 )
 
 // TestToolDefinitionsAreReserved: on every client protocol the reservation counts the tool
@@ -20,7 +24,7 @@ func TestToolDefinitionsAreReserved(t *testing.T) {
 		{"chat", fmt.Sprintf(`{"model":"test/model","max_tokens":5,"messages":[{"role":"user","content":"hi"}],
 			"tools":[{"type":"function","function":{"name":"f","description":%q,"parameters":{"type":"object"}}}]}`, desc),
 			func(b []byte) (int64, error) {
-				c, err := parseChat(b)
+				c, err := openai.ParseChat(b)
 				if err != nil {
 					return 0, err
 				}
@@ -29,7 +33,7 @@ func TestToolDefinitionsAreReserved(t *testing.T) {
 		{"messages", fmt.Sprintf(`{"model":"test/model","max_tokens":5,"messages":[{"role":"user","content":"hi"}],
 			"tools":[{"name":"f","description":%q,"input_schema":{"type":"object"}}]}`, desc),
 			func(b []byte) (int64, error) {
-				c, err := parseMessages(b, noHeader, false)
+				c, err := anthropic.ParseMessages(b, noHeader, false)
 				if err != nil {
 					return 0, err
 				}
@@ -38,7 +42,7 @@ func TestToolDefinitionsAreReserved(t *testing.T) {
 		{"responses", fmt.Sprintf(`{"model":"test/model","max_output_tokens":5,"input":"hi",
 			"tools":[{"type":"function","name":"f","description":%q,"parameters":{"type":"object"}}]}`, desc),
 			func(b []byte) (int64, error) {
-				c, _, err := parseResponses(b)
+				c, _, err := responses.ParseResponses(b)
 				if err != nil {
 					return 0, err
 				}

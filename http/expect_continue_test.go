@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/shlyuz/shlyuz/http/internal/api"
 )
 
 // A request with "Expect: 100-continue" announcing a body over its route's
@@ -18,7 +20,7 @@ import (
 // "100 Continue": the client never sends the body. One within the limit is
 // told to continue.
 func TestExpectContinueOverTheLimitIsRefusedBeforeContinue(t *testing.T) {
-	addr := serveForTest(t, Options{BodyLimit: 64 << 10})
+	addr := serveForTest(t, api.Options{BodyLimit: 64 << 10})
 	for _, tc := range []struct {
 		path      string
 		size      int
@@ -76,7 +78,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 // Go's client, waiting for "100 Continue", takes the 413 and sends none of the body.
 func TestExpectContinueClientSendsNoBodyWhenRefused(t *testing.T) {
-	addr := serveForTest(t, Options{BodyLimit: 64 << 10})
+	addr := serveForTest(t, api.Options{BodyLimit: 64 << 10})
 	body := &countingReader{r: strings.NewReader(strings.Repeat("x", 1<<20))}
 	req, _ := nethttp.NewRequest("POST", "http://"+addr+"/api/v1/messages", body)
 	req.ContentLength = 1 << 20

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shlyuz/shlyuz/http/media"
+	"github.com/shlyuz/shlyuz/http/openai"
+
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/tokens"
 )
@@ -23,7 +26,7 @@ func FuzzParseChat(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		call, err := parseChat(body)
+		call, err := openai.ParseChat(body)
 		if err != nil {
 			if err.Status < 400 || err.Status >= 500 {
 				t.Fatalf("refusal %d %q for %q", err.Status, err.Message, body)
@@ -55,7 +58,7 @@ func FuzzParseImages(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		in, m, opt, n, err := parseImages(body, cat)
+		in, m, opt, n, err := media.ParseImages(body, cat)
 		if err != nil {
 			if err.Status < 400 || err.Status >= 500 {
 				t.Fatalf("refusal %d %q for %q", err.Status, err.Message, body)
@@ -85,7 +88,7 @@ func FuzzParseSpeech(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		in, m, err := parseSpeech(body, cat)
+		in, m, err := media.ParseSpeech(body, cat)
 		if err != nil {
 			if err.Status < 400 || err.Status >= 500 {
 				t.Fatalf("refusal %d %q for %q", err.Status, err.Message, body)

@@ -20,6 +20,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/shlyuz/shlyuz/http/internal/api"
 )
 
 // These tests attack a gateway's HTTP layer over real loopback connections.
@@ -27,7 +29,7 @@ import (
 // gateway, so the server runs without one.
 
 // serveForTest starts the HTTP layer on a loopback port and returns its address.
-func serveForTest(t *testing.T, o Options) string {
+func serveForTest(t *testing.T, o api.Options) string {
 	t.Helper()
 	s := New(nil, o)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -118,7 +120,7 @@ func errorCode(body map[string]any) string {
 }
 
 func TestCompressedBodiesAreBoundedByTheRoutesLimit(t *testing.T) {
-	addr := serveForTest(t, Options{BodyLimit: 32 << 20})
+	addr := serveForTest(t, api.Options{BodyLimit: 32 << 20})
 	idle := idleRSS(t)
 	bomb := gzipBomb(t, 1024) // 1 GiB inflated
 	small := gzipBomb(t, 1)
@@ -150,7 +152,7 @@ func TestCompressedBodiesAreBoundedByTheRoutesLimit(t *testing.T) {
 		}
 	})
 	t.Run("a body past the memory budget is answered 503", func(t *testing.T) {
-		tight := serveForTest(t, Options{BodyLimit: 32 << 20, BodyMemory: 1 << 20})
+		tight := serveForTest(t, api.Options{BodyLimit: 32 << 20, BodyMemory: 1 << 20})
 		status, body := post(t, tight, "/api/v1/chat/completions", gz, gzipBomb(t, 4))
 		if status != 503 || errorCode(body) != "too_many_large_bodies" {
 			t.Fatalf("%d %v", status, body)
@@ -182,7 +184,7 @@ func TestCompressedBodiesAreBoundedByTheRoutesLimit(t *testing.T) {
 func TestInflatedBodyWithinTheLimitReachesTheHandler(t *testing.T) {
 	// A body inflated within the limit reaches the route plain: the operator
 	// API off answers its own 404, not a 4xx about the body.
-	addr := serveForTest(t, Options{BodyLimit: 32 << 20})
+	addr := serveForTest(t, api.Options{BodyLimit: 32 << 20})
 	var b bytes.Buffer
 	zw := gzip.NewWriter(&b)
 	_, _ = zw.Write([]byte(`{"model":"x"}`))
@@ -238,7 +240,7 @@ func trickle(addr string, first int, stop <-chan struct{}) (int, bool, error) {
 }
 
 func TestTricklingBodiesAreDroppedAndHoldNoMemory(t *testing.T) {
-	addr := serveForTest(t, Options{BodyLimit: 32 << 20, HeaderTimeout: 2 * time.Second,
+	addr := serveForTest(t, api.Options{BodyLimit: 32 << 20, HeaderTimeout: 2 * time.Second,
 		BodyGrace: 500 * time.Millisecond, MinBodyRate: 64 << 10})
 	idle := idleRSS(t)
 	const n = 50
@@ -296,7 +298,7 @@ func TestTricklingBodiesAreDroppedAndHoldNoMemory(t *testing.T) {
 func TestSteadyUploadAtANormalRateIsRead(t *testing.T) {
 	// A 256 KiB body sent in 16 KiB pieces over a second and a half, past the
 	// grace, at well over the minimum rate: read whole, then routed (404).
-	addr := serveForTest(t, Options{BodyLimit: 32 << 20, BodyGrace: 200 * time.Millisecond, MinBodyRate: 1024})
+	addr := serveForTest(t, api.Options{BodyLimit: 32 << 20, BodyGrace: 200 * time.Millisecond, MinBodyRate: 1024})
 	pr, pw := io.Pipe()
 	go func() {
 		piece := bytes.Repeat([]byte("y"), 16<<10)
@@ -345,7 +347,7 @@ func raw(t *testing.T, addr, request string) (*nethttp.Response, map[string]any)
 }
 
 func TestRefusalsBeforeARouteAnswerTheErrorBody(t *testing.T) {
-	addr := serveForTest(t, Options{})
+	addr := serveForTest(t, api.Options{})
 	for _, tc := range []struct {
 		name, request string
 		status        int
@@ -369,7 +371,7 @@ func TestRefusalsBeforeARouteAnswerTheErrorBody(t *testing.T) {
 }
 
 func TestConnectionsPastTheCapAreToldSo(t *testing.T) {
-	addr := serveForTest(t, Options{MaxConns: 2})
+	addr := serveForTest(t, api.Options{MaxConns: 2})
 	for range 2 { // two idle connections take the places
 		c, err := net.Dial("tcp", addr)
 		if err != nil {
@@ -384,7 +386,7 @@ func TestConnectionsPastTheCapAreToldSo(t *testing.T) {
 }
 
 func TestSlowlorisHeadersAreDroppedWhileOthersAreServed(t *testing.T) {
-	addr := serveForTest(t, Options{HeaderTimeout: 500 * time.Millisecond})
+	addr := serveForTest(t, api.Options{HeaderTimeout: 500 * time.Millisecond})
 	const n = 200
 	closed := make(chan error, n)
 	stop := make(chan struct{})
@@ -439,7 +441,7 @@ func TestSlowlorisHeadersAreDroppedWhileOthersAreServed(t *testing.T) {
 }
 
 func TestSilentConnectionsAreDropped(t *testing.T) {
-	addr := serveForTest(t, Options{HeaderTimeout: 300 * time.Millisecond})
+	addr := serveForTest(t, api.Options{HeaderTimeout: 300 * time.Millisecond})
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -619,7 +621,7 @@ func p99(d []time.Duration) time.Duration {
 
 // serveWatched starts the HTTP layer on a loopback port, its connections
 // counted.
-func serveWatched(t testing.TB, o Options) (string, *watchedListener) {
+func serveWatched(t testing.TB, o api.Options) (string, *watchedListener) {
 	t.Helper()
 	s := New(nil, o)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -645,7 +647,7 @@ func TestGatewayProcess(t *testing.T) {
 	}
 	// Slowloris connections stay for the whole measurement (by default they
 	// go after 10 s: TestSlowlorisHeadersAreDroppedWhileOthersAreServed).
-	addr, wl := serveWatched(t, Options{HeaderTimeout: 10 * time.Minute})
+	addr, wl := serveWatched(t, api.Options{HeaderTimeout: 10 * time.Minute})
 	fmt.Println(addr)
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
@@ -770,7 +772,7 @@ func median(x []float64) float64 {
 // request context), per connection, in batches of 1,000 held at once.
 func BenchmarkSlowlorisConnection(b *testing.B) {
 	const batch = 1000
-	addr, wl := serveWatched(b, Options{HeaderTimeout: 10 * time.Minute})
+	addr, wl := serveWatched(b, api.Options{HeaderTimeout: 10 * time.Minute})
 	var heap, held int64
 	b.ResetTimer()
 	for done := 0; done < b.N; done += batch {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shlyuz/shlyuz/http/internal/api"
 )
 
 // Anthropic's SDKs read {"type":"error","error":{"type","message"}}; OpenAI's
@@ -69,7 +71,7 @@ func gzipped(t *testing.T, b []byte) []byte {
 }
 
 func TestRefusalsAnswerEachRoutesErrorShape(t *testing.T) {
-	opts := Options{BodyLimit: 64 << 10, HeaderTimeout: time.Second, BodyGrace: 300 * time.Millisecond, MinBodyRate: 64 << 10}
+	opts := api.Options{BodyLimit: 64 << 10, HeaderTimeout: time.Second, BodyGrace: 300 * time.Millisecond, MinBodyRate: 64 << 10}
 	addr := serveForTest(t, opts)
 	opts.BodyMemory = 20 << 10 // two 16 KiB reads do not fit
 	tight := serveForTest(t, opts)
@@ -139,7 +141,7 @@ func TestRefusalsAnswerEachRoutesErrorShape(t *testing.T) {
 }
 
 func TestConnectionCapAnswersEachRoutesErrorShape(t *testing.T) {
-	addr := serveForTest(t, Options{MaxConns: 1})
+	addr := serveForTest(t, api.Options{MaxConns: 1})
 	held, err := net.Dial("tcp", addr) // an idle connection takes the one place
 	if err != nil {
 		t.Fatal(err)
@@ -159,7 +161,7 @@ func TestConnectionCapAnswersEachRoutesErrorShape(t *testing.T) {
 // fasthttp's refusal of headers it cannot read on a kept-alive connection
 // answers in the shape of that request's route, not of an earlier one's.
 func TestUnreadableHeadersOnAKeptAliveConnectionAnswerTheirRoutesShape(t *testing.T) {
-	addr := serveForTest(t, Options{})
+	addr := serveForTest(t, api.Options{})
 	const first = "POST %s HTTP/1.1\r\nHost: gw\r\nContent-Length: 2\r\n\r\n{}"
 	unreadable := []struct {
 		name, request string

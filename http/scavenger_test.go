@@ -3,6 +3,8 @@ package http
 import (
 	"testing"
 	"time"
+
+	"github.com/shlyuz/shlyuz/http/internal/api"
 )
 
 // TestScavengerWaitsForTheBurstToEnd: memory is handed back once, when no
@@ -12,14 +14,14 @@ func TestScavengerWaitsForTheBurstToEnd(t *testing.T) {
 	var timers []time.Duration // the waits asked for, in order
 	var fire func()
 	freed := 0
-	sc := &scavenger{
-		now:   func() time.Time { return now },
-		after: func(d time.Duration, f func()) { timers, fire = append(timers, d), f },
-		free:  func() { freed++ },
+	sc := &api.Scavenger{
+		Now:   func() time.Time { return now },
+		After: func(d time.Duration, f func()) { timers, fire = append(timers, d), f },
+		Free:  func() { freed++ },
 	}
-	sc.soon() // the burst begins
+	sc.Soon() // the burst begins
 	now = now.Add(time.Second)
-	sc.soon() // a second body while the first wait runs: no new timer
+	sc.Soon() // a second body while the first wait runs: no new timer
 	if len(timers) != 1 || timers[0] != 2*time.Second {
 		t.Fatalf("timers %v, want [2s]", timers)
 	}
@@ -33,7 +35,7 @@ func TestScavengerWaitsForTheBurstToEnd(t *testing.T) {
 	if freed != 1 || len(timers) != 2 {
 		t.Fatalf("freed %d, timers %v; want 1 and no new timer", freed, timers)
 	}
-	sc.soon() // a new burst arms a new wait
+	sc.Soon() // a new burst arms a new wait
 	if len(timers) != 3 || timers[2] != 2*time.Second {
 		t.Fatalf("timers %v, want a third of 2s", timers)
 	}

@@ -1,0 +1,97 @@
+package api
+
+import (
+	"bufio"
+	"encoding/json"
+
+	"github.com/gofiber/fiber/v2"
+	shlyuz "github.com/shlyuz/shlyuz"
+)
+
+// anthropicErrorBody is Anthropic's error shape:
+// {"type":"error","error":{"type":…,"message":…}}. Our own code rides along
+// in "code" for a client that wants it; Anthropic's SDKs ignore it.
+type anthropicErrorBody struct {
+	Type  string              `json:"type"`
+	Error anthropicErrorInner `json:"error"`
+}
+
+type anthropicErrorInner struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+	Code    string `json:"code,omitempty"`
+}
+
+// anthropicErrorType is Anthropic's error type for a status.
+func anthropicErrorType(status int) string {
+	switch status {
+	case 400, 405, 422:
+		return "invalid_request_error"
+	case 401:
+		return "authentication_error"
+	case 402:
+		return "billing_error"
+	case 403:
+		return "permission_error"
+	case 404:
+		return "not_found_error"
+	case 413:
+		return "request_too_large"
+	case 429:
+		return "rate_limit_error"
+	case 503, 529:
+		return "overloaded_error"
+	case 504:
+		return "timeout_error"
+	}
+	if status < 500 {
+		return "invalid_request_error"
+	}
+	return "api_error"
+}
+
+func newAnthropicError(e *shlyuz.Error) anthropicErrorBody {
+	return anthropicErrorBody{Type: "error", Error: anthropicErrorInner{
+		Type: anthropicErrorType(e.Status), Message: e.Message, Code: e.Code}}
+}
+
+// AnthropicErrors answers every failure of the routes after it in
+// Anthropic's error shape, with the status and headers of the one error body.
+func (s *Server) AnthropicErrors(c *fiber.Ctx) error {
+	err := c.Next()
+	if err == nil {
+		return nil
+	}
+	e := s.asError(c, err)
+	setErrorHeaders(c, e)
+	return c.Status(e.Status).JSON(newAnthropicError(e))
+}
+
+// WriteAnthropicErrorEvent is a stream's failure as Anthropic's error event.
+func WriteAnthropicErrorEvent(w *bufio.Writer, e *shlyuz.Error) {
+	b, _ := json.Marshal(newAnthropicError(e))
+	WriteNamedEvent(w, "error", b)
+}
+
+// WriteNamedEvent writes one SSE event with a name.
+func WriteNamedEvent(w *bufio.Writer, name string, data []byte) {
+	_, _ = w.WriteString("event: ")
+	_, _ = w.WriteString(name)
+	_, _ = w.WriteString("\ndata: ")
+	_, _ = w.Write(data)
+	_, _ = w.WriteString("\n\n")
+}
+
+// AnthropicKey takes the key from x-api-key (Anthropic's header) or from
+// Authorization: Bearer, checks its shape and leaves the full check to the
+// reservation, as keyHashOnly does.
+func AnthropicKey(c *fiber.Ctx) error {
+	if key := c.Get("X-Api-Key"); key != "" {
+		if !shlyuz.LooksLikeKey(key) {
+			return shlyuz.ErrInvalidKey()
+		}
+		c.Locals(LocalKeyHash, shlyuz.HashKey(key))
+		return c.Next()
+	}
+	return KeyHashOnly(c)
+}

@@ -1,0 +1,35 @@
+package api
+
+import (
+	"encoding/json"
+
+	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/tokens"
+)
+
+type ProviderPrefs struct {
+	Order          []string `json:"order"`
+	AllowFallbacks *bool    `json:"allow_fallbacks"`
+	Only           []string `json:"only"`
+	Ignore         []string `json:"ignore"`
+	Sort           string   `json:"sort"` // price, latency, throughput
+	// RequireParameters: only upstreams that carry every parameter set may serve.
+	RequireParameters bool `json:"require_parameters"`
+}
+
+func IsNull(raw json.RawMessage) bool { return len(raw) == 4 && string(raw) == "null" }
+
+// WithDefinitions adds to a prompt's estimate what the upstream renders from request fields (tools,
+// a response schema): the largest of the given forms of the same definitions.
+func WithDefinitions(est tokens.PromptEstimate, forms ...tokens.PromptEstimate) tokens.PromptEstimate {
+	var defs tokens.PromptEstimate
+	for _, f := range forms {
+		defs.Reserve, defs.Likely = max(defs.Reserve, f.Reserve), max(defs.Likely, f.Likely)
+	}
+	est.Reserve, est.Likely = shlyuz.AddChecked(est.Reserve, defs.Reserve), shlyuz.AddChecked(est.Likely, defs.Likely)
+	return est
+}
+
+// LendMin is the smallest messages value an adapter writes its body around
+// in place (shlyuz.BodyRoom) rather than copy: below it a copy costs little.
+const LendMin = 32 << 10

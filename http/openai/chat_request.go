@@ -1,0 +1,170 @@
+package openai
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/actors"
+	"github.com/shlyuz/shlyuz/http/internal/api"
+	"github.com/shlyuz/shlyuz/internal/bodyroom"
+	"github.com/shlyuz/shlyuz/tokens"
+)
+
+// ParseChat reads an OpenAI chat request: one validating pass that splits the
+// top level into raw members (kept for the upstream, which gets them back byte
+// for byte), then only the fields the gateway acts on. The call holds spans of
+// body, which must stay unchanged for the call's life.
+func ParseChat(body []byte) (*actors.ChatCall, *shlyuz.Error) {
+	fields, err := api.SplitObject(body)
+	if err != nil {
+		return nil, shlyuz.ErrInvalidJSON(err.Error())
+	}
+	if fields == nil {
+		return nil, shlyuz.ErrInvalidJSON("the body must be a JSON object")
+	}
+	call := &actors.ChatCall{Fields: fields, AllowFallbacks: true, Started: time.Now()}
+
+	var model string
+	if err := field(fields, "model", &model); err != nil {
+		return nil, err
+	}
+	if model == "" {
+		return nil, shlyuz.ErrMissingField("model")
+	}
+	call.Models = []string{model}
+	var models []string
+	if err := field(fields, "models", &models); err != nil {
+		return nil, err
+	}
+	for _, m := range models {
+		if m != model && m != "" {
+			call.Models = append(call.Models, m)
+		}
+	}
+
+	msgs, ok := fields["messages"]
+	if !ok || api.IsNull(msgs) {
+		return nil, shlyuz.ErrMissingField("messages")
+	}
+	est, err := tokens.EstimatePrompt(msgs)
+	if err != nil {
+		return nil, shlyuz.ErrInvalidValue("messages", "messages must be an array of {role, content} objects: %s", err.Error())
+	}
+	if est.Reserve <= 16 && strings.TrimSpace(string(msgs)) == "[]" {
+		return nil, shlyuz.ErrInvalidValue("messages", "messages must not be empty.")
+	}
+	// Tools and a response schema are rendered into the prompt: the reservation counts them.
+	call.Prompt = api.WithDefinitions(est, tokens.EstimateDefinitions(fields["tools"], fields["functions"], fields["response_format"]))
+
+	if err := field(fields, "stream", &call.Stream); err != nil {
+		return nil, err
+	}
+	for _, name := range []string{"max_completion_tokens", "max_tokens"} {
+		var n *int64
+		if err := field(fields, name, &n); err != nil {
+			return nil, err
+		}
+		if n == nil {
+			continue
+		}
+		if *n < 1 {
+			return nil, shlyuz.ErrInvalidValue(name, "%s must be at least 1.", name)
+		}
+		call.MaxTokens = *n
+		break
+	}
+	var n *int64
+	if err := field(fields, "n", &n); err != nil {
+		return nil, err
+	}
+	if n != nil {
+		if *n < 1 || *n > maxChoices {
+			return nil, shlyuz.ErrInvalidValue("n", "n must be between 1 and %d.", maxChoices)
+		}
+		call.N = *n // every choice is reserved for and billed
+	}
+	if err := checkImageOptions(fields); err != nil {
+		return nil, err
+	}
+	var prefs *api.ProviderPrefs
+	if err := field(fields, "provider", &prefs); err != nil {
+		return nil, err
+	}
+	if prefs != nil {
+		call.Order, call.Only, call.Ignore, call.Sort = prefs.Order, prefs.Only, prefs.Ignore, prefs.Sort
+		call.RequireParameters = prefs.RequireParameters
+		if prefs.AllowFallbacks != nil {
+			call.AllowFallbacks = *prefs.AllowFallbacks
+		}
+	}
+	return call, nil
+}
+
+// maxChoices bounds n as OpenAI does.
+const maxChoices = 128
+
+// imageSizes are the image_config.image_size values OpenRouter documents.
+var imageSizes = []string{"512", "1K", "2K", "4K"}
+
+// checkImageOptions refuses modalities and image_config (OpenRouter's image
+// output options) an upstream could not take.
+func checkImageOptions(fields map[string]json.RawMessage) *shlyuz.Error {
+	var modalities []string
+	if err := field(fields, "modalities", &modalities); err != nil {
+		return err
+	}
+	for _, m := range modalities {
+		if m != "text" && m != "image" && m != "audio" {
+			return shlyuz.ErrInvalidValue("modalities", "modalities takes text, image and audio, not %q.", m)
+		}
+	}
+	var ic *struct {
+		AspectRatio string `json:"aspect_ratio"`
+		ImageSize   string `json:"image_size"`
+	}
+	if err := field(fields, "image_config", &ic); err != nil {
+		return err
+	}
+	if ic == nil {
+		return nil
+	}
+	if w, h, ok := strings.Cut(ic.AspectRatio, ":"); ic.AspectRatio != "" && (!ok || !positive(w) || !positive(h)) {
+		return shlyuz.ErrInvalidValue("image_config", "image_config.aspect_ratio is a ratio like 16:9, not %q.", ic.AspectRatio)
+	}
+	if ic.ImageSize != "" && !slices.Contains(imageSizes, ic.ImageSize) {
+		return shlyuz.ErrInvalidValue("image_config", "image_config.image_size is one of %s, not %q.", strings.Join(imageSizes, ", "), ic.ImageSize)
+	}
+	return nil
+}
+
+func positive(s string) bool {
+	n, err := strconv.Atoi(s)
+	return err == nil && n > 0
+}
+
+// field decodes one top-level field if present; a wrong type is a 400 naming it.
+func field(fields map[string]json.RawMessage, name string, into any) *shlyuz.Error {
+	raw, ok := fields[name]
+	if !ok || api.IsNull(raw) {
+		return nil
+	}
+	if err := json.Unmarshal(raw, into); err != nil {
+		return shlyuz.ErrInvalidValue(name, "The field %q has the wrong type: %s", name, err.Error())
+	}
+	return nil
+}
+
+// lendBody lends the call the buffer of its body around the messages, when
+// the body is the gateway's own buffer and the messages are large.
+func lendBody(c *fiber.Ctx, call *actors.ChatCall) {
+	msgs := call.Fields["messages"]
+	if len(msgs) < api.LendMin || !api.OwnBody(c) {
+		return
+	}
+	call.Room = bodyroom.New(c.Locals(api.LocalOwnBody).([]byte), "messages", msgs)
+}

@@ -1,0 +1,54 @@
+package openrouter
+
+import (
+	"github.com/gofiber/fiber/v2"
+	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/http/media"
+)
+
+type publicModel struct {
+	ID                     string                      `json:"id"`
+	Name                   string                      `json:"name"`
+	ContextLength          int64                       `json:"context_length,omitempty"` // left out when unknown
+	Available              bool                        `json:"available"`                // this gateway routes it
+	MaxOutputTokens        int64                       `json:"max_output_tokens"`
+	InputModalities        []string                    `json:"input_modalities"`
+	OutputModalities       []string                    `json:"output_modalities"`
+	CreditsPer1KPrompt     shlyuz.Decimal              `json:"credits_per_1k_prompt"`
+	CreditsPer1KCompletion shlyuz.Decimal              `json:"credits_per_1k_completion"`
+	CreditsPer1KParts      *partsPer1K                 `json:"credits_per_1k_parts,omitempty"` // cache, reasoning, audio…, the long-context tier
+	VideoPricing           *videoPricing               `json:"video_pricing,omitempty"`        // a model of the video API
+	ImagePricing           *media.ImagePricing         `json:"image_pricing,omitempty"`        // a model of the image API
+	SpeechPricing          *media.SpeechPricing        `json:"speech_pricing,omitempty"`
+	TranscriptionPricing   *media.TranscriptionPricing `json:"transcription_pricing,omitempty"`
+}
+
+// publicModels is GET /api/models: every model with its price in credits.
+func (s *server) publicModels(c *fiber.Ctx) error {
+	cat := s.Gw.Catalog()
+	list := cat.List()
+	out := make([]publicModel, len(list))
+	for i, m := range list {
+		out[i] = publicModel{
+			ID: m.ID, Name: m.Name, ContextLength: m.ContextLength, Available: s.Gw.Routable(m.ID), MaxOutputTokens: m.MaxOutput(),
+			InputModalities: m.InputModalities, OutputModalities: m.OutputModalities,
+			CreditsPer1KPrompt: m.Price.CreditsPer1KPrompt(), CreditsPer1KCompletion: m.Price.CreditsPer1KCompletion(),
+			ImagePricing: media.ImagePricingOf(m, cat.Pricing), SpeechPricing: media.SpeechPricingOf(m, cat.Pricing),
+			TranscriptionPricing: media.TranscriptionPricingOf(m, cat.Pricing),
+			CreditsPer1KParts:    partsOf(&m.Price), VideoPricing: videoPricingOf(m, cat.Pricing),
+		}
+	}
+	return c.JSON(fiber.Map{"data": out})
+}
+
+// publicPlans is GET /api/plans.
+func (s *server) publicPlans(c *fiber.Ctx) error {
+	plans, err := s.Gw.Store().Plans(c.UserContext())
+	if err != nil {
+		return shlyuz.ErrInternal(err)
+	}
+	if plans == nil {
+		plans = []shlyuz.Plan{}
+	}
+	return c.JSON(fiber.Map{"data": plans})
+}

@@ -1,8 +1,0 @@
-//go:build !linux
-
-package http
-
-import "net"
-
-// queuedBytes is 0 (unknown) where the kernel is not asked (queued_linux.go).
-func queuedBytes(net.Conn) int { return 0 }
