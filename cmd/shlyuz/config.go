@@ -45,8 +45,11 @@ type Config struct {
 		Rate shlyuz.Decimal `yaml:"rate"`
 		K    shlyuz.Decimal `yaml:"K"`
 	} `yaml:"pricing"`
-	Plans     []shlyuz.Plan           `yaml:"plans"`  // upserted at start
-	Models    []shlyuz.Model          `yaml:"models"` // override or add catalog models
+	Plans  []shlyuz.Plan  `yaml:"plans"`  // upserted at start
+	Models []shlyuz.Model `yaml:"models"` // override or add catalog models
+	// Lifecycle sets models' deprecation and retirement dates and successors
+	// (model_lifecycle.go).
+	Lifecycle []lifecycleOverride     `yaml:"lifecycle"`
 	Upstreams []shlyuz.UpstreamConfig `yaml:"upstreams"`
 	Routes    []shlyuz.Route          `yaml:"routes"`
 	Cluster   struct {

@@ -150,6 +150,9 @@ func (in *instance) start(ctx context.Context, cfg *Config, addr address, db str
 		return err
 	}
 	models = shlyuz.MergeModels(models, cfg.Models)
+	if err := applyLifecycle(models, cfg.Lifecycle); err != nil {
+		return err
+	}
 
 	upCfgs, routes := cfg.Upstreams, cfg.Routes
 	builtIn := len(upCfgs) == 0
