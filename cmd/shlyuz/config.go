@@ -39,6 +39,9 @@ type Config struct {
 	// Metrics: GET /metrics needs the admin token unless public is true.
 	Metrics struct {
 		Public bool `yaml:"public"`
+		// ReconcileInterval: how often balances are checked against the
+		// ledger for shlyuz_reconcile_mismatched_accounts (default 10m; negative: never).
+		ReconcileInterval time.Duration `yaml:"reconcile_interval"`
 	} `yaml:"metrics"`
 	// Pricing applies until the operator sets one through the admin API.
 	Pricing *struct {
