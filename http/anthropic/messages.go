@@ -2,7 +2,6 @@ package anthropic
 
 import (
 	"github.com/gofiber/fiber/v2"
-	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/http/internal/api"
 )
 
@@ -23,6 +22,7 @@ func (s *server) messages(c *fiber.Ctx) error {
 	call.KeyHash = c.Locals(api.LocalKeyHash).(string)
 	call.GenerationID = api.NewID("gen-")
 	c.Set("X-Generation-Id", call.GenerationID)
+	s.AnnounceModel(c, call.Models[0])
 	if call.Stream {
 		st, err := s.Gw.OpenStream(c.UserContext(), call)
 		if err != nil {
@@ -55,8 +55,8 @@ func (s *server) countTokens(c *fiber.Ctx) error {
 	if perr != nil {
 		return perr
 	}
-	if _, ok := s.Gw.Catalog().Get(call.Models[0]); !ok {
-		return shlyuz.ErrModelNotFound(call.Models[0])
+	if _, err := s.Gw.Catalog().Lookup(call.Models[0]); err != nil {
+		return err
 	}
 	return c.JSON(fiber.Map{"input_tokens": call.Prompt.Likely})
 }

@@ -35,9 +35,9 @@ func (s *server) createEmbeddings(c *fiber.Ctx) error {
 	if perr != nil {
 		return perr
 	}
-	m, ok := s.Gw.Catalog().Get(in.Model)
-	if !ok {
-		return shlyuz.ErrModelNotFound(in.Model)
+	m, merr := s.Gw.Catalog().Lookup(in.Model)
+	if merr != nil {
+		return merr
 	}
 	if !m.MakesEmbeddings() {
 		return shlyuz.ErrInvalidValue("model", "The model %q does not make embeddings; GET /api/v1/models?output_modalities=embeddings lists those that do.", in.Model)
@@ -49,6 +49,7 @@ func (s *server) createEmbeddings(c *fiber.Ctx) error {
 	}
 	media.ApplyPrefs(call, in.Provider)
 	c.Set("X-Generation-Id", call.GenerationID)
+	api.AnnounceDeprecation(c, m, s.Gw.Catalog().Now)
 	var result *shlyuz.EmbeddingResult
 	media, err := s.Gw.StartMedia(c.UserContext(), call, func(ctx context.Context, u *actors.Upstream, req *shlyuz.UpstreamRequest) error {
 		ctx, cancel := context.WithTimeout(ctx, u.Config.Timeout)

@@ -161,9 +161,9 @@ func (s *server) countModels(c *fiber.Ctx) error {
 // routedModel is the model of an id, or the 404 of an unknown one and the
 // error of one no upstream serves.
 func (s *server) routedModel(id string) (*shlyuz.PricedModel, error) {
-	m, ok := s.Gw.Catalog().Get(id)
-	if !ok {
-		return nil, shlyuz.ErrModelNotFound(id)
+	m, err := s.Gw.Catalog().Lookup(id)
+	if err != nil {
+		return nil, err
 	}
 	if !s.Gw.Routable(id) {
 		return nil, shlyuz.ErrModelUnavailable(id)

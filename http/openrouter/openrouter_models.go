@@ -1,9 +1,10 @@
 package openrouter
 
 import (
-	"net/url"
 	"strings"
+	"time"
 
+	"github.com/shlyuz/shlyuz/http/internal/api"
 	"github.com/shlyuz/shlyuz/http/media"
 
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -37,6 +38,11 @@ type v1Model struct {
 	// A model of the audio API: its voices or formats and price.
 	SpeechPricing        *media.SpeechPricing        `json:"speech_pricing,omitempty"`
 	TranscriptionPricing *media.TranscriptionPricing `json:"transcription_pricing,omitempty"`
+	// ExpirationDate is the day the model retires ("YYYY-MM-DD"), null when
+	// none is announced; DeprecationDate and Successor are ours beside it.
+	ExpirationDate  *string `json:"expiration_date"`
+	DeprecationDate string  `json:"deprecation_date,omitempty"`
+	Successor       string  `json:"successor,omitempty"`
 }
 
 type architecture struct {
@@ -127,18 +133,26 @@ func toV1Model(m *shlyuz.PricedModel, p shlyuz.Pricing, params []string) v1Model
 		ContextLength: ctx, Architecture: architectureOf(m), Pricing: pricingOf(m.Price),
 		TopProvider:         topProvider{ContextLength: ctx, MaxCompletionTokens: &maxOut},
 		SupportedParameters: params, DefaultParameters: &defaultParameters{}, SupportedVoices: voices,
-		Links:        modelLinks{Details: "/api/v1/models/" + escapeModelID(m.ID) + "/endpoints"},
+		Links:        modelLinks{Details: "/api/v1/models/" + api.EscapeModelID(m.ID) + "/endpoints"},
 		ImagePricing: media.ImagePricingOf(m, p), SpeechPricing: media.SpeechPricingOf(m, p), TranscriptionPricing: media.TranscriptionPricingOf(m, p),
+		ExpirationDate: expirationOf(m), DeprecationDate: deprecationOf(m), Successor: m.Successor,
 	}
 }
 
-// escapeModelID escapes each part of "author/slug" for a path.
-func escapeModelID(id string) string {
-	parts := strings.Split(id, "/")
-	for i, s := range parts {
-		parts[i] = url.PathEscape(s)
+// expirationOf is the model's expiration_date, nil when none is known.
+func expirationOf(m *shlyuz.PricedModel) *string {
+	if d := m.ExpirationDay(); d != "" {
+		return &d
 	}
-	return strings.Join(parts, "/")
+	return nil
+}
+
+// deprecationOf is the day the model is deprecated from ("YYYY-MM-DD"), "" when never.
+func deprecationOf(m *shlyuz.PricedModel) string {
+	if t := m.DeprecatedAt(); !t.IsZero() {
+		return t.UTC().Format(time.DateOnly)
+	}
+	return ""
 }
 
 func architectureOf(m *shlyuz.PricedModel) architecture {

@@ -21,6 +21,10 @@ type publicModel struct {
 	ImagePricing           *media.ImagePricing         `json:"image_pricing,omitempty"`        // a model of the image API
 	SpeechPricing          *media.SpeechPricing        `json:"speech_pricing,omitempty"`
 	TranscriptionPricing   *media.TranscriptionPricing `json:"transcription_pricing,omitempty"`
+	// The model's lifecycle, when one is announced: see v1Model.
+	DeprecationDate string `json:"deprecation_date,omitempty"`
+	ExpirationDate  string `json:"expiration_date,omitempty"`
+	Successor       string `json:"successor,omitempty"`
 }
 
 // publicModels is GET /api/models: every model with its price in credits.
@@ -36,6 +40,7 @@ func (s *server) publicModels(c *fiber.Ctx) error {
 			ImagePricing: media.ImagePricingOf(m, cat.Pricing), SpeechPricing: media.SpeechPricingOf(m, cat.Pricing),
 			TranscriptionPricing: media.TranscriptionPricingOf(m, cat.Pricing),
 			CreditsPer1KParts:    partsOf(&m.Price), VideoPricing: videoPricingOf(m, cat.Pricing),
+			DeprecationDate: deprecationOf(m), ExpirationDate: m.ExpirationDay(), Successor: m.Successor,
 		}
 	}
 	return c.JSON(fiber.Map{"data": out})

@@ -26,6 +26,7 @@ func (s *server) responses(c *fiber.Ctx) error {
 	call.KeyHash = c.Locals(api.LocalKeyHash).(string)
 	call.GenerationID = api.NewID("gen-")
 	c.Set("X-Generation-Id", call.GenerationID)
+	s.AnnounceModel(c, call.Models[0])
 	if call.Stream {
 		st, err := s.Gw.OpenStream(c.UserContext(), call)
 		if err != nil {
