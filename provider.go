@@ -19,6 +19,9 @@ type UpstreamRequest struct {
 	// Room, when set, lends the buffer around Fields[Room.Key] for the call:
 	// an adapter may write its body there rather than copy the value (body_room.go).
 	Room *BodyRoom
+	// ExtraParameters are the parameters the operator says the upstream
+	// takes beyond its protocol's (UpstreamConfig.Parameters).
+	ExtraParameters []string
 }
 
 // ChatResponse is a finished, non-streamed completion in OpenAI's shape, minus
