@@ -35,6 +35,10 @@ type ChatCall struct {
 	Room *shlyuz.BodyRoom
 	// User is the client's end user ("user"), kept on the generation record.
 	User string
+	// WebSearches are the most web searches the request may have the
+	// upstream run (its server tools' max_uses): reserved for at the
+	// model's web search fee, and billed as the upstream reports them.
+	WebSearches int64
 }
 
 // Receipt is what a finished call used and cost; Credits is exactly the debit.
@@ -304,6 +308,10 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 			}
 			continue
 		}
+		if cl.c.WebSearches > 0 && m.Price.WebSearchMicro == 0 { // a fee the gateway could not bill
+			last = shlyuz.ErrInvalidValue("tools", "The model %q has no web search price here: its web search tool is not served.", m.ID)
+			continue
+		}
 		upstreamModel := route.UpstreamName(m.ID)
 		if err := cl.reserve(m, ups); err != nil {
 			if cl.model == nil {
@@ -473,10 +481,14 @@ func (cl *call) reserve(m *shlyuz.PricedModel, ups []*Upstream) error {
 	} else {
 		prompt := cl.c.Prompt.ReserveFor(m.ID) // images by the model's rule
 		worst := m.Price.Bound(prompt)
+		search := m.Price.WebSearchMicro
 		for _, u := range ups {
 			scaled := m.Price.Scale(u.Config.PriceMultiplier)
 			worst = worst.Max(scaled.Bound(prompt))
+			search = max(search, scaled.WebSearchMicro)
 		}
+		// The searches are a fee per request as the request fee is.
+		worst.RequestMicro = shlyuz.AddChecked(worst.RequestMicro, shlyuz.MulChecked(cl.c.WebSearches, search))
 		msg.Prompt, msg.MaxTokens, msg.MaxOut, msg.Price, msg.N = prompt, cl.c.MaxTokens, m.MaxOutput(), worst, cl.c.N
 	}
 	if cl.slice != nil { // reserved again for another model: the slice's reservation goes back

@@ -147,6 +147,9 @@ func parseMessages(body []byte, header func(string, ...string) string, countOnly
 	if err := readRouting(top, call); err != nil {
 		return nil, err
 	}
+	if call.WebSearches, err = serverToolFees(top["tools"]); err != nil {
+		return nil, err
+	}
 	withoutRouting(top) // Anthropic answers 400 "Extra inputs are not permitted" to them
 	return call, nil
 }

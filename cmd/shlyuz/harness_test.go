@@ -141,6 +141,7 @@ func testConfig(fakeURL string) string {
 	models.WriteString(audioTestModels)
 	models.WriteString(embeddingTestModels)
 	models.WriteString(billingTestModels)
+	models.WriteString(feeTestModels)
 	return withYandexAudio(root, withSaluteAudio(root, withImageUpstreams(root, withVideoUpstreams(root, strings.ReplaceAll(fmt.Sprintf(`journal_interval: 20ms
 video: {poll_min: 5ms, poll_max: 40ms, timeout: 60s}
 heartbeat: 100ms

@@ -20,6 +20,8 @@ type Ask struct {
 	// Conversation tells one conversation from another (FaultRateOnce): the
 	// model and the last message; "" when the protocol does not say.
 	Conversation string
+	// WebSearches are the searches the request's server tools run (Anthropic's web search).
+	WebSearches int
 }
 
 // Prompt counts a request's prompt the fake's way: text characters / 4 (at
