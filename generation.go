@@ -34,6 +34,9 @@ type Generation struct {
 	// User is the client's end user (the request's "user"), for an app that
 	// resells access to see its users' spend.
 	User string `json:"user,omitempty"`
+	// Note: the model was deprecated (when it retires, its successor), or
+	// the retired model asked for was served by its successor.
+	Note string `json:"note,omitempty"`
 }
 
 // Attempt is one upstream tried for a generation.
