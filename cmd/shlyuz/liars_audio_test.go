@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shlyuz/shlyuz/media/mediatest"
 	"github.com/shlyuz/shlyuz/providers/fake"
 )
 
@@ -26,9 +27,9 @@ func TestTranscriptionLiars(t *testing.T) {
 		name, kind, file string
 		audio            []byte
 	}{
-		{"mp3 with a 0x00 after its first frame", "mp3", "a.mp3", fake.MP3WithJunk(50)},
-		{"ogg whose last page says 1 s", "ogg", "a.ogg", fake.OggOpusClaiming(600, 1)},
-		{"flac whose STREAMINFO says 1 s", "flac", "a.flac", fake.FLACClaiming(600, 1)},
+		{"mp3 with a 0x00 after its first frame", "mp3", "a.mp3", mediatest.MP3WithJunk(50)},
+		{"ogg whose last page says 1 s", "ogg", "a.ogg", mediatest.OggOpusClaiming(600, 1)},
+		{"flac whose STREAMINFO says 1 s", "flac", "a.flac", mediatest.FLACClaiming(600, 1)},
 	}
 	for _, tc := range liars {
 		played, ok := fake.DecodedSeconds(tc.kind, tc.audio)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/media"
 )
 
 // Audio through Gemini's generateContent (research/media-upstreams.md §3.4,
@@ -104,7 +104,7 @@ func (s *Server) geminiAudio(w http.ResponseWriter, r *http.Request, model, meth
 		switch formats[i] {
 		case "aac", "aiff": // not measured: the estimate from the size
 		default:
-			if shlyuz.SniffAudio(a) != formats[i] || !exact {
+			if media.SniffAudio(a) != formats[i] || !exact {
 				writeGeminiError(w, http.StatusBadRequest, "INVALID_ARGUMENT", "Unable to process input audio: the data is not "+formats[i]+".", "")
 				return true
 			}

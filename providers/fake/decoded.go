@@ -2,14 +2,13 @@ package fake
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"io"
 
 	"github.com/hajimehoshi/go-mp3"
 	"github.com/mewkiz/flac"
 
-	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/media"
 )
 
 // DecodedSeconds is how long audio plays in a decoder, as a transcription
@@ -47,13 +46,13 @@ func DecodedSeconds(kind string, audio []byte) (seconds float64, ok bool) {
 	case "ogg":
 		return opusPlayed(audio)
 	case "wav":
-		w, ok := shlyuz.ParseWAV(audio)
+		w, ok := media.ParseWAV(audio)
 		if !ok {
 			return 0, false
 		}
 		return float64(len(w.Data)) / float64(w.Rate*w.Channels*w.Bits/8), true
 	}
-	secs, exact := shlyuz.AudioSeconds(kind, audio)
+	secs, exact := media.AudioSeconds(kind, audio)
 	return secs.Float64(), exact || kind == "m4a" || kind == "webm"
 }
 
@@ -114,14 +113,4 @@ func opusTOC(p []byte) int64 {
 		return 0
 	}
 	return min(48, frame*int64(p[1]&0x3F))
-}
-
-// oggGranule rewrites the granule position of the last page of an Ogg file
-// and its CRC.
-func oggGranule(b []byte, granule uint64) []byte {
-	last := bytes.LastIndex(b, []byte("OggS"))
-	binary.LittleEndian.PutUint64(b[last+6:], granule)
-	binary.LittleEndian.PutUint32(b[last+22:], 0)
-	binary.LittleEndian.PutUint32(b[last+22:], oggCRC(b[last:]))
-	return b
 }
