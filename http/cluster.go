@@ -7,7 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 )
 
-// Cluster routes (issue 11): the member list for the operator, and the
+// Cluster routes: the member list for the operator, and the
 // probes every node answers, also in single mode.
 
 // healthz answers while the process runs.

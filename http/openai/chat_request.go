@@ -30,22 +30,17 @@ func ParseChat(body []byte) (*actors.ChatCall, *shlyuz.Error) {
 	call := &actors.ChatCall{Fields: fields, AllowFallbacks: true, Started: time.Now()}
 
 	var model string
-	if err := field(fields, "model", &model); err != nil {
+	if err := api.Field(fields, "model", &model); err != nil {
 		return nil, err
 	}
 	if model == "" {
 		return nil, shlyuz.ErrMissingField("model")
 	}
 	call.Models = []string{model}
-	var models []string
-	if err := field(fields, "models", &models); err != nil {
+	if err := api.ReadRouting(fields, call); err != nil {
 		return nil, err
 	}
-	for _, m := range models {
-		if m != model && m != "" {
-			call.Models = append(call.Models, m)
-		}
-	}
+	includeReasoning(fields)
 
 	msgs, ok := fields["messages"]
 	if !ok || api.IsNull(msgs) {
@@ -61,12 +56,12 @@ func ParseChat(body []byte) (*actors.ChatCall, *shlyuz.Error) {
 	// Tools and a response schema are rendered into the prompt: the reservation counts them.
 	call.Prompt = api.WithDefinitions(est, tokens.EstimateDefinitions(fields["tools"], fields["functions"], fields["response_format"]))
 
-	if err := field(fields, "stream", &call.Stream); err != nil {
+	if err := api.Field(fields, "stream", &call.Stream); err != nil {
 		return nil, err
 	}
 	for _, name := range []string{"max_completion_tokens", "max_tokens"} {
 		var n *int64
-		if err := field(fields, name, &n); err != nil {
+		if err := api.Field(fields, name, &n); err != nil {
 			return nil, err
 		}
 		if n == nil {
@@ -79,7 +74,7 @@ func ParseChat(body []byte) (*actors.ChatCall, *shlyuz.Error) {
 		break
 	}
 	var n *int64
-	if err := field(fields, "n", &n); err != nil {
+	if err := api.Field(fields, "n", &n); err != nil {
 		return nil, err
 	}
 	if n != nil {
@@ -91,18 +86,20 @@ func ParseChat(body []byte) (*actors.ChatCall, *shlyuz.Error) {
 	if err := checkImageOptions(fields); err != nil {
 		return nil, err
 	}
-	var prefs *api.ProviderPrefs
-	if err := field(fields, "provider", &prefs); err != nil {
-		return nil, err
-	}
-	if prefs != nil {
-		call.Order, call.Only, call.Ignore, call.Sort = prefs.Order, prefs.Only, prefs.Ignore, prefs.Sort
-		call.RequireParameters = prefs.RequireParameters
-		if prefs.AllowFallbacks != nil {
-			call.AllowFallbacks = *prefs.AllowFallbacks
-		}
-	}
 	return call, nil
+}
+
+// includeReasoning turns OpenRouter's legacy include_reasoning: true into
+// reasoning: {"enabled": true} when the request does not set reasoning
+// itself, so every adapter that thinks on reasoning honours it.
+func includeReasoning(fields map[string]json.RawMessage) {
+	if string(fields["include_reasoning"]) != "true" {
+		return
+	}
+	if r, ok := fields["reasoning"]; ok && !api.IsNull(r) {
+		return
+	}
+	fields["reasoning"] = json.RawMessage(`{"enabled":true}`)
 }
 
 // maxChoices bounds n as OpenAI does.
@@ -115,7 +112,7 @@ var imageSizes = []string{"512", "1K", "2K", "4K"}
 // output options) an upstream could not take.
 func checkImageOptions(fields map[string]json.RawMessage) *shlyuz.Error {
 	var modalities []string
-	if err := field(fields, "modalities", &modalities); err != nil {
+	if err := api.Field(fields, "modalities", &modalities); err != nil {
 		return err
 	}
 	for _, m := range modalities {
@@ -127,7 +124,7 @@ func checkImageOptions(fields map[string]json.RawMessage) *shlyuz.Error {
 		AspectRatio string `json:"aspect_ratio"`
 		ImageSize   string `json:"image_size"`
 	}
-	if err := field(fields, "image_config", &ic); err != nil {
+	if err := api.Field(fields, "image_config", &ic); err != nil {
 		return err
 	}
 	if ic == nil {
@@ -145,18 +142,6 @@ func checkImageOptions(fields map[string]json.RawMessage) *shlyuz.Error {
 func positive(s string) bool {
 	n, err := strconv.Atoi(s)
 	return err == nil && n > 0
-}
-
-// field decodes one top-level field if present; a wrong type is a 400 naming it.
-func field(fields map[string]json.RawMessage, name string, into any) *shlyuz.Error {
-	raw, ok := fields[name]
-	if !ok || api.IsNull(raw) {
-		return nil
-	}
-	if err := json.Unmarshal(raw, into); err != nil {
-		return shlyuz.ErrInvalidValue(name, "The field %q has the wrong type: %s", name, err.Error())
-	}
-	return nil
 }
 
 // lendBody lends the call the buffer of its body around the messages, when

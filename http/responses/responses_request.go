@@ -187,6 +187,11 @@ func ParseResponses(body []byte) (*actors.ChatCall, *responsesRequest, *shlyuz.E
 	if r.MaxOutputTokens != nil {
 		call.MaxTokens = *r.MaxOutputTokens
 	}
+	if r.raw != nil {
+		if err := api.ReadRouting(r.raw, call); err != nil {
+			return nil, nil, err
+		}
+	}
 	return call, &r, nil
 }
 

@@ -7,16 +7,7 @@ import (
 	"github.com/shlyuz/shlyuz/tokens"
 )
 
-type ProviderPrefs struct {
-	Order          []string `json:"order"`
-	AllowFallbacks *bool    `json:"allow_fallbacks"`
-	Only           []string `json:"only"`
-	Ignore         []string `json:"ignore"`
-	Sort           string   `json:"sort"` // price, latency, throughput
-	// RequireParameters: only upstreams that carry every parameter set may serve.
-	RequireParameters bool `json:"require_parameters"`
-}
-
+// IsNull reports whether raw is JSON null.
 func IsNull(raw json.RawMessage) bool { return len(raw) == 4 && string(raw) == "null" }
 
 // WithDefinitions adds to a prompt's estimate what the upstream renders from request fields (tools,
