@@ -42,7 +42,7 @@ func RublesSign(c Credits) string {
 	sign := ""
 	u := uint64(c)
 	if c < 0 {
-		sign, u = "-", uint64(-(c + 1))+1
+		sign, u = "-", uint64(-(c+1))+1
 	}
 	whole, frac := u/uint64(CreditsPerRuble), u%uint64(CreditsPerRuble)
 	digits := fmt.Sprintf("%05d", frac)
