@@ -22,6 +22,10 @@ type Model struct {
 	// speech-to-text model, with its voices or formats and price.
 	Speech        *SpeechSpec        `json:"speech,omitempty" yaml:"speech"`
 	Transcription *TranscriptionSpec `json:"transcription,omitempty" yaml:"transcription"`
+
+	// Lifecycle: when the model is deprecated and when it retires (no longer
+	// sold), and what replaces it; see model_lifecycle.go.
+	Lifecycle `yaml:",inline"`
 }
 
 // DefaultMaxOutput bounds a reservation when the catalog does not know a model's output limit.

@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
+	"github.com/shlyuz/shlyuz/tokens"
 )
 
 // imageInput is OpenAI's image request, with OpenRouter's aspect_ratio.
@@ -69,7 +70,7 @@ func (s *Server) makeImages(c *fiber.Ctx, id, keyHash string, in *imageInput, m 
 	cat := s.gw.Catalog()
 	call := &actors.MediaCall{
 		GenerationID: id, KeyHash: keyHash, Model: m.ID, AllowFallbacks: true,
-		Started: time.Now(), Worst: m.ImageWorst(opt, n, in.Prompt, cat.Pricing),
+		Started: time.Now(), Worst: m.ImageWorst(opt, n, tokens.Text(in.Prompt), cat.Pricing),
 		Supports: func(u *actors.Upstream) bool { _, ok := u.Provider.(shlyuz.ImageProvider); return ok },
 	}
 	applyPrefs(call, in.Provider)
@@ -128,7 +129,7 @@ func imageCall(cat *shlyuz.Catalog, in *imageInput) (*shlyuz.PricedModel, shlyuz
 	}
 	m, ok := cat.Get(in.Model)
 	if !ok {
-		return nil, opt, 0, shlyuz.ErrModelNotFound(in.Model)
+		return nil, opt, 0, cat.Missing(in.Model)
 	}
 	if m.Image == nil {
 		return nil, opt, 0, shlyuz.ErrInvalidValue("model", "The model %q does not make images through the image API; GET /api/v1/images/models lists those that do.", in.Model)

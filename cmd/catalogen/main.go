@@ -79,6 +79,9 @@ func main() {
 	models = append(models, imageModels()...)
 	models = append(models, audioModels()...)
 	withTranscription(models)
+	if err := withLifecycle(models, lite, *pricesPath); err != nil {
+		log.Fatal(err)
+	}
 	sort.Slice(models, func(i, j int) bool { return models[i].ID < models[j].ID })
 
 	out, err := encode(models)
@@ -117,6 +120,9 @@ type catalogModel struct {
 	Image            *imageSpec         `json:"image,omitempty"`
 	Speech           *speechSpec        `json:"speech,omitempty"`
 	Transcription    *transcriptionSpec `json:"transcription,omitempty"`
+	DeprecationDate  string             `json:"deprecation_date,omitempty"`
+	ExpirationDate   string             `json:"expiration_date,omitempty"`
+	Successor        string             `json:"successor,omitempty"`
 }
 
 type literalRUB struct {
@@ -547,7 +553,7 @@ func demoModels() []catalogModel {
 // their makers bill them (rubles per million tokens, input and output alike;
 // list prices of the pay-as-you-go plans as of 2026, to be refreshed by the
 // operator through the config's models or the admin API when they change).
-// Routes send them to the gigachat and yandex upstreams (see README).
+// Routes send them to the gigachat and yandex upstreams (see docs/operating.md).
 func russianModels() []catalogModel {
 	const created = 1767225600 // 2026-01-01T00:00:00Z
 	rub := func(perMTok string) *literalRUB {
