@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
 	"github.com/shlyuz/shlyuz/billing"
@@ -60,7 +59,7 @@ type paymentsConfig struct {
 }
 
 // webArea builds the account area's mount, or nil when it is disabled.
-func webArea(cfg *Config, gw *actors.Gateway, listen net.Addr, loc *time.Location, db string, log *slog.Logger) (func(*fiber.App, func(*fiber.Ctx, string) error), error) {
+func webArea(cfg *Config, gw *actors.Gateway, listen net.Addr, loc *time.Location, db string, log *slog.Logger) (*web.Web, error) {
 	if cfg.Web.Disabled {
 		return nil, nil
 	}
@@ -102,7 +101,7 @@ func webArea(cfg *Config, gw *actors.Gateway, listen net.Addr, loc *time.Locatio
 	if err != nil {
 		return nil, err
 	}
-	return w.Mount, nil
+	return w, nil
 }
 
 // rateConfig is the exchange-rate updater: off unless source is cbr.
