@@ -22,6 +22,11 @@ type Model struct {
 	// speech-to-text model, with its voices or formats and price.
 	Speech        *SpeechSpec        `json:"speech,omitempty" yaml:"speech"`
 	Transcription *TranscriptionSpec `json:"transcription,omitempty" yaml:"transcription"`
+
+	// Aliases are other names clients call the model by: its provider's own
+	// ids, dated and undated ("claude-sonnet-4-5-20250929" for
+	// "anthropic/claude-sonnet-4.5"), which agents written for that provider send.
+	Aliases []string `json:"aliases,omitempty" yaml:"aliases"`
 }
 
 // DefaultMaxOutput bounds a reservation when the catalog does not know a model's output limit.

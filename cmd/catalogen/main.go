@@ -79,6 +79,9 @@ func main() {
 	models = append(models, imageModels()...)
 	models = append(models, audioModels()...)
 	withTranscription(models)
+	if err := withAliases(models, *litellmPath, *modelsDevPath); err != nil {
+		log.Fatal(err)
+	}
 	sort.Slice(models, func(i, j int) bool { return models[i].ID < models[j].ID })
 
 	out, err := encode(models)
@@ -117,6 +120,7 @@ type catalogModel struct {
 	Image            *imageSpec         `json:"image,omitempty"`
 	Speech           *speechSpec        `json:"speech,omitempty"`
 	Transcription    *transcriptionSpec `json:"transcription,omitempty"`
+	Aliases          []string           `json:"aliases,omitempty"` // aliases.go
 }
 
 type literalRUB struct {
