@@ -28,6 +28,9 @@ type Generation struct {
 	CompletionDetails *CompletionTokensDetails `json:"completion_tokens_details,omitempty"`
 	CreditsDetails    *CreditsDetails          `json:"credits_details,omitempty"`
 	OverReserved      bool                     `json:"over_reserved,omitempty"`
+	// Note: the model was deprecated (when it retires, its successor), or
+	// the retired model asked for was served by its successor.
+	Note string `json:"note,omitempty"`
 }
 
 // Attempt is one upstream tried for a generation.

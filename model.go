@@ -27,6 +27,10 @@ type Model struct {
 	// ids, dated and undated ("claude-sonnet-4-5-20250929" for
 	// "anthropic/claude-sonnet-4.5"), which agents written for that provider send.
 	Aliases []string `json:"aliases,omitempty" yaml:"aliases"`
+
+	// Lifecycle: when the model is deprecated and when it retires (no longer
+	// sold), and what replaces it; see model_lifecycle.go.
+	Lifecycle `yaml:",inline"`
 }
 
 // DefaultMaxOutput bounds a reservation when the catalog does not know a model's output limit.

@@ -71,6 +71,7 @@ type call struct {
 	details   *shlyuz.CreditsDetails // how the settled charge adds up
 	over      bool                   // the upstream reported more than was reserved
 	estimated bool                   // the usage is the gateway's count, not the upstream's
+	asked     *shlyuz.PricedModel    // the retired model the client named, when its successor serves the call
 	upTime    time.Duration          // spent in the serving upstream's call (to the first event for streams)
 	slice     *slice                 // the slice this node reserved the call from; nil: the owner's grant
 	// sliceable: the call may reserve from this node's slice, its charge
@@ -272,10 +273,17 @@ type attemptFunc func(ctx context.Context, u *Upstream, req *shlyuz.UpstreamRequ
 func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 	cat := cl.g.Catalog()
 	models := make([]*shlyuz.PricedModel, 0, len(cl.c.Models))
-	for _, id := range cl.c.Models {
+	var asked []*shlyuz.PricedModel // by models' index: the retired model its successor stands for
+	for i, id := range cl.c.Models {
 		m, ok := cat.Get(id)
 		if !ok {
-			return shlyuz.ErrModelNotFound(id)
+			return cat.Missing(id)
+		}
+		if m.ID != id { // served by its successor (the operator's choice)
+			if asked == nil {
+				asked = make([]*shlyuz.PricedModel, len(cl.c.Models))
+			}
+			asked[i], _ = cat.Retired(id)
 		}
 		if api := mediaAPI(m); cl.fixed == 0 && api != "" { // priced by its medium, not by tokens of chat
 			return shlyuz.ErrInvalidValue("model", "The model %q is served by %s, not by chat completions.", id, api)
@@ -286,7 +294,7 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 		return err
 	}
 	var last error
-	for _, m := range models {
+	for i, m := range models {
 		route, routed := cl.g.upstreamsFor(m.ID, cl.c.Order, cl.c.AllowFallbacks)
 		ups := cl.g.preferUpstreams(routed, cl.c)
 		if cl.supports != nil {
@@ -313,6 +321,9 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 			}
 			last = err
 			continue
+		}
+		if asked != nil {
+			cl.asked = asked[i]
 		}
 		for _, u := range ups {
 			req := &shlyuz.UpstreamRequest{
@@ -581,10 +592,22 @@ func (cl *call) record(now time.Time, status, finish string, u shlyuz.Usage, cre
 		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Credits: credits,
 		PromptDetails: u.PromptDetails(), CompletionDetails: u.CompletionDetails(), CreditsDetails: cl.details, OverReserved: cl.over,
 		LatencyMS: now.Sub(cl.c.Started).Milliseconds(), Status: status, FinishReason: finish, CreatedAt: now,
-		Estimated: cl.estimated,
+		Estimated: cl.estimated, Note: cl.lifecycleNote(),
 	}
 	if cl.g.observe != nil {
 		cl.g.observe(gen, now.Sub(cl.c.Started), cl.upTime)
 	}
 	return gen
+}
+
+// lifecycleNote is the generation's note on the model's lifecycle: served by the
+// successor of the retired model asked for, or a deprecated model's warning.
+func (cl *call) lifecycleNote() string {
+	switch m := cl.model; {
+	case cl.asked != nil:
+		return shlyuz.SuccessorNote(cl.asked, m.ID)
+	case !m.DeprecatedAt().IsZero() && m.Deprecated(cl.g.Catalog().Now()):
+		return m.DeprecationNote()
+	}
+	return ""
 }

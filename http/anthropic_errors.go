@@ -33,7 +33,7 @@ func anthropicErrorType(status int) string {
 		return "billing_error"
 	case 403:
 		return "permission_error"
-	case 404:
+	case 404, 410: // 410: a retired model, which Anthropic answers as not found
 		return "not_found_error"
 	case 413:
 		return "request_too_large"

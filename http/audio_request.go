@@ -63,7 +63,7 @@ func parseTranscription(c *fiber.Ctx, cat *shlyuz.Catalog) (*transcriptionInput,
 	}
 	m, ok := cat.Get(in.Model)
 	if !ok {
-		return nil, nil, shlyuz.ErrModelNotFound(in.Model)
+		return nil, nil, cat.Missing(in.Model)
 	}
 	spec := m.Transcription
 	if spec == nil {
@@ -204,7 +204,7 @@ func parseSpeech(body []byte, cat *shlyuz.Catalog) (*speechInput, *shlyuz.Priced
 	}
 	m, ok := cat.Get(in.Model)
 	if !ok {
-		return nil, nil, shlyuz.ErrModelNotFound(in.Model)
+		return nil, nil, cat.Missing(in.Model)
 	}
 	spec := m.Speech
 	if spec == nil {

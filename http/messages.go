@@ -2,7 +2,6 @@ package http
 
 import (
 	"github.com/gofiber/fiber/v2"
-	shlyuz "github.com/shlyuz/shlyuz"
 )
 
 // messagesRoutes are Anthropic's Messages API: POST /api/v1/messages and
@@ -22,6 +21,7 @@ func (s *Server) messages(c *fiber.Ctx) error {
 	call.KeyHash = c.Locals(localKeyHash).(string)
 	call.GenerationID = newID("gen-")
 	c.Set("X-Generation-Id", call.GenerationID)
+	s.announceModel(c, call.Models[0])
 	if call.Stream {
 		st, err := s.gw.OpenStream(c.UserContext(), call)
 		if err != nil {
@@ -72,8 +72,8 @@ func (s *Server) countTokens(c *fiber.Ctx) error {
 	if perr != nil {
 		return perr
 	}
-	if _, ok := s.gw.Catalog().Get(call.Models[0]); !ok {
-		return shlyuz.ErrModelNotFound(call.Models[0])
+	if _, err := s.gw.Catalog().Lookup(call.Models[0]); err != nil {
+		return err
 	}
 	return c.JSON(fiber.Map{"input_tokens": call.Prompt.Likely})
 }

@@ -79,6 +79,9 @@ func main() {
 	models = append(models, imageModels()...)
 	models = append(models, audioModels()...)
 	withTranscription(models)
+	if err := withLifecycle(models, lite, *pricesPath); err != nil {
+		log.Fatal(err)
+	}
 	if err := withAliases(models, *litellmPath, *modelsDevPath); err != nil {
 		log.Fatal(err)
 	}
@@ -120,6 +123,9 @@ type catalogModel struct {
 	Image            *imageSpec         `json:"image,omitempty"`
 	Speech           *speechSpec        `json:"speech,omitempty"`
 	Transcription    *transcriptionSpec `json:"transcription,omitempty"`
+	DeprecationDate  string             `json:"deprecation_date,omitempty"`
+	ExpirationDate   string             `json:"expiration_date,omitempty"`
+	Successor        string             `json:"successor,omitempty"`
 	Aliases          []string           `json:"aliases,omitempty"` // aliases.go
 }
 

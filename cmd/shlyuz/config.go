@@ -39,14 +39,20 @@ type Config struct {
 	// Metrics: GET /metrics needs the admin token unless public is true.
 	Metrics struct {
 		Public bool `yaml:"public"`
+		// ReconcileInterval: how often balances are checked against the
+		// ledger for shlyuz_reconcile_mismatched_accounts (default 10m; negative: never).
+		ReconcileInterval time.Duration `yaml:"reconcile_interval"`
 	} `yaml:"metrics"`
 	// Pricing applies until the operator sets one through the admin API.
 	Pricing *struct {
 		Rate shlyuz.Decimal `yaml:"rate"`
 		K    shlyuz.Decimal `yaml:"K"`
 	} `yaml:"pricing"`
-	Plans     []shlyuz.Plan           `yaml:"plans"`  // upserted at start
-	Models    []shlyuz.Model          `yaml:"models"` // override or add catalog models
+	Plans  []shlyuz.Plan  `yaml:"plans"`  // upserted at start
+	Models []shlyuz.Model `yaml:"models"` // override or add catalog models
+	// Lifecycle sets models' deprecation and retirement dates and successors
+	// (model_lifecycle.go).
+	Lifecycle []lifecycleOverride     `yaml:"lifecycle"`
 	Upstreams []shlyuz.UpstreamConfig `yaml:"upstreams"`
 	Routes    []shlyuz.Route          `yaml:"routes"`
 	Cluster   struct {

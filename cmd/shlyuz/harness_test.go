@@ -132,7 +132,8 @@ func testConfig(fakeURL string) string {
 	for _, id := range []string{"test/model", "test/other", "breaker/ok", "breaker/fault-500", "breaker/fault-503", "short/fault-hang", "tiny/model",
 		"faulty/fault-500", "faulty/fault-429", "faulty/fault-quota", "faulty/fault-cut", "faulty/fault-malformed",
 		"faulty/fault-nousage", "faulty/fault-midstream-error", "faulty/fault-401", "fallback/model", "tiny/fault-stall", "faulty/fault-stall", "faulty/fault-slow",
-		"claude/model", "gemini/model", "yagpt/model", "giga/model", "mixed/model", "permodel/model", "sorted/model", "params/model"} {
+		"claude/model", "gemini/model", "yagpt/model", "giga/model", "mixed/model", "permodel/model", "sorted/model", "params/model",
+		"life/deprecated", "life/retired", "life/served"} {
 		fmt.Fprintf(&models, "  - {id: %q, name: %q, context_length: 100000, max_output_tokens: 4096, input_modalities: [text, image], output_modalities: [text], usd: {prompt_usd_per_mtok: \"1\", completion_usd_per_mtok: \"2\"}}\n", id, id)
 	}
 	models.WriteString(videoTestModels)
@@ -140,7 +141,7 @@ func testConfig(fakeURL string) string {
 	models.WriteString(audioTestModels)
 	models.WriteString(embeddingTestModels)
 	models.WriteString(billingTestModels)
-	return withYandexAudio(root, withSaluteAudio(root, withImageUpstreams(root, withVideoUpstreams(root, strings.ReplaceAll(fmt.Sprintf(`journal_interval: 20ms
+	return withYandexAudio(root, withSaluteAudio(root, withImageUpstreams(root, withVideoUpstreams(root, strings.ReplaceAll(fmt.Sprintf(lifecycleTestConfig()+`journal_interval: 20ms
 video: {poll_min: 5ms, poll_max: 40ms, timeout: 60s}
 heartbeat: 100ms
 body_limit: 1048576

@@ -150,6 +150,9 @@ func (in *instance) start(ctx context.Context, cfg *Config, addr address, db str
 		return err
 	}
 	models = shlyuz.MergeModels(models, cfg.Models)
+	if err := applyLifecycle(models, cfg.Lifecycle); err != nil {
+		return err
+	}
 
 	upCfgs, routes := cfg.Upstreams, cfg.Routes
 	builtIn := len(upCfgs) == 0
@@ -203,6 +206,12 @@ func (in *instance) start(ctx context.Context, cfg *Config, addr address, db str
 		return bad("routes", err)
 	}
 	m.Gauges(func() float64 { return float64(in.gw.InFlight()) }, func() float64 { return float64(in.gw.ReservedCredits()) })
+	upNames := make([]string, len(ups))
+	for i, u := range ups {
+		upNames[i] = u.Config.Name
+	}
+	m.Upstreams(upNames)
+	in.cleanup = append(in.cleanup, startReconciling(store, m, reconcileEvery(cfg.Metrics.ReconcileInterval), log))
 	in.dir, err = cluster.Start(sys, cluster.Config{Host: cs.host, Port: cs.port, Mode: cs.mode, Lease: in.lease, Advertise: cs.advertise,
 		Peers: cfg.Cluster.Peers, AutoPort: cfg.Cluster.AutoPort}, in.gw.Kinds())
 	if err != nil {

@@ -14,14 +14,15 @@ type billingDoc struct {
 	Completion   *shlyuz.CompletionTokensDetails `json:"completion_tokens_details,omitempty"`
 	Credits      *shlyuz.CreditsDetails          `json:"credits_details,omitempty"`
 	OverReserved bool                            `json:"over_reserved,omitempty"`
+	Note         string                          `json:"note,omitempty"`
 }
 
 // encodeBilling is g's billing column ("" when it has no details).
 func encodeBilling(g *shlyuz.Generation) string {
-	if g.PromptDetails == nil && g.CompletionDetails == nil && g.CreditsDetails == nil && !g.OverReserved {
+	if g.PromptDetails == nil && g.CompletionDetails == nil && g.CreditsDetails == nil && !g.OverReserved && g.Note == "" {
 		return ""
 	}
-	b, _ := json.Marshal(billingDoc{g.PromptDetails, g.CompletionDetails, g.CreditsDetails, g.OverReserved})
+	b, _ := json.Marshal(billingDoc{g.PromptDetails, g.CompletionDetails, g.CreditsDetails, g.OverReserved, g.Note})
 	return string(b)
 }
 
@@ -34,6 +35,6 @@ func decodeBilling(s string, g *shlyuz.Generation) error {
 	if err := json.Unmarshal([]byte(s), &d); err != nil {
 		return fmt.Errorf("generation %s: billing: %w", g.ID, err)
 	}
-	g.PromptDetails, g.CompletionDetails, g.CreditsDetails, g.OverReserved = d.Prompt, d.Completion, d.Credits, d.OverReserved
+	g.PromptDetails, g.CompletionDetails, g.CreditsDetails, g.OverReserved, g.Note = d.Prompt, d.Completion, d.Credits, d.OverReserved, d.Note
 	return nil
 }
