@@ -142,10 +142,18 @@ func parseMessages(body []byte, header func(string, ...string) string, countOnly
 	// Tool definitions are prompt too: as the client wrote them (an Anthropic upstream gets them so) or
 	// as chat carries them to the others, whichever is larger.
 	est = withDefinitions(est, tokens.EstimateDefinitions(top["tools"]), tokens.EstimateDefinitions(fields["tools"], fields["response_format"]))
-	return &actors.ChatCall{
+	call := &actors.ChatCall{
 		Fields: fields, Native: native, Models: []string{r.Model}, Stream: r.Stream,
 		MaxTokens: *r.MaxTokens, Prompt: est, AllowFallbacks: true, Started: time.Now(), Room: r.room,
-	}, nil
+	}
+	if err := readRouting(top, call); err != nil {
+		return nil, err
+	}
+	if call.WebSearches, err = serverToolFees(top["tools"]); err != nil {
+		return nil, err
+	}
+	withoutRouting(top) // Anthropic answers 400 "Extra inputs are not permitted" to them
+	return call, nil
 }
 
 // chatFields is the request in OpenAI's chat shape, with msgs as its

@@ -40,6 +40,7 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 	}
 
 	ask.Usage = usageOf(body)
+	ask.Usage.WebSearches = ask.WebSearches
 	sc := s.Script(r, ask)
 	if !s.Begin(r.Context(), sc.Fault) {
 		return
@@ -72,8 +73,10 @@ type anthropicRequest struct {
 	} `json:"messages"`
 	Stream bool `json:"stream"`
 	Tools  []struct {
+		Type        string          `json:"type"`
 		Name        string          `json:"name"`
 		InputSchema json.RawMessage `json:"input_schema"`
+		MaxUses     *int            `json:"max_uses"`
 	} `json:"tools"`
 	Temperature   *float64 `json:"temperature"`
 	TopP          *float64 `json:"top_p"`
@@ -175,6 +178,12 @@ func parseAnthropic(body []byte, betas string) (req anthropicRequest, ask Ask, m
 	ask.Model = req.Model
 	ask.MaxTokens = req.MaxTokens
 	for i, t := range req.Tools {
+		if strings.HasPrefix(t.Type, "web_search_") { // a server tool: Anthropic runs the search
+			if t.MaxUses == nil || *t.MaxUses > 0 {
+				ask.WebSearches++
+			}
+			continue
+		}
 		if t.Name == "" {
 			return req, ask, "tools." + strconv.Itoa(i) + ".name: Field required"
 		}
@@ -577,6 +586,7 @@ func (s *Server) anthropicStream(w http.ResponseWriter, r *http.Request, model s
 	if sc.Fault != FaultNoUsage {
 		b = append(b, `,"usage":{"output_tokens":`...)
 		b = strconv.AppendInt(b, int64(sc.Completion(sc.Tokens)), 10)
+		b = appendServerToolUse(b, sc)
 		b = append(b, '}')
 	}
 	b = append(b, '}')
