@@ -145,11 +145,17 @@ func TestMessagesNativeStreamRestamped(t *testing.T) {
 // TestResponsesRequestGolden: a Responses request in chat's shape.
 func TestResponsesRequestGolden(t *testing.T) {
 	runGolden(t, "responses/request", ".json", func(t *testing.T, raw []byte) []byte {
-		call, _, err := responses.ParseResponses(raw)
+		call, req, err := responses.ParseResponses(raw)
 		if err != nil {
 			return describe(err)
 		}
 		out := fmt.Appendf(nil, "models=%v stream=%v max_tokens=%d prompt_reserve=%d\n", call.Models, call.Stream, call.MaxTokens, call.Prompt.Reserve)
+		if len(req.LeftOut()) > 0 {
+			out = fmt.Appendf(out, "left out %v\n", req.LeftOut())
+		}
+		if len(req.Namespaced()) > 0 {
+			out = fmt.Appendf(out, "namespaced %v\n", req.Namespaced())
+		}
 		return append(out, indent(t, call.Fields)...)
 	})
 }

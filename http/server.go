@@ -100,7 +100,11 @@ func New(gw *actors.Gateway, o Options) *Server {
 	responses.Mount(v1, s.Server)        // /responses
 
 	if o.AdminToken != "" {
-		admin.Mount(s.App.Group("/api/admin", s.AdminAuth), s.Server)
+		group := s.App.Group("/api/admin", s.AdminAuth)
+		admin.Mount(group, s.Server)
+		if o.WebAdmin != nil {
+			o.WebAdmin(group)
+		}
 		s.App.Use("/debug/pprof", s.AdminAuth, pprof.New())
 	} else {
 		s.App.Use("/api/admin", operatorAPIOff)

@@ -3,6 +3,7 @@ package responses
 import (
 	"bufio"
 	"encoding/json"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -11,6 +12,11 @@ import (
 	"github.com/shlyuz/shlyuz/http/internal/api"
 	"github.com/shlyuz/shlyuz/internal/plainjson"
 )
+
+// LeftOutHeader names what a request asked for that was left out because
+// no upstream of its model carries it ("tools.web_search"); the generation
+// record lists it under dropped_parameters.
+const LeftOutHeader = "X-Shlyuz-Left-Out"
 
 // responses is POST /api/v1/responses, OpenAI's Responses API, stateless:
 // the request is put in chat's shape, reserved, served, settled and
@@ -26,6 +32,10 @@ func (s *server) responses(c *fiber.Ctx) error {
 	call.KeyHash = c.Locals(api.LocalKeyHash).(string)
 	call.GenerationID = api.NewID("gen-")
 	c.Set("X-Generation-Id", call.GenerationID)
+	if len(req.leftOut) > 0 { // hosted tools no upstream runs: served without them, and told
+		call.LeftOut = req.leftOut
+		c.Set(LeftOutHeader, strings.Join(req.leftOut, ", "))
+	}
 	s.AnnounceModel(c, call.Models[0])
 	if call.Stream {
 		st, err := s.Gw.OpenStream(c.UserContext(), call)
