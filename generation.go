@@ -23,7 +23,7 @@ type Generation struct {
 	Estimated bool `json:"usage_estimated"`
 	// The usage's details and how the charge adds up (nil on records made
 	// before they were kept). OverReserved: the upstream reported more than
-	// was reserved, and the reservation was charged instead.
+	// was reserved; its full price was charged, past the hold (docs/billing.md).
 	PromptDetails     *PromptTokensDetails     `json:"prompt_tokens_details,omitempty"`
 	CompletionDetails *CompletionTokensDetails `json:"completion_tokens_details,omitempty"`
 	CreditsDetails    *CreditsDetails          `json:"credits_details,omitempty"`

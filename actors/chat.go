@@ -510,7 +510,7 @@ func (cl *call) release(outcome error) {
 	cl.done, cl.slotUp = nil, nil
 }
 
-// settle charges the usage (never more than was held) and writes the record.
+// settle charges the usage (past the hold if need be) and writes the record.
 func (cl *call) settle(u shlyuz.Usage, status, finish string) *Receipt {
 	if cl.settled {
 		return nil
@@ -523,15 +523,16 @@ func (cl *call) settle(u shlyuz.Usage, status, finish string) *Receipt {
 	return cl.settleBill(price.Bill(u), u, status, finish)
 }
 
-// settleCredits charges credits (never more than was held) and writes the
+// settleCredits charges credits (past the hold if need be) and writes the
 // record; the whole charge is the input part of its details (a media call).
 func (cl *call) settleCredits(credits shlyuz.Credits, u shlyuz.Usage, status, finish string) *Receipt {
 	return cl.settleBill(shlyuz.Bill{Credits: credits, Details: shlyuz.CreditsDetails{Input: credits}}, u, status, finish)
 }
 
-// settleBill charges the bill, capped at what was held: an upstream that
-// reported more than the reservation allowed is charged the reservation,
-// and the generation says so (it is counted and logged, never silent).
+// settleBill charges the bill in full: an upstream that reported more than
+// the reservation allowed is charged what it billed, past the hold (the
+// balance may go below zero and then grants nothing until topped up), and
+// the generation says so (over_reserved; counted and logged, never silent).
 func (cl *call) settleBill(b shlyuz.Bill, u shlyuz.Usage, status, finish string) *Receipt {
 	if cl.settled {
 		return nil
@@ -540,7 +541,7 @@ func (cl *call) settleBill(b shlyuz.Bill, u shlyuz.Usage, status, finish string)
 	cl.endAttempt(u, finish)
 	ss := cl.span("shlyuz.settle", trace.SpanKindInternal)
 	billed := b.Credits
-	over := b.Cap(cl.held)
+	over := billed > cl.held
 	if u.TotalTokens == 0 {
 		u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	}
@@ -548,7 +549,7 @@ func (cl *call) settleBill(b shlyuz.Bill, u shlyuz.Usage, status, finish string)
 	cl.details, cl.over = &b.Details, over
 	gen := cl.record(now, status, finish, u, b.Credits)
 	if over {
-		cl.g.log.Warn("the upstream reported more than was reserved: charged the reservation",
+		cl.g.log.Warn("the upstream reported more than was reserved: charged in full, past the hold",
 			"generation", gen.ID, "model", gen.Model, "upstream", gen.Upstream, "billed", billed, "reserved", cl.held,
 			"prompt_tokens", u.PromptTokens, "completion_tokens", u.CompletionTokens)
 	}

@@ -57,7 +57,7 @@ type Config struct {
 	Upstreams []shlyuz.UpstreamConfig `yaml:"upstreams"`
 	Routes    []shlyuz.Route          `yaml:"routes"`
 	Cluster   struct {
-		// Issue 11: single (default) or sql; this node's actor address and the
+		// Single (default) or sql; this node's actor address and the
 		// one the others reach it at; the membership lease; durable settlement
 		// (default on in every mode). See cluster_config.go.
 		Mode          string        `yaml:"mode"`
@@ -71,9 +71,9 @@ type Config struct {
 		Peers    []string `yaml:"peers"`
 		AutoPort int      `yaml:"auto_port"`
 	} `yaml:"cluster"`
-	// Video jobs (issue 10): where finished files are kept and how jobs are polled.
+	// Video jobs: where finished files are kept and how jobs are polled.
 	Video videoConfig `yaml:"video"`
-	// The web account area and payments (issue 12): see web.go.
+	// The web account area and payments: see web.go.
 	Web      webConfig      `yaml:"web"`
 	Payments paymentsConfig `yaml:"payments"`
 	// ExchangeRate: an optional updater from the Central Bank's feed (web.go).

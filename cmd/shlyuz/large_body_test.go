@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 )
 
-// Issue 24: the buffer of a large body goes back to its pool once a
+// The buffer of a large body goes back to its pool once a
 // non-streamed chat reply is written, and the next large body reuses it. No
 // request may see another's bytes: each upstream call carries its own
 // prompt, whole, whatever the sizes and modes before it (a longer body

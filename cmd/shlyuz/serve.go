@@ -162,7 +162,7 @@ func (in *instance) start(ctx context.Context, cfg *Config, addr address, db str
 		demo = *cfg.Demo
 	}
 	if builtIn {
-		models = append(models, demoVideoModel()) // issue 10
+		models = append(models, demoVideoModel())
 		up, route, stopDemo, err := startDemo()
 		if err != nil {
 			return err
@@ -349,13 +349,13 @@ func newProvider(u shlyuz.UpstreamConfig) (shlyuz.Provider, error) {
 		return gigachat.New(u)
 	case "yandex":
 		return yandex.New(u)
-	case "kling": // video only (issue 10)
+	case "kling": // video only
 		return kling.New(u)
-	case "minimax": // video only (issue 10)
+	case "minimax": // video only
 		return minimax.New(u)
-	case "bfl": // images only (issue 8)
+	case "bfl": // images only
 		return bfl.New(u)
-	case "salute": // audio only (issue 9)
+	case "salute": // audio only
 		return salute.New(u)
 	}
 	return nil, fmt.Errorf("protocol %q is not supported (openai, anthropic, gemini, gigachat, yandex, kling, minimax, bfl, salute)", u.Protocol)

@@ -12,7 +12,7 @@ const checkpointEvery = 250 * time.Millisecond
 // checkpointer runs PASSIVE checkpoints beside the writers until the store
 // closes. SQLite's automatic checkpoint (wal_autocheckpoint, off in pragmas)
 // runs inside the commit that crosses 1,000 pages of WAL, so one request in
-// a few hundred waited some milliseconds for it (issue 20: the p99 of
+// a few hundred waited some milliseconds for it (the p99 of
 // durable settlement); a passive checkpoint never blocks a writer or a reader.
 func (s *Store) checkpointer() {
 	defer close(s.cpDone)
