@@ -227,7 +227,7 @@ func (p *Provider) chatFast(ctx context.Context, body []byte, deadline time.Time
 				h[k] = []string{string(v)}
 			}
 		}
-		return nil, statusError(p.cfg.Name, status, h, data, p.now())
+		return nil, statusError(p.cfg.Name, status, h, data, p.now()).FromStatus(status)
 	}
 	if cl := resp.Header.ContentLength(); cl >= 0 && len(raw) != cl {
 		// fasthttp returns what it had when the upstream reset the connection.
