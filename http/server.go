@@ -78,6 +78,9 @@ func New(gw *actors.Gateway, o Options) *Server {
 	if o.Metrics != nil {
 		s.App.Use(s.measure)
 	}
+	if o.Tracing {
+		s.App.Use("/api", s.traceRequest)
+	}
 	s.App.Use(s.ReadBody)
 	if o.Metrics != nil {
 		if o.PublicMetrics {

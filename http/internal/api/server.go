@@ -45,6 +45,9 @@ type Options struct {
 	// BodyMemory bounds the bytes all request bodies being read hold at once
 	// (default 512 MiB); past it a request is answered 503.
 	BodyMemory int64
+	// Tracing: a span for every /api request (tracing.go); the tracer
+	// provider is the global one that package tracing installs.
+	Tracing bool
 }
 
 // Server is what every handler needs: the Fiber app, the gateway, the
