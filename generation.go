@@ -28,6 +28,12 @@ type Generation struct {
 	CompletionDetails *CompletionTokensDetails `json:"completion_tokens_details,omitempty"`
 	CreditsDetails    *CreditsDetails          `json:"credits_details,omitempty"`
 	OverReserved      bool                     `json:"over_reserved,omitempty"`
+	// DroppedParameters are the request's parameters the serving upstream
+	// does not take: left out of its call, as OpenRouter leaves them.
+	DroppedParameters []string `json:"dropped_parameters,omitempty"`
+	// User is the client's end user (the request's "user"), for an app that
+	// resells access to see its users' spend.
+	User string `json:"user,omitempty"`
 	// Note: the model was deprecated (when it retires, its successor), or
 	// the retired model asked for was served by its successor.
 	Note string `json:"note,omitempty"`
@@ -36,6 +42,7 @@ type Generation struct {
 // Attempt is one upstream tried for a generation.
 type Attempt struct {
 	Upstream string `json:"upstream"`
+	Model    string `json:"model,omitempty"`
 	Status   int    `json:"status"`
 	Error    string `json:"error,omitempty"`
 }

@@ -198,7 +198,7 @@ func pricingOf(pr shlyuz.Price) v1Pricing {
 		InputCacheWrite1h: perToken(pr.CacheWrite1hMicro), InternalReasoning: perToken(pr.ReasoningMicro),
 		Image: perToken(pr.ImageInMicro), ImageToken: perToken(pr.ImageInMicro), ImageOutput: perToken(pr.ImageOutMicro),
 		Audio: perToken(pr.AudioInMicro), AudioOutput: perToken(pr.AudioOutMicro),
-		Request: perToken(pr.RequestMicro), WebSearch: "0",
+		Request: perToken(pr.RequestMicro), WebSearch: perToken(pr.WebSearchMicro),
 		CreditsPer1KPrompt: pr.CreditsPer1KPrompt(), CreditsPer1KCompletion: pr.CreditsPer1KCompletion(),
 	}
 	if l := pr.Long; l != nil && pr.LongAbove > 0 {
