@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"bytes"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -89,7 +90,7 @@ func countText(body []byte, toQuote bool) (reserve, likely int64, n int) {
 		if c := body[i]; c >= 0x20 && c < utf8.RuneSelf && c != '\\' {
 			if c == '"' && toQuote {
 				t.flush()
-				return int64(i) + adj, t.likely, i
+				return int64(i) + adj - escapeExcess(body[:i]), t.likely, i
 			}
 			t.add(asciiClass[c], 1)
 			i++
@@ -113,7 +114,28 @@ func countText(body []byte, toQuote bool) (reserve, likely int64, n int) {
 		t.add(classOf(r), rb)
 	}
 	t.flush()
-	return int64(len(body)) + adj, t.likely, len(body)
+	return int64(len(body)) + adj - escapeExcess(body), t.likely, len(body)
+}
+
+// escapeExcess is how many bytes longer the escapes of ASCII characters in
+// body (`\n`, `\"`, `\u003c`) are than the characters they stand for: the
+// bound counts the character, however the client escaped it (escapes of
+// other characters are read a character at a time, and adjusted there).
+func escapeExcess(body []byte) int64 {
+	var over int64
+	for i := 0; i < len(body); {
+		j := bytes.IndexByte(body[i:], '\\')
+		if j < 0 || i+j+1 >= len(body) {
+			return over
+		}
+		i += j
+		r, size := unescape(body[i:], true) // as the slow path reads it
+		if r < utf8.RuneSelf {
+			over += int64(size - 1)
+		}
+		i += size
+	}
+	return over
 }
 
 // cyrillicAt is the length of the Cyrillic letter (U+0400 to U+04FF) at

@@ -15,8 +15,8 @@ import (
 
 // referenceTextTokens is textTokens as it was before the bulk path: a
 // character at a time, each run costed when it ends. textTokens must count
-// exactly as it does. The reserve is the bound: an ASCII character its
-// bytes in the literal, any other its UTF-8 or its NFKC form's, the more.
+// exactly as it does. The reserve is the bound: an ASCII character a byte
+// (escaped or not), any other its UTF-8 or its NFKC form's, the more.
 func referenceTextTokens(lit []byte) (reserve, likely int64) {
 	if len(lit) < 2 || lit[0] != '"' {
 		return 0, 0
@@ -58,7 +58,7 @@ func referenceTextTokens(lit []byte) (reserve, likely int64) {
 		}
 		i += size
 		if r < utf8.RuneSelf {
-			bound += int64(size)
+			bound++
 		} else {
 			bound += max(runeBytes(r), nfkcBytes(r))
 		}
