@@ -11,6 +11,8 @@ import (
 
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/tokens"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // ChatCall is one chat request as the HTTP layer parsed it.
@@ -40,6 +42,11 @@ type ChatCall struct {
 	// upstream run (its server tools' max_uses): reserved for at the
 	// model's web search fee, and billed as the upstream reports them.
 	WebSearches int64
+	// LeftOut are what the client asked for that no upstream of the call
+	// could carry and the protocol handler left out (a Responses request's
+	// hosted tools, "tools.web_search"): recorded on the generation with
+	// the dropped parameters.
+	LeftOut []string
 }
 
 // Receipt is what a finished call used and cost; Credits is exactly the debit.
@@ -79,8 +86,12 @@ type call struct {
 	estimated bool                   // the usage is the gateway's count, not the upstream's
 	dropped   []string               // the request's parameters the serving upstream does not take
 	asked     *shlyuz.PricedModel    // the retired model the client named, when its successor serves the call
-	upTime    time.Duration          // spent in the serving upstream's call (to the first event for streams)
-	slice     *slice                 // the slice this node reserved the call from; nil: the owner's grant
+	// tctx is the request's context when its span is recording (tracing.go);
+	// attempt is the serving attempt's span, ended at settlement.
+	tctx    context.Context
+	attempt trace.Span
+	upTime  time.Duration // spent in the serving upstream's call (to the first event for streams)
+	slice   *slice        // the slice this node reserved the call from; nil: the owner's grant
 	// sliceable: the call may reserve from this node's slice, its charge
 	// settling through settleAccount (chat and media). A video job's hold
 	// outlives the request at the owner, by its id: never from a slice.
@@ -279,6 +290,7 @@ type attemptFunc func(ctx context.Context, u *Upstream, req *shlyuz.UpstreamRequ
 // one succeeds. On success the call holds its reservation and its slot; on
 // failure both are released and the failure is recorded.
 func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
+	cl.traceFrom(ctx)
 	cat := cl.g.Catalog()
 	models := make([]*shlyuz.PricedModel, 0, len(cl.c.Models))
 	var asked []*shlyuz.PricedModel // by models' index: the retired model its successor stands for
@@ -324,7 +336,13 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 			continue
 		}
 		upstreamModel := route.UpstreamName(m.ID)
-		if err := cl.reserve(m, ups); err != nil {
+		rs := cl.span("shlyuz.reserve", trace.SpanKindInternal)
+		err := cl.reserve(m, ups)
+		if rs != nil {
+			rs.SetAttributes(attrModel.String(m.ID), attrHeld.Int64(int64(cl.held)))
+			endSpan(rs, err)
+		}
+		if err != nil {
 			if cl.model == nil {
 				return err // nothing reserved: a money or key error ends the request
 			}
@@ -377,15 +395,23 @@ func (cl *call) tryUpstream(ctx context.Context, attempt attemptFunc, m *shlyuz.
 			cl.note(u, m.ID, err)
 			return err
 		}
+		actx, as := cl.attemptSpan(u, req)
+		if as == nil {
+			actx = ctx
+		}
 		began := time.Now()
-		err := attempt(ctx, u, req)
+		err := attempt(actx, u, req)
 		cl.upTime = time.Since(began)
 		if err == nil {
+			cl.attempt = as // ended at settlement, with the usage
 			cl.note(u, m.ID, nil)
 			cl.g.stats.observeLatency(u, cl.upTime)
 			cl.upstream = u
 			cl.dropped = shlyuz.DroppedParameters(u.Config.Protocol, m.ID, u.Config.Parameters, cl.c.Fields)
 			return nil
+		}
+		if as != nil {
+			endSpan(as, err)
 		}
 		cl.release(err)
 		cl.note(u, m.ID, err)
@@ -582,6 +608,8 @@ func (cl *call) settleBill(b shlyuz.Bill, u shlyuz.Usage, status, finish string)
 		return nil
 	}
 	cl.settled = true
+	cl.endAttempt(u, finish)
+	ss := cl.span("shlyuz.settle", trace.SpanKindInternal)
 	billed := b.Credits
 	over := billed > cl.held
 	if u.TotalTokens == 0 {
@@ -595,7 +623,17 @@ func (cl *call) settleBill(b shlyuz.Bill, u shlyuz.Usage, status, finish string)
 			"generation", gen.ID, "model", gen.Model, "upstream", gen.Upstream, "billed", billed, "reserved", cl.held,
 			"prompt_tokens", u.PromptTokens, "completion_tokens", u.CompletionTokens)
 	}
+	if ss != nil {
+		ss.SetAttributes(attrCredits.Int64(int64(b.Credits)), attrHeld.Int64(int64(cl.held)), attrStatus.String(status),
+			attrInputTokens.Int64(u.PromptTokens), attrOutputTokens.Int64(u.CompletionTokens), attrGeneration.String(gen.ID))
+		ss.End()
+	}
+	cs := cl.span("shlyuz.commit", trace.SpanKindInternal)
 	err := cl.settleAccount(&acctSettle{GenID: cl.c.GenerationID, KeyID: cl.keyID, Amount: b.Credits, Tokens: u.TotalTokens, Generation: gen, Now: now})
+	if cs != nil {
+		cs.SetAttributes(attribute.Bool("shlyuz.durable", cl.g.durable))
+		endSpan(cs, err)
+	}
 	return &Receipt{Usage: u, Credits: b.Credits, Details: b.Details, Model: cl.model.ID, Upstream: gen.Upstream, FinishReason: finish, Status: status, Err: err,
 		MaxTokens: cl.decidedMaxTokens()}
 }
@@ -606,6 +644,10 @@ func (cl *call) fail(err error) *Receipt {
 		return nil
 	}
 	cl.settled = true
+	if cl.attempt != nil { // a stream that failed after its first event
+		endSpan(cl.attempt, err)
+		cl.attempt = nil
+	}
 	now := cl.g.now()
 	gen := cl.record(now, shlyuz.GenerationFailed, "error", shlyuz.Usage{}, 0)
 	_ = cl.settleAccount(&acctSettle{GenID: cl.c.GenerationID, KeyID: cl.keyID, Generation: gen, Now: now})
@@ -651,7 +693,7 @@ func (cl *call) record(now time.Time, status, finish string, u shlyuz.Usage, cre
 		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Credits: credits,
 		PromptDetails: u.PromptDetails(), CompletionDetails: u.CompletionDetails(), CreditsDetails: cl.details, OverReserved: cl.over,
 		LatencyMS: now.Sub(cl.c.Started).Milliseconds(), Status: status, FinishReason: finish, CreatedAt: now,
-		Estimated: cl.estimated, Note: cl.lifecycleNote(), DroppedParameters: cl.dropped, User: cl.c.User,
+		Estimated: cl.estimated, Note: cl.lifecycleNote(), DroppedParameters: slices.Concat(cl.dropped, cl.c.LeftOut), User: cl.c.User,
 	}
 	if cl.g.observe != nil {
 		cl.g.observe(gen, now.Sub(cl.c.Started), cl.upTime)

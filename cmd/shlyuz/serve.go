@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
 	"github.com/shlyuz/shlyuz/cluster"
@@ -29,6 +30,7 @@ import (
 	"github.com/shlyuz/shlyuz/providers/openai"
 	"github.com/shlyuz/shlyuz/providers/salute"
 	"github.com/shlyuz/shlyuz/providers/yandex"
+	"github.com/shlyuz/shlyuz/tracing"
 	_ "time/tzdata" // key periods in Europe/Moscow on machines without zone files
 )
 
@@ -189,6 +191,18 @@ func (in *instance) start(ctx context.Context, cfg *Config, addr address, db str
 	if err := in.joinCluster(ctx, cs, sys.ID, addr.Addr().String()); err != nil {
 		return err
 	}
+	stopTracing, tracingOn, err := tracing.Start(cfg.Tracing, version())
+	if err != nil {
+		return bad("tracing", err)
+	}
+	in.cleanup = append(in.cleanup, func() { // registered early: flushed after the last settlement
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = stopTracing(ctx)
+	})
+	if tracingOn {
+		log.Info("tracing: exporting OpenTelemetry traces", "endpoint", redactDSN(cfg.Tracing.Endpoint))
+	}
 	m := metrics.New()
 	vopts, err := videoOptions(ctx, cfg, db)
 	if err != nil {
@@ -237,9 +251,14 @@ func (in *instance) start(ctx context.Context, cfg *Config, addr address, db str
 	} else {
 		log.Info("the operator API is off: set SHLYUZ_ADMIN_TOKEN to turn it on")
 	}
-	mountWeb, err := webArea(cfg, in.gw, addr.Addr(), loc, db, log)
+	area, err := webArea(cfg, in.gw, addr.Addr(), loc, db, log)
 	if err != nil {
 		return bad("web", err)
+	}
+	var mountWeb func(*fiber.App, func(*fiber.Ctx, string) error)
+	var webAdmin func(fiber.Router)
+	if area != nil {
+		mountWeb, webAdmin = area.Mount, area.AdminRoutes
 	}
 	stopRates, err := startRates(cfg, in.gw, log)
 	if err != nil {
@@ -247,9 +266,10 @@ func (in *instance) start(ctx context.Context, cfg *Config, addr address, db str
 	}
 	in.cleanup = append(in.cleanup, stopRates)
 	in.srv = shzhttp.New(in.gw, shzhttp.Options{BodyLimit: cfg.BodyLimit, Heartbeat: cfg.Heartbeat,
-		AdminToken: adminToken, Log: log, Metrics: m, CORSOrigins: corsOrigins(cfg.CORS.AllowedOrigins), Web: mountWeb,
+		AdminToken: adminToken, Log: log, Metrics: m, CORSOrigins: corsOrigins(cfg.CORS.AllowedOrigins), Web: mountWeb, WebAdmin: webAdmin,
 		HeaderTimeout: cfg.HTTP.HeaderTimeout, IdleTimeout: cfg.HTTP.IdleTimeout, BodyGrace: cfg.HTTP.BodyGrace,
-		MinBodyRate: cfg.HTTP.MinBodyRate, MaxConns: cfg.HTTP.MaxConnections, PublicMetrics: cfg.Metrics.Public})
+		MinBodyRate: cfg.HTTP.MinBodyRate, MaxConns: cfg.HTTP.MaxConnections, PublicMetrics: cfg.Metrics.Public,
+		Tracing: tracingOn})
 	ln, err := addr.Listen() // ready: from now on connections are accepted
 	if err != nil {
 		return bad("--listen (SHLYUZ_LISTEN, listen in the config)", err)
