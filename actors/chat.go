@@ -114,7 +114,7 @@ func (g *Gateway) Complete(ctx context.Context, c *ChatCall) (*shlyuz.ChatRespon
 		u = shlyuz.Usage{PromptTokens: c.Prompt.Likely, CompletionTokens: tokens.EstimateCompletion(resp.Choices)}
 		resp.Usage = u
 	}
-	r := cl.settle(u, shlyuz.GenerationCompleted, resp.FinishReason)
+	r := cl.settleInsured(u, shlyuz.GenerationCompleted, resp.FinishReason)
 	if r.Err != nil { // durable settlement: no committed charge, no reply
 		return nil, nil, r.Err
 	}
@@ -262,10 +262,21 @@ func (s *Stream) Finish(outcome error) *Receipt {
 	}
 	if status == shlyuz.GenerationCancelled {
 		s.release(errClientGone)
-	} else {
-		s.release(nil)
+		return s.settle(u, status, finish)
 	}
-	return s.settle(u, status, finish)
+	s.release(nil)
+	return s.settleInsured(u, status, finish)
+}
+
+// settleInsured settles a finished call, but for OpenRouter's zero-completion
+// insurance: a reply that ended with no completion token and no finish
+// reason (the upstream produced nothing) costs nothing; its record keeps the
+// usage the upstream reported.
+func (cl *call) settleInsured(u shlyuz.Usage, status, finish string) *Receipt {
+	if finish == "" && u.CompletionTokens <= 0 {
+		return cl.settleBill(shlyuz.Bill{}, u.Normalized(), status, finish)
+	}
+	return cl.settle(u, status, finish)
 }
 
 // ErrClientGone is the outcome of a stream whose client disconnected.

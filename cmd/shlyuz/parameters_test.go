@@ -69,3 +69,25 @@ func TestParametersCarriedOrDropped(t *testing.T) {
 		})
 	}
 }
+
+// Zero-completion insurance (OpenRouter's): a 200 with no completion token
+// and no finish reason costs nothing, and its record says what came back.
+func TestZeroCompletionInsurance(t *testing.T) {
+	_, key := account(t, h.base, 1_000_000, nil)
+	before := balance(t, h.base, key).Data.TotalCredits
+	var r chatReply
+	resp := postChat(t, h.base, key, chatBody("faulty/fault-empty", false, 0))
+	_ = jsonDecode(resp.Body, &r)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || r.Usage.Credits != 0 {
+		t.Fatalf("status %d, credits %d", resp.StatusCode, r.Usage.Credits)
+	}
+	if after := balance(t, h.base, key).Data.TotalCredits; after != before {
+		t.Fatalf("charged %d for nothing", before-after)
+	}
+	var g generationView
+	call(t, h.base, "GET", "/api/v1/generation?id="+resp.Header.Get("X-Generation-Id"), key, nil, &g)
+	if g.Data.Credits != 0 || g.Data.TokensCompletion != 0 || g.Data.TokensPrompt == 0 {
+		t.Fatalf("record %+v", g.Data)
+	}
+}
