@@ -29,6 +29,9 @@ type ChatCall struct {
 	Native         *shlyuz.NativeRequest // the request in the client's own protocol, for an upstream that speaks it
 	Only, Ignore   []string              // provider.only / provider.ignore: upstream names
 	Sort           string                // provider.sort: price, latency or throughput (route_prefs.go)
+	// Policy is what the client asks of the upstreams' data handling and
+	// weights (provider.data_collection, zdr, quantizations; route_prefs.go).
+	Policy Policy
 	// RequireParameters (provider.require_parameters): only upstreams that carry
 	// every parameter the request sets may serve it (require_params.go).
 	RequireParameters bool
@@ -292,9 +295,9 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 	models := make([]*shlyuz.PricedModel, 0, len(cl.c.Models))
 	var asked []*shlyuz.PricedModel // by models' index: the retired model its successor stands for
 	for i, id := range cl.c.Models {
-		m, ok := cat.Get(id)
-		if !ok {
-			return cat.Missing(id)
+		m, err := variantOf(cat, id, cl.c)
+		if err != nil {
+			return err
 		}
 		if m.ID != id { // served by its successor (the operator's choice)
 			if asked == nil {
@@ -322,6 +325,9 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 			last = cl.g.noUpstream(m.ID, cl.c.Order)
 			if len(routed) > 0 && len(cl.c.Only)+len(cl.c.Ignore) > 0 {
 				last = excludedAll(m.ID, routed)
+			}
+			if name := cl.c.Policy.unmet(routed); name != "" && len(routed) > 0 {
+				last = policyUnmet(m.ID, name)
 			}
 			if len(unsupported) > 0 {
 				last = unsupportedParameters(m.ID, unsupported)

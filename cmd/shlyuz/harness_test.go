@@ -162,7 +162,7 @@ models:
   - {name: retrying, base_url: "FAKE_URL", retry: {attempts: 2, backoff: 10ms, budget: 5s}}
   - {name: short, base_url: %q, timeout: 300ms, first_byte_timeout: 300ms, breaker: {consecutive_failures: 1000000}}
   - {name: tiny, base_url: %q, max_concurrent: 1}
-  - {name: pricey, base_url: %q, price_multiplier: "2"}
+  - {name: pricey, base_url: %q, price_multiplier: "2", slug: openai, data_collection: deny, quantization: fp8}
   - {name: pm-a, base_url: "FAKE_URL", breaker: {consecutive_failures: 2, open_for: 1h}, retry: {attempts: 1}}
   - {name: pm-b, base_url: "FAKE_URL", breaker: {consecutive_failures: 2, open_for: 1h}, retry: {attempts: 1}}
   - {name: anthropic, protocol: anthropic, base_url: %q, api_key_env: SHLYUZ_TEST_FAKE_KEY}
