@@ -2,6 +2,7 @@ package shlyuz
 
 import (
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -20,6 +21,7 @@ const DefaultCreated int64 = 1767225600
 // a change of pricing or overrides builds a new one.
 type Catalog struct {
 	byID    map[string]*PricedModel
+	byAlias map[string]*PricedModel // Model.Aliases, lower case
 	list    []*PricedModel
 	dated   bool // some model has a retirement date: List filters
 	Pricing Pricing
@@ -44,6 +46,19 @@ func NewCatalog(models []Model, p Pricing) *Catalog {
 		c.dated = c.dated || !m.life.retires.IsZero()
 	}
 	sort.Slice(c.list, func(i, j int) bool { return c.list[i].ID < c.list[j].ID })
+	c.byAlias = map[string]*PricedModel{}
+	claimed := map[string]bool{}
+	for _, m := range c.list { // an alias two models claim (an operator's override) names neither
+		for _, a := range m.Aliases {
+			a = strings.ToLower(a)
+			if _, isID := c.byID[a]; isID || claimed[a] {
+				delete(c.byAlias, a)
+				continue
+			}
+			claimed[a] = true
+			c.byAlias[a] = m
+		}
+	}
 	return c
 }
 
@@ -58,8 +73,16 @@ func (c *Catalog) Now() time.Time {
 // Get finds a model that is sold by id. A retired model is not, unless the
 // operator chose to serve it by its successor: Get then gives the successor
 // (one step; a retired successor is not followed further).
+//
+// id is a catalog id or a name the model's provider gives it (Aliases):
+// "claude-sonnet-4-5-20250929", "gpt-5", "anthropic/claude-sonnet-4-5", or
+// an alias with a release date the catalog does not list yet
+// ("claude-opus-4-8-20261101").
 func (c *Catalog) Get(id string) (*PricedModel, bool) {
 	m, ok := c.byID[id]
+	if !ok {
+		m, ok = c.aliased(id)
+	}
 	if !ok || m.life.retires.IsZero() {
 		return m, ok
 	}
@@ -134,4 +157,46 @@ func MergeModels(base, overrides []Model) []Model {
 		out = append(out, o)
 	}
 	return out
+}
+
+// aliased is the model one of whose Aliases id is, with or without a
+// provider prefix or a release date.
+func (c *Catalog) aliased(id string) (*PricedModel, bool) {
+	name := strings.ToLower(id)
+	prefix, rest, prefixed := strings.Cut(name, "/")
+	if prefixed {
+		name = rest
+	}
+	m, ok := c.byAlias[name]
+	if !ok {
+		if undated, dated := withoutDate(name); dated {
+			m, ok = c.byAlias[undated]
+		}
+	}
+	if !ok || prefixed && m.Provider() != prefix {
+		return nil, false
+	}
+	return m, true
+}
+
+// withoutDate is name without a release date at its end ("-20250929",
+// "-2025-08-07", "@20251001"), and whether it had one.
+func withoutDate(name string) (string, bool) {
+	digits := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if s[i] < '0' || s[i] > '9' {
+				return false
+			}
+		}
+		return true
+	}
+	n := len(name)
+	if n > 9 && (name[n-9] == '-' || name[n-9] == '@') && digits(name[n-8:]) {
+		return name[:n-9], true
+	}
+	if n > 11 && name[n-11] == '-' && name[n-6] == '-' && name[n-3] == '-' &&
+		digits(name[n-10:n-6]) && digits(name[n-5:n-3]) && digits(name[n-2:]) {
+		return name[:n-11], true
+	}
+	return name, false
 }

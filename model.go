@@ -23,6 +23,11 @@ type Model struct {
 	Speech        *SpeechSpec        `json:"speech,omitempty" yaml:"speech"`
 	Transcription *TranscriptionSpec `json:"transcription,omitempty" yaml:"transcription"`
 
+	// Aliases are other names clients call the model by: its provider's own
+	// ids, dated and undated ("claude-sonnet-4-5-20250929" for
+	// "anthropic/claude-sonnet-4.5"), which agents written for that provider send.
+	Aliases []string `json:"aliases,omitempty" yaml:"aliases"`
+
 	// Lifecycle: when the model is deprecated and when it retires (no longer
 	// sold), and what replaces it; see model_lifecycle.go.
 	Lifecycle `yaml:",inline"`

@@ -43,6 +43,11 @@ type ChatCall struct {
 	// upstream run (its server tools' max_uses): reserved for at the
 	// model's web search fee, and billed as the upstream reports them.
 	WebSearches int64
+	// LeftOut are what the client asked for that no upstream of the call
+	// could carry and the protocol handler left out (a Responses request's
+	// hosted tools, "tools.web_search"): recorded on the generation with
+	// the dropped parameters.
+	LeftOut []string
 }
 
 // Receipt is what a finished call used and cost; Credits is exactly the debit.
@@ -219,15 +224,16 @@ func (s *Stream) observe(ev *shlyuz.StreamEvent) {
 }
 
 // MaxTokens is the completion ceiling the gateway decided for the stream
-// (see Receipt.MaxTokens); 0 when the client set one.
+// (see Receipt.MaxTokens); 0 when the client's own cap went upstream.
 func (s *Stream) MaxTokens() int64 { return s.decidedMaxTokens() }
 
-// decidedMaxTokens is the ceiling sent upstream when the client set none.
+// decidedMaxTokens is the ceiling sent upstream when the client set none, or
+// when the model's output limit clamped the client's.
 func (cl *call) decidedMaxTokens() int64 {
-	if cl.c.MaxTokens > 0 || cl.fixed > 0 {
-		return 0
+	if cl.fixed > 0 || cl.c.MaxTokens > 0 && cl.maxTokens >= cl.c.MaxTokens {
+		return 0 // the client's own cap went upstream
 	}
-	return cl.maxTokens
+	return cl.maxTokens // chosen, or the client's clamped to the model's limit
 }
 
 // Model is the model that serves the stream.
@@ -518,7 +524,13 @@ func (cl *call) reserve(m *shlyuz.PricedModel, ups []*Upstream) error {
 		}
 		// The searches are a fee per request as the request fee is.
 		worst.RequestMicro = shlyuz.AddChecked(worst.RequestMicro, shlyuz.MulChecked(cl.c.WebSearches, search))
-		msg.Prompt, msg.MaxTokens, msg.MaxOut, msg.Price, msg.N = prompt, cl.c.MaxTokens, m.MaxOutput(), worst, cl.c.N
+		// A cap above what the model can produce is clamped, not refused: reserved and sent
+		// upstream as the model's limit (SDKs ask for 128,000 of a model they do not know).
+		maxTokens := cl.c.MaxTokens
+		if m.MaxOutputTokens > 0 && maxTokens > m.MaxOutputTokens {
+			maxTokens = m.MaxOutputTokens
+		}
+		msg.Prompt, msg.MaxTokens, msg.MaxOut, msg.Price, msg.N = prompt, maxTokens, m.MaxOutput(), worst, cl.c.N
 	}
 	if cl.slice != nil { // reserved again for another model: the slice's reservation goes back
 		g.slices.release(cl.slice, cl.held, 0)
@@ -660,7 +672,7 @@ func (cl *call) record(now time.Time, status, finish string, u shlyuz.Usage, cre
 		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Credits: credits,
 		PromptDetails: u.PromptDetails(), CompletionDetails: u.CompletionDetails(), CreditsDetails: cl.details, OverReserved: cl.over,
 		LatencyMS: now.Sub(cl.c.Started).Milliseconds(), Status: status, FinishReason: finish, CreatedAt: now,
-		Estimated: cl.estimated, Note: cl.lifecycleNote(), DroppedParameters: cl.dropped, User: cl.c.User,
+		Estimated: cl.estimated, Note: cl.lifecycleNote(), DroppedParameters: slices.Concat(cl.dropped, cl.c.LeftOut), User: cl.c.User,
 	}
 	if cl.g.observe != nil {
 		cl.g.observe(gen, now.Sub(cl.c.Started), cl.upTime)

@@ -82,6 +82,9 @@ func main() {
 	if err := withLifecycle(models, lite, *pricesPath); err != nil {
 		log.Fatal(err)
 	}
+	if err := withAliases(models, *litellmPath, *modelsDevPath); err != nil {
+		log.Fatal(err)
+	}
 	sort.Slice(models, func(i, j int) bool { return models[i].ID < models[j].ID })
 
 	out, err := encode(models)
@@ -123,6 +126,7 @@ type catalogModel struct {
 	DeprecationDate  string             `json:"deprecation_date,omitempty"`
 	ExpirationDate   string             `json:"expiration_date,omitempty"`
 	Successor        string             `json:"successor,omitempty"`
+	Aliases          []string           `json:"aliases,omitempty"` // aliases.go
 }
 
 type literalRUB struct {

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"sort"
@@ -32,7 +33,7 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 		writeAnthropicError(w, http.StatusBadRequest, "invalid_request_error", "anthropic-version: header is required", "")
 		return
 	}
-	req, ask, msg := parseAnthropic(body)
+	req, ask, msg := parseAnthropic(body, r.Header.Get("Anthropic-Beta"))
 	if msg != "" {
 		writeAnthropicError(w, http.StatusBadRequest, "invalid_request_error", msg, "")
 		return
@@ -125,7 +126,9 @@ var anthropicImageTypes = map[string]bool{"image/jpeg": true, "image/png": true,
 
 // parseAnthropic validates a request the way the real API does and reads it
 // into an Ask; msg is the 400 message when the request is refused.
-func parseAnthropic(body []byte) (req anthropicRequest, ask Ask, msg string) {
+// betas is the anthropic-beta header: with mid-conversation-system, a
+// turn may be a system message (text blocks), as Claude Code sends.
+func parseAnthropic(body []byte, betas string) (req anthropicRequest, ask Ask, msg string) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(body, &top); err != nil {
 		return req, ask, "There was an error parsing the body of your request: it is not valid JSON."
@@ -207,6 +210,20 @@ func parseAnthropic(body []byte) (req anthropicRequest, ask Ask, msg string) {
 	var pendingUses []string // tool_use ids of the previous assistant turn, awaiting results
 	for i, m := range req.Messages {
 		at := "messages." + strconv.Itoa(i)
+		if m.Role == "system" && strings.Contains(betas, "mid-conversation-system") {
+			blocks, msg := anthropicContent(m.Content, at+".content")
+			for j, b := range blocks {
+				if b.Type != "text" {
+					msg = cmp.Or(msg, at+".content."+strconv.Itoa(j)+": a system message holds text blocks only")
+				} else {
+					ask.Prompt.Chars += utf8.RuneCountInString(*b.Text)
+				}
+			}
+			if msg != "" {
+				return req, ask, msg
+			}
+			continue
+		}
 		if m.Role != "user" && m.Role != "assistant" {
 			return req, ask, at + ".role: Input should be 'user' or 'assistant'"
 		}
