@@ -186,7 +186,7 @@ func (tg *testGateway) account(id string, credits, ceiling shlyuz.Credits) strin
 	}
 	plain, hash := shlyuz.NewKeySecret()
 	if err := tg.store.CreateKey(ctx, shlyuz.Key{ID: "key-" + id, AccountID: id, Hash: hash, Label: shlyuz.MaskKey(plain),
-		Limit: &ceiling, LimitReset: shlyuz.ResetMonth, CreatedAt: time.Now()}); err != nil {
+		Limit: &ceiling, LimitReset: shlyuz.ResetMonth, CreatedAt: time.Now()}, 0); err != nil {
 		tg.tb.Fatal(err)
 	}
 	return hash

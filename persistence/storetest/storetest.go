@@ -41,6 +41,10 @@ func Run(t *testing.T, open func(t *testing.T) shlyuz.Store) {
 		{"KeyErrors", testKeyErrors},
 		{"RevokeKey", testRevokeKey},
 		{"SetKeyLimit", testSetKeyLimit}, // issue 12
+		{"KeyCap", testKeyCap},
+		{"APIKeysPaged", testAPIKeysPaged},
+		{"WebChatKey", testWebChatKey},
+		{"UpdateKey", testUpdateKey},
 		{"KeySpend", testKeySpend},
 		{"ClaimBalance", testClaimBalance},
 		{"CommitAppliesDeltas", testCommitAppliesDeltas},
