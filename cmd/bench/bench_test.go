@@ -502,8 +502,12 @@ func TestSmoke(t *testing.T) {
 		t.Fatalf("scenario 2: %+v", r.TTFT)
 	case r.InterChunk == nil || r.InterChunk.Gateway.Gaps == 0 || r.InterChunk.Gateway.Errors != 0:
 		t.Fatalf("scenario 3: %+v", r.InterChunk)
+	case r.Latency.Floor == nil || r.Latency.Floor.Count != 200 || r.Latency.FloorKind != "fasthttp":
+		t.Fatalf("scenario 1 has no fasthttp floor: %+v", r.Latency)
 	case len(r.Throughput) != 4 || r.Throughput[0].Gateway.RPS <= 0:
 		t.Fatalf("scenario 4: %+v", r.Throughput)
+	case r.Throughput[3].Floor == nil || r.Throughput[3].Floor.RPS <= 0 || r.Throughput[3].Floor.GatewayCPUUs == nil || r.Throughput[3].GatewayPerFloor <= 0:
+		t.Fatalf("scenario 4's instant level has no floor: %+v", r.Throughput[3])
 	case !r.Memory.Available || r.Memory.PeakUnderLoadKB < r.Memory.IdleBeforeKB:
 		t.Fatalf("scenario 5: %+v", r.Memory)
 	case r.Billing == nil || r.Billing.KeyUsage <= 0:

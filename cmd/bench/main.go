@@ -43,11 +43,18 @@
 //  6. heap allocations per request from go_memstats_mallocs_total at
 //     {gateway}/metrics, or "n/a" when the gateway has no such endpoint;
 //  7. large contexts (-prompt-sizes, default short, 1KB, 150KB and 1MB of
-//     prompt text): direct, through a bare reverse proxy (this binary
-//     started again, the floor of any proxy) and through the gateway, at
+//     prompt text): direct, through the bare proxy (-floor) and through the gateway, at
 //     concurrency 1 in rotating blocks and in a closed loop at -prompt-conc;
 //     added p50 over direct, its share of direct's own p50, the req/s ratios.
 //     -only-prompts runs this scenario alone.
+//
+// The floor (-floor fasthttp, the default) is a bare proxy, this binary
+// started again, that forwards bytes with a fasthttp server and client: what
+// any proxy on the machine pays to carry a request. Scenario 1 rotates it with
+// direct and the gateway, scenario 4's instant level runs it as a third side,
+// and scenario 7 compares with it; the tables give the gateway's added latency
+// and throughput against it. -floor nethttp puts net/http's httputil reverse
+// proxy there instead, for comparison.
 //
 // It prints markdown tables to stdout and writes every number, the machine
 // (nproc, CPU model, Go version, load average at start and end) and the
@@ -101,8 +108,8 @@ func main() {
 		stop() // a second Ctrl-C ends the process at once; the children get SIGKILL then
 	}()
 	var err error
-	if len(os.Args) == 4 && os.Args[1] == bareProxyCmd {
-		err = runBareProxy(os.Args[2], os.Args[3])
+	if len(os.Args) == 5 && os.Args[1] == bareProxyCmd {
+		err = runBareProxy(os.Args[2], os.Args[3], os.Args[4])
 	} else {
 		err = run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	}
@@ -153,6 +160,7 @@ type options struct {
 	promptN, promptConc          int
 	promptDuration               time.Duration
 	onlyPrompts                  bool
+	floorKind                    string
 	cluster, rounds              int
 }
 
@@ -214,6 +222,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.promptConc, "prompt-conc", 64, "concurrency of scenario 7's closed loop")
 	fs.DurationVar(&o.promptDuration, "prompt-duration", 3*time.Second, "measured time per side and size of scenario 7's closed loop")
 	fs.BoolVar(&o.onlyPrompts, "only-prompts", false, "run scenario 7 alone")
+	fs.StringVar(&o.floorKind, "floor", floorProxy, "the bare proxy measured beside the gateway in scenarios 1, 4 (instant) and 7: fasthttp (the floor: bytes forwarded by a fasthttp server and client) or nethttp (net/http/httputil's reverse proxy; empty: none)")
 	fs.IntVar(&o.cluster, "cluster", 0, "compare one single-mode node with this many sql-mode nodes instead of the scenarios above: fresh schemas of -db (PostgreSQL), dropped at the end unless -keep; -rounds rounds of scenario 1 and scenario 4's levels, the setups taking turns")
 	fs.IntVar(&o.rounds, "rounds", 2, "rounds of -cluster")
 	fs.DurationVar(&o.maxTime, "max-time", 20*time.Minute, "the whole run is cut after this")
@@ -254,8 +263,12 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, errors.New("-n, -ttft-streams and -gap-streams must be at least 1, -warmup at least 0")
 	case o.promptN < 1 || o.promptConc < 1 || o.promptConc > 4096 || o.promptDuration <= 0 || o.promptDuration > 10*time.Minute:
 		return nil, errors.New("-prompt-n must be at least 1, -prompt-conc from 1 to 4096, -prompt-duration positive and at most 10m")
+	case len(o.promptSizes) > 0 && o.floorKind == "":
+		return nil, errors.New("-prompt-sizes needs a -floor proxy to compare with (or -prompt-sizes '')")
 	case o.onlyPrompts && len(o.promptSizes) == 0:
 		return nil, errors.New("-only-prompts needs -prompt-sizes")
+	case o.floorKind != "" && o.floorKind != floorProxy && o.floorKind != netHTTPProxy:
+		return nil, fmt.Errorf("-floor: %q is neither %s nor %s", o.floorKind, floorProxy, netHTTPProxy)
 	case o.instantConc < 0 || o.instantConc > 4096:
 		return nil, errors.New("-instant-conc must be from 0 to 4096")
 	case o.duration <= 0 || o.duration > 10*time.Minute:
@@ -332,10 +345,11 @@ type bench struct {
 	res                      *Results
 	gwPID                    int // 0: unknown
 	fakePID                  map[string]int
-	adminToken               string // of the built-in gateway, for its /metrics
-	barePID                  int    // the bare proxy of scenario 7
-	bareURL                  string // its …/v1 base
-	instantURL, instantModel string // scenario 7's direct side
+	adminToken               string  // of the built-in gateway, for its /metrics
+	barePID                  int     // the bare proxy (-floor) in front of the instant upstream; 0: none
+	bareURL                  string  // its …/v1 base
+	bareD                    *target // non-streamed, instant upstream, through the bare proxy
+	instantURL, instantModel string  // scenario 7's direct side
 
 	instantD, instantG *target // non-streamed, instant upstream
 	slowD, slowG       *target // non-streamed, slow upstream
@@ -475,8 +489,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	setup := Setup{DirectInstant: instantURL, DirectSlow: slowURL, DirectStream: streamURL,
 		ModelInstant: o.modelInstant, ModelSlow: o.modelSlow, ModelStream: o.modelStream}
 
-	if len(o.promptSizes) > 0 {
-		bp, base, err := b.startBareProxy(ctx, instantURL)
+	if o.floorKind != "" {
+		bp, base, err := b.startBareProxy(ctx, instantURL, o.floorKind)
 		if bp != nil {
 			children = append(children, bp)
 		}
@@ -505,6 +519,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	dm := o.directModelFor
 	b.instantURL, b.instantModel = instantURL, dm(o.modelInstant)
 	b.instantD = newTarget(instantURL, o.directKey, dm(o.modelInstant), false, o.maxTokens)
+	if b.bareURL != "" {
+		b.bareD = newTarget(b.bareURL, o.directKey, dm(o.modelInstant), false, o.maxTokens)
+	}
 	b.instantG = newTarget(b.gwBase, b.gwKey, o.modelInstant, false, o.maxTokens)
 	b.slowD = newTarget(slowURL, o.directKey, dm(o.modelSlow), false, o.maxTokens)
 	b.slowG = newTarget(b.gwBase, b.gwKey, o.modelSlow, false, o.maxTokens)

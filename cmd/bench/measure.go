@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -34,15 +36,28 @@ func (b *bench) measure(ctx context.Context) error {
 		sequential(ctx, b.client, b.instantD, b.instantG, o.warmup, o.block)
 	}
 	profiled := b.cpuProfile(ctx, "c1", int(time.Duration(o.n)*time.Millisecond/time.Second)) // about the gateway's half of the run
-	ld, lg, ed, eg := sequential(ctx, b.client, b.instantD, b.instantG, o.n, o.block)
+	sides := []*target{b.instantD, b.instantG}
+	if b.bareD != nil {
+		sides = append(sides, b.bareD)
+	}
+	lats, errs := interleave(ctx, b.client, sides, o.n, o.block)
 	profiled()
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	lr := &LatencyResult{Upstream: "instant", Requests: o.n, Block: o.block, Direct: summarize(ld, ed), Gateway: summarize(lg, eg)}
+	lr := &LatencyResult{Upstream: "instant", Requests: o.n, Block: o.block, Direct: summarize(lats[0], errs[0]), Gateway: summarize(lats[1], errs[1])}
 	lr.Added = added(lr.Direct, lr.Gateway)
 	b.res.Latency = lr
-	b.logf("   added p50 %s ms, p99 %s ms", s3(lr.Added.P50Ms), s3(lr.Added.P99Ms))
+	if b.bareD != nil {
+		floor := summarize(lats[2], errs[2])
+		lr.Floor, lr.FloorKind = &floor, o.floorKind
+		fa := added(lr.Direct, floor)
+		lr.FloorAdded = &fa
+		lr.AddedP50PerFloor, lr.AddedP99PerFloor = ratio(lr.Added.P50Ms, fa.P50Ms), ratio(lr.Added.P99Ms, fa.P99Ms)
+		b.logf("   added p50 %s ms, p99 %s ms; %s proxy added p50 %s ms, p99 %s ms", s3(lr.Added.P50Ms), s3(lr.Added.P99Ms), o.floorKind, s3(fa.P50Ms), s3(fa.P99Ms))
+	} else {
+		b.logf("   added p50 %s ms, p99 %s ms", s3(lr.Added.P50Ms), s3(lr.Added.P99Ms))
+	}
 
 	// 2. Time to first token.
 	b.logf("2/6 time to first token: %d streams per side at concurrency 1", o.ttftStreams)
@@ -105,7 +120,11 @@ func (b *bench) measure(ctx context.Context) error {
 		}
 		rows0, commits0, batched := b.journalBatches("shlyuz_journal_batch_size")
 		recs0, writes0, logged := b.journalBatches("shlyuz_journal_log_write_records")
-		t := b.throughput(ctx, l.name, l.d, l.g, l.pid, l.conc, i%2 == 1)
+		var floor *target
+		if l.name == "instant" {
+			floor = b.bareD
+		}
+		t := b.throughput(ctx, l.name, l.d, l.g, floor, l.pid, l.conc, i%2 == 1)
 		profiled()
 		if rows1, commits1, ok := b.journalBatches("shlyuz_journal_batch_size"); batched && ok && commits1 > commits0 {
 			mean := round4((rows1 - rows0) / (commits1 - commits0))
@@ -122,6 +141,9 @@ func (b *bench) measure(ctx context.Context) error {
 		}
 		b.res.Throughput = append(b.res.Throughput, t)
 		b.logf("   %.0f vs %.0f req/s (%.2f), added p50 %s ms, p99 %s ms", t.Direct.RPS, t.Gateway.RPS, t.Ratio, s3(t.AddedP50Ms), s3(t.AddedP99Ms))
+		if t.Floor != nil {
+			b.logf("   %s proxy %.0f req/s (%.2f of direct); the gateway keeps %.2f of it", o.floorKind, t.Floor.RPS, t.FloorRatio, t.GatewayPerFloor)
+		}
 	}
 
 	// 7. Large contexts (before memory's idle reading: its peak counts them).
@@ -246,32 +268,42 @@ func perRequest(p *PhaseResult, a, z cpuSnap, n int, withGateway bool) {
 
 // throughput runs one level: each side warms up and then runs a closed loop
 // for the duration; the side that goes first alternates between levels.
-func (b *bench) throughput(ctx context.Context, name string, d, g *target, upPID, conc int, gatewayFirst bool) ThroughputResult {
+// With a floor (the bare proxy) it runs a third side, whose CPU is the proxy's.
+func (b *bench) throughput(ctx context.Context, name string, d, g, floor *target, upPID, conc int, gatewayFirst bool) ThroughputResult {
 	o := b.o
-	t := ThroughputResult{Upstream: name, Concurrency: conc, DurationS: o.duration.Seconds(), Order: "direct,gateway"}
-	sides := []struct {
-		t   *target
-		out *PhaseResult
-		gw  bool
-	}{{d, &t.Direct, false}, {g, &t.Gateway, true}}
-	if gatewayFirst {
-		sides[0], sides[1] = sides[1], sides[0]
-		t.Order = "gateway,direct"
+	t := ThroughputResult{Upstream: name, Concurrency: conc, DurationS: o.duration.Seconds()}
+	type side struct {
+		name string
+		t    *target
+		out  *PhaseResult
+		pid  int
 	}
+	sides := []side{{"direct", d, &t.Direct, 0}, {"gateway", g, &t.Gateway, b.gwPID}}
+	if floor != nil {
+		t.Floor = &PhaseResult{}
+		sides = append(sides, side{o.floorKind, floor, t.Floor, b.barePID})
+	}
+	if gatewayFirst {
+		slices.Reverse(sides)
+	}
+	var order []string
 	for _, s := range sides {
+		order = append(order, s.name)
 		if o.levelWarmup > 0 {
 			closedLoop(ctx, b.client, s.t, conc, o.levelWarmup)
 		}
-		a := takeCPU(b.gwPID, upPID)
+		a := takeCPU(s.pid, upPID)
 		ph := closedLoop(ctx, b.client, s.t, conc, o.duration)
-		z := takeCPU(b.gwPID, upPID)
+		z := takeCPU(s.pid, upPID)
 		s.out.Latency = summarize(ph.lat, ph.errs)
 		s.out.RPS = round4(float64(len(ph.lat)) / ph.elapsed.Seconds())
-		perRequest(s.out, a, z, len(ph.lat), s.gw)
+		perRequest(s.out, a, z, len(ph.lat), s.pid > 0)
 		sleep(ctx, o.pause)
 	}
-	if t.Direct.RPS > 0 {
-		t.Ratio = round4(t.Gateway.RPS / t.Direct.RPS)
+	t.Order = strings.Join(order, ",")
+	t.Ratio = ratio(t.Gateway.RPS, t.Direct.RPS)
+	if t.Floor != nil {
+		t.FloorRatio, t.GatewayPerFloor = ratio(t.Floor.RPS, t.Direct.RPS), ratio(t.Gateway.RPS, t.Floor.RPS)
 	}
 	t.AddedP50Ms = round4(t.Gateway.Latency.P50Ms - t.Direct.Latency.P50Ms)
 	t.AddedP99Ms = round4(t.Gateway.Latency.P99Ms - t.Direct.Latency.P99Ms)

@@ -61,6 +61,14 @@ type LatencyResult struct {
 	Direct   Summary `json:"direct"`
 	Gateway  Summary `json:"gateway"`
 	Added    Added   `json:"added"`
+	// Floor is the bare proxy's side (-floor), in the same rotating blocks;
+	// AddedP50PerFloor and AddedP99PerFloor are the gateway's added latency
+	// over the proxy's.
+	FloorKind        string   `json:"floor_kind,omitempty"`
+	Floor            *Summary `json:"floor,omitempty"`
+	FloorAdded       *Added   `json:"floor_added,omitempty"`
+	AddedP50PerFloor float64  `json:"gateway_added_p50_per_floor_added_p50,omitempty"`
+	AddedP99PerFloor float64  `json:"gateway_added_p99_per_floor_added_p99,omitempty"`
 }
 
 // TTFTResult is scenario 2: time to the first data line and to the first
@@ -111,8 +119,13 @@ type ThroughputResult struct {
 	Direct      PhaseResult `json:"direct"`
 	Gateway     PhaseResult `json:"gateway"`
 	Ratio       float64     `json:"ratio"` // gateway req/s ÷ direct req/s
-	AddedP50Ms  float64     `json:"added_p50_ms"`
-	AddedP99Ms  float64     `json:"added_p99_ms"`
+	// Floor is the bare proxy's closed loop (instant upstream only); its
+	// gateway CPU is the proxy's. GatewayPerFloor is gateway req/s ÷ floor req/s.
+	Floor           *PhaseResult `json:"floor,omitempty"`
+	FloorRatio      float64      `json:"floor_ratio,omitempty"`
+	GatewayPerFloor float64      `json:"gateway_per_floor,omitempty"`
+	AddedP50Ms      float64      `json:"added_p50_ms"`
+	AddedP99Ms      float64      `json:"added_p99_ms"`
 	// JournalRowsPerCommit is the built-in gateway's mean journal batch
 	// (ledger entries and generation records: two a billed call) over the
 	// level, from shlyuz_journal_batch_size; absent when unknown.
@@ -250,7 +263,15 @@ func writeMarkdown(w io.Writer, r *Results) {
 		p("| | p50 | p90 | p99 | p99.9 | mean | ok | errors |\n|---|---:|---:|---:|---:|---:|---:|---|\n")
 		p("| direct | %s | %s | %s | %s | %s | %d | %s |\n", f3(l.Direct.P50Ms), f3(l.Direct.P90Ms), f3(l.Direct.P99Ms), f3(l.Direct.P999Ms), f3(l.Direct.MeanMs), l.Direct.Count, errCell(l.Direct))
 		p("| gateway | %s | %s | %s | %s | %s | %d | %s |\n", f3(l.Gateway.P50Ms), f3(l.Gateway.P90Ms), f3(l.Gateway.P99Ms), f3(l.Gateway.P999Ms), f3(l.Gateway.MeanMs), l.Gateway.Count, errCell(l.Gateway))
-		p("| **added** | **%s** | %s | **%s** | %s | %s | | |\n\n", s3(l.Added.P50Ms), s3(l.Added.P90Ms), s3(l.Added.P99Ms), s3(l.Added.P999Ms), s3(l.Added.MeanMs))
+		if f := l.Floor; f != nil {
+			p("| %s proxy | %s | %s | %s | %s | %s | %d | %s |\n", l.FloorKind, f3(f.P50Ms), f3(f.P90Ms), f3(f.P99Ms), f3(f.P999Ms), f3(f.MeanMs), f.Count, errCell(*f))
+		}
+		p("| **added** | **%s** | %s | **%s** | %s | %s | | |\n", s3(l.Added.P50Ms), s3(l.Added.P90Ms), s3(l.Added.P99Ms), s3(l.Added.P999Ms), s3(l.Added.MeanMs))
+		if fa := l.FloorAdded; fa != nil {
+			p("| %s proxy added | %s | %s | %s | %s | %s | | |\n", l.FloorKind, s3(fa.P50Ms), s3(fa.P90Ms), s3(fa.P99Ms), s3(fa.P999Ms), s3(fa.MeanMs))
+			p("| **gateway ÷ proxy added** | **%.2f** | | **%.2f** | | | | |\n", l.AddedP50PerFloor, l.AddedP99PerFloor)
+		}
+		p("\n")
 	}
 	if t := r.TTFT; t != nil {
 		p("## 2. Time to first token, concurrency 1, streamed (%s upstream, %d streams per side)\n\n", t.Upstream, t.Streams)
@@ -289,6 +310,12 @@ func writeMarkdown(w io.Writer, r *Results) {
 				s3(t.AddedP50Ms), s3(t.AddedP99Ms), errCell(t.Direct.Latency), errCell(t.Gateway.Latency),
 				optUs(t.Gateway.GatewayCPUUs), optUs(t.Gateway.UpstreamCPUUs), optUs(t.Gateway.LoadGenCPUUs),
 				optPerc(t.Direct.MachineBusyPerc), optPerc(t.Direct.OthersBusyPerc), optPerc(t.Gateway.MachineBusyPerc), optPerc(t.Gateway.OthersBusyPerc))
+		}
+		for _, t := range r.Throughput {
+			if f := t.Floor; f != nil {
+				p("\nAt c=%d on the %s upstream, the bare %s proxy (the floor) served %.0f req/s (%.2f of direct) at %s µs of CPU a request; **the gateway kept %.2f of it**.\n",
+					t.Concurrency, t.Upstream, r.Params["floor"], f.RPS, t.FloorRatio, optUs(f.GatewayCPUUs), t.GatewayPerFloor)
+			}
 		}
 		p("\n")
 	}

@@ -30,6 +30,14 @@ func ms(d time.Duration) float64 {
 // round4 rounds x to four decimals (100 ns when x is in milliseconds).
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
 
+// ratio is a ÷ b to four places, 0 when b is not positive.
+func ratio(a, b float64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return round4(a / b)
+}
+
 // Summary is the distribution of the latencies of the successful (HTTP 200)
 // requests of one set, in milliseconds, and what failed.
 type Summary struct {

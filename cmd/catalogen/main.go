@@ -547,7 +547,7 @@ func demoModels() []catalogModel {
 // their makers bill them (rubles per million tokens, input and output alike;
 // list prices of the pay-as-you-go plans as of 2026, to be refreshed by the
 // operator through the config's models or the admin API when they change).
-// Routes send them to the gigachat and yandex upstreams (see README).
+// Routes send them to the gigachat and yandex upstreams (see docs/operating.md).
 func russianModels() []catalogModel {
 	const created = 1767225600 // 2026-01-01T00:00:00Z
 	rub := func(perMTok string) *literalRUB {

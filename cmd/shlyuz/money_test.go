@@ -10,7 +10,7 @@ import (
 // a balance never passes the bound (and the account stays loadable), and a
 // balance and a key ceiling of 10^13 credits still serve calls.
 func TestMoneyBounds(t *testing.T) {
-	const maxCredits = 1_000_000_000_000_000 // README: the bound of every amount
+	const maxCredits = 1_000_000_000_000_000 // docs/billing.md: the bound of every amount
 	id, key := account(t, h.base, 0, nil)
 	topUp := func(body map[string]any) int {
 		return call(t, h.base, "POST", "/api/admin/accounts/"+id+"/topups", adminToken, body, nil)
