@@ -2,7 +2,6 @@ package shlyuz
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"slices"
 	"unicode/utf8"
@@ -156,12 +155,12 @@ func (s *SpeechSpec) Check(model, input, voice, format string) *Error {
 	return nil
 }
 
-// SpeechWorst is the most speech of input may cost at the catalog price.
-func (m *PricedModel) SpeechWorst(input string, p Pricing) Credits {
+// SpeechWorst is the most speech of input, of inputTokens tokens at most
+// (tokens.Text), may cost at the catalog price.
+func (m *PricedModel) SpeechWorst(input string, inputTokens int64, p Pricing) Credits {
 	s := m.Speech
 	if s.Unit == AudioUnitToken {
-		in, _ := textTokens(jsonString(input))
-		return m.audioTokensCost(&AudioUsage{TextTokens: in + 16, AudioTokens: s.MaxSeconds * s.AudioTokensPerSecond}, s.USDPerMAudioTokens, p)
+		return m.audioTokensCost(&AudioUsage{TextTokens: inputTokens + 16, AudioTokens: s.MaxSeconds * s.AudioTokensPerSecond}, s.USDPerMAudioTokens, p)
 	}
 	return usdCredits(s.USDPerMChars.MulInt(s.BilledChars(input)).Quo(1_000_000), p)
 }
@@ -179,20 +178,20 @@ func (s *SpeechSpec) BilledChars(input string) int64 {
 // SpeechCost is what speech of input costs at the catalog price once any of
 // it reached the client: its characters, or the upstream's reported tokens
 // (the worst case when it reported none).
-func (m *PricedModel) SpeechCost(input string, u *AudioUsage, p Pricing) Credits {
+func (m *PricedModel) SpeechCost(input string, inputTokens int64, u *AudioUsage, p Pricing) Credits {
 	if m.Speech.Unit == AudioUnitToken && u != nil && u.AudioTokens > 0 {
 		return m.audioTokensCost(u, m.Speech.USDPerMAudioTokens, p)
 	}
-	return m.SpeechWorst(input, p)
+	return m.SpeechWorst(input, inputTokens, p)
 }
 
-// TranscriptionWorst is the most transcribing audio of the given duration
-// may cost at the catalog price.
-func (m *PricedModel) TranscriptionWorst(seconds Decimal, prompt string, p Pricing) Credits {
+// TranscriptionWorst is the most transcribing audio of the given duration,
+// with a prompt of promptTokens tokens at most (tokens.Text), may cost at the
+// catalog price.
+func (m *PricedModel) TranscriptionWorst(seconds Decimal, promptTokens int64, p Pricing) Credits {
 	s := m.Transcription
 	if s.Unit == AudioUnitToken {
-		in, _ := textTokens(jsonString(prompt))
-		return m.audioTokensCost(&AudioUsage{TextTokens: in + 16, AudioTokens: seconds.MulInt(s.AudioTokensPerSecond).Ceil() + 1,
+		return m.audioTokensCost(&AudioUsage{TextTokens: promptTokens + 16, AudioTokens: seconds.MulInt(s.AudioTokensPerSecond).Ceil() + 1,
 			OutputTokens: m.MaxOutput()}, s.USDPerMAudioTokens, p)
 	}
 	return m.secondsCost(seconds, p)
@@ -206,7 +205,7 @@ func (m *PricedModel) TranscriptionCost(seconds Decimal, u *AudioUsage, p Pricin
 	case s.Unit == AudioUnitToken && u != nil && u.AudioTokens+u.TextTokens+u.OutputTokens > 0:
 		return m.audioTokensCost(u, s.USDPerMAudioTokens, p)
 	case s.Unit == AudioUnitToken:
-		return m.TranscriptionWorst(seconds, "", p)
+		return m.TranscriptionWorst(seconds, 0, p)
 	case u != nil && u.Seconds != nil:
 		return m.secondsCost(*u.Seconds, p)
 	}
@@ -235,10 +234,4 @@ func (m *PricedModel) audioTokensCost(u *AudioUsage, perMAudio Decimal, p Pricin
 		Add(m.USD.CompletionPerMTok.MulInt(u.OutputTokens)).
 		Add(perMAudio.MulInt(u.AudioTokens)).Quo(1_000_000)
 	return usdCredits(usd, p)
-}
-
-// jsonString is s as a JSON string literal, what the token estimate reads.
-func jsonString(s string) []byte {
-	b, _ := json.Marshal(s)
-	return b
 }

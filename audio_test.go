@@ -28,16 +28,16 @@ func TestAudioPrices(t *testing.T) {
 		got  Credits
 		want Credits
 	}{
-		{"tts-1, 1,000 characters at $15/M", get("openai/tts-1").SpeechCost(strings.Repeat("a", 1000), nil, p), 150_000},
-		{"tts-1-hd, 1,001 characters at $30/M", get("openai/tts-1-hd").SpeechWorst(strings.Repeat("я", 1001), p), 300_300},
-		{"SpeechKit v3, 251 characters billed as 500", get("yandex/speechkit-tts-v3").SpeechCost(strings.Repeat("b", 251), nil, p), 26_600},
+		{"tts-1, 1,000 characters at $15/M", get("openai/tts-1").SpeechCost(strings.Repeat("a", 1000), 0, nil, p), 150_000},
+		{"tts-1-hd, 1,001 characters at $30/M", get("openai/tts-1-hd").SpeechWorst(strings.Repeat("я", 1001), 0, p), 300_300},
+		{"SpeechKit v3, 251 characters billed as 500", get("yandex/speechkit-tts-v3").SpeechCost(strings.Repeat("b", 251), 0, nil, p), 26_600},
 		{"whisper-1, 61.2 s billed as 62 s", get("openai/whisper-1").TranscriptionCost(secs("61.2"), nil, p), 62_000},
 		{"whisper-1, the upstream's 62 s", get("openai/whisper-1").TranscriptionCost(secs("1"), &AudioUsage{Seconds: &sixtyTwo}, p), 62_000},
 		{"SpeechKit, 5 s billed as a 15 s block", get("yandex/speechkit-stt").TranscriptionCost(secs("5"), nil, p), 20_500},
-		{"SpeechKit, 37 s billed as 45 s", get("yandex/speechkit-stt").TranscriptionWorst(secs("37"), "", p), 61_500},
+		{"SpeechKit, 37 s billed as 45 s", get("yandex/speechkit-stt").TranscriptionWorst(secs("37"), 0, p), 61_500},
 		{"gpt-4o-transcribe, 10 text + 100 audio in, 20 out", get("openai/gpt-4o-transcribe").TranscriptionCost(secs("10"),
 			&AudioUsage{TextTokens: 10, AudioTokens: 100, OutputTokens: 20}, p), 8_250},
-		{"Gemini TTS, 10 text in + 250 audio out", get("google/gemini-2.5-flash-preview-tts").SpeechCost("hello",
+		{"Gemini TTS, 10 text in + 250 audio out", get("google/gemini-2.5-flash-preview-tts").SpeechCost("hello", 2,
 			&AudioUsage{TextTokens: 10, AudioTokens: 250}, p), 25_050},
 	}
 	for _, tc := range cases {
@@ -47,11 +47,11 @@ func TestAudioPrices(t *testing.T) {
 	}
 	// The worst case bounds the cost.
 	tts := get("google/gemini-2.5-flash-preview-tts")
-	if w, c := tts.SpeechWorst("hello", p), tts.SpeechCost("hello", &AudioUsage{TextTokens: 3, AudioTokens: 25 * 655}, p); c > w {
+	if w, c := tts.SpeechWorst("hello", 2, p), tts.SpeechCost("hello", 2, &AudioUsage{TextTokens: 3, AudioTokens: 25 * 655}, p); c > w {
 		t.Errorf("Gemini TTS: cost %d above the worst case %d", c, w)
 	}
 	gpt := get("openai/gpt-4o-transcribe")
-	if w, c := gpt.TranscriptionWorst(secs("10"), "", p), gpt.TranscriptionCost(secs("10"), &AudioUsage{AudioTokens: 100, OutputTokens: 400}, p); c > w {
+	if w, c := gpt.TranscriptionWorst(secs("10"), 0, p), gpt.TranscriptionCost(secs("10"), &AudioUsage{AudioTokens: 100, OutputTokens: 400}, p); c > w {
 		t.Errorf("gpt-4o-transcribe: cost %d above the worst case %d", c, w)
 	}
 }

@@ -127,12 +127,11 @@ func USDInCredits(usd Decimal, p Pricing) Decimal {
 // ImageWorst is the most a request for n images of option o may cost at the
 // catalog price: n images, or for a token-priced model the prompt's
 // reservation estimate and n images' output tokens.
-func (m *PricedModel) ImageWorst(o ImageOption, n int, prompt string, p Pricing) Credits {
+func (m *PricedModel) ImageWorst(o ImageOption, n int, promptTokens int64, p Pricing) Credits {
 	s := m.Image
 	if s.Unit == ImageUnitToken {
 		out, _ := lookup(s.OutputTokens, o)
-		in, _ := textTokens(jsonString(prompt))
-		return m.Price.Charge(in+16, int64(n)*out)
+		return m.Price.Charge(promptTokens+16, int64(n)*out)
 	}
 	return Credits(n) * s.CreditsPerImage(o, p)
 }

@@ -34,7 +34,7 @@ func TestImagePrices(t *testing.T) {
 	}
 	for _, tc := range cases {
 		m := get(tc.model)
-		if w := m.ImageWorst(tc.opt, tc.n, "a cat", p); w != tc.worst {
+		if w := m.ImageWorst(tc.opt, tc.n, 2, p); w != tc.worst { // "a cat": 2 tokens at most
 			t.Errorf("%s %v ×%d: worst %d, want %d (%s)", tc.model, tc.opt, tc.n, w, tc.worst, tc.comment)
 		}
 		if c := m.ImageCost(tc.opt, tc.n, tc.usage, p); c != tc.cost {

@@ -17,8 +17,17 @@ type UpstreamRequest struct {
 	Stream        bool
 	Native        *NativeRequest // set: the client spoke this protocol (native.go)
 	// Room, when set, lends the buffer around Fields[Room.Key] for the call:
-	// an adapter may write its body there rather than copy the value (body_room.go).
+	// an adapter may write its body there rather than copy the value
+	// (internal/bodyroom).
 	Room *BodyRoom
+}
+
+// BodyRoom is the buffer holding the value of a request's field Key
+// (UpstreamRequest.Fields[Key]), lent to the adapter for the length of one
+// call: nothing else reads the buffer meanwhile.
+type BodyRoom struct {
+	Key string
+	Buf []byte // the whole buffer, to its capacity
 }
 
 // ChatResponse is a finished, non-streamed completion in OpenAI's shape, minus

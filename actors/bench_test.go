@@ -10,6 +10,7 @@ import (
 
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
+	"github.com/shlyuz/shlyuz/tokens"
 )
 
 // instant is an upstream that answers at once, in memory: the benchmarks
@@ -47,7 +48,7 @@ func newBenchGateway(b *testing.B) (*actors.Gateway, string) {
 
 func benchCall(hash string, i int, stream bool) *actors.ChatCall {
 	return &actors.ChatCall{GenerationID: fmt.Sprintf("gen-bench-%d", i), KeyHash: hash, Models: []string{"bench/model"},
-		Prompt: shlyuz.PromptEstimate{Reserve: 20, Likely: 10}, AllowFallbacks: true, Stream: stream, Started: time.Now()}
+		Prompt: tokens.PromptEstimate{Reserve: 20, Likely: 10}, AllowFallbacks: true, Stream: stream, Started: time.Now()}
 }
 
 // BenchmarkCheckKey is one actor round trip: the key's check at its account's actor.

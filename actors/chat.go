@@ -10,6 +10,7 @@ import (
 	"time"
 
 	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/tokens"
 )
 
 // ChatCall is one chat request as the HTTP layer parsed it.
@@ -21,7 +22,7 @@ type ChatCall struct {
 	Stream         bool
 	MaxTokens      int64 // max_tokens or max_completion_tokens; 0: absent
 	N              int64 // choices asked for ("n"); 0: one
-	Prompt         shlyuz.PromptEstimate
+	Prompt         tokens.PromptEstimate
 	Order          []string // provider.order: upstream names to try first
 	AllowFallbacks bool
 	Started        time.Time
@@ -102,7 +103,7 @@ func (g *Gateway) Complete(ctx context.Context, c *ChatCall) (*shlyuz.ChatRespon
 	u := resp.Usage
 	if u.PromptTokens == 0 && u.CompletionTokens == 0 { // no usage: never free, bill our count
 		cl.estimated = true
-		u = shlyuz.Usage{PromptTokens: c.Prompt.Likely, CompletionTokens: shlyuz.EstimateCompletion(resp.Choices)}
+		u = shlyuz.Usage{PromptTokens: c.Prompt.Likely, CompletionTokens: tokens.EstimateCompletion(resp.Choices)}
 		resp.Usage = u
 	}
 	r := cl.settle(u, shlyuz.GenerationCompleted, resp.FinishReason)

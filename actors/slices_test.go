@@ -11,13 +11,14 @@ import (
 
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
+	"github.com/shlyuz/shlyuz/tokens"
 )
 
 // sliceCall is a small chat of text/model (one upstream, priced ×5) with
 // its completion capped, so that a call's worst case is a few credits.
 func sliceCall(hash, id string) *actors.ChatCall {
 	return &actors.ChatCall{GenerationID: id, KeyHash: hash, Models: []string{"text/model"}, MaxTokens: 10,
-		Prompt: shlyuz.PromptEstimate{Reserve: 20, Likely: 10}, Started: time.Now()}
+		Prompt: tokens.PromptEstimate{Reserve: 20, Likely: 10}, Started: time.Now()}
 }
 
 // Calls reserved from a node's slice of a key (issue 20) keep the key's

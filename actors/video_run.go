@@ -10,6 +10,7 @@ import (
 	"time"
 
 	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/media"
 )
 
 // maxVideoBytes bounds a downloaded file.
@@ -249,7 +250,7 @@ func (r *videoRun) fetch() bool {
 		return false
 	}
 	asked := float64(r.job.Request.Seconds)
-	info, err := shlyuz.ProbeMP4(data)
+	info, err := media.ProbeMP4(data)
 	if err == nil && (info.Seconds < asked/2 || info.Seconds > asked*1.5+1) {
 		err = fmt.Errorf("the file lasts %.2f s, %.0f s were asked", info.Seconds, asked)
 	}

@@ -7,7 +7,9 @@ import (
 
 	shlyuz "github.com/shlyuz/shlyuz"
 
+	"github.com/shlyuz/shlyuz/internal/bodyroom"
 	"github.com/shlyuz/shlyuz/internal/jsonscan"
+	"github.com/shlyuz/shlyuz/tokens"
 )
 
 // The one-pass reading of a Messages request, for the shape long contexts
@@ -48,7 +50,7 @@ func decodeOthers(top map[string]json.RawMessage, v any, skip ...string) bool {
 // with their estimate (EstimatePrompt's, counted as they are written), or
 // ok false.
 // The body was validated when it was split.
-func fastMessages(top map[string]json.RawMessage, r *anthropicRequest) (msgs json.RawMessage, est shlyuz.PromptEstimate, ok bool) {
+func fastMessages(top map[string]json.RawMessage, r *anthropicRequest) (msgs json.RawMessage, est tokens.PromptEstimate, ok bool) {
 	if !decodeOthers(top, r, "messages", "system", "tools") {
 		return nil, est, false
 	}
@@ -101,7 +103,7 @@ func (m *messagesWriter) room(msgs json.RawMessage) *shlyuz.BodyRoom {
 	if m.head == 0 {
 		return nil
 	}
-	return shlyuz.NewBodyRoom(m.b, "messages", msgs)
+	return bodyroom.New(m.b, "messages", msgs)
 }
 
 // plainKey is a key of lower-case ASCII letters, digits and underscores: no
@@ -121,7 +123,7 @@ type messagesWriter struct {
 	b     []byte
 	head  int // bytes of b before the messages (newMessagesWriter)
 	n     int
-	tally shlyuz.PromptTally
+	tally tokens.PromptTally
 	texts []textSpan // a turn's texts held back (anthropic_fast_tools.go)
 	calls []block    // an assistant turn's tool_use blocks
 	asst  int8       // the last message written is an assistant's: 1, with tool_calls 2 (responses_fast_calls.go)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/tokens"
 )
 
 // TestFastMessagesIsTheFullDecode: for conversations of text and tools,
@@ -137,7 +137,7 @@ func checkFastMessages(t *testing.T, body []byte) bool {
 		for k, w := range want {
 			checkSameJSON(t, body, got[k], w)
 		}
-		if wantEst, err := shlyuz.EstimatePrompt(want["messages"]); err != nil || est != wantEst {
+		if wantEst, err := tokens.EstimatePrompt(want["messages"]); err != nil || est != wantEst {
 			t.Fatalf("%s: estimate %+v, want EstimatePrompt's %+v (%v)", body, est, wantEst, err)
 		}
 		if len(full.Messages) == 0 || !bytes.Equal(fast.System, full.System) {

@@ -8,6 +8,7 @@ import (
 
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
+	"github.com/shlyuz/shlyuz/tokens"
 )
 
 // The Anthropic Messages request as the gateway reads it. The body itself
@@ -133,13 +134,13 @@ func parseMessages(body []byte, header func(string, ...string) string, countOnly
 	est := fastEst // counted as fastMessages wrote them: the messages are not walked again
 	if !fast {
 		var eerr error
-		if est, eerr = shlyuz.EstimatePrompt(fields["messages"]); eerr != nil {
+		if est, eerr = tokens.EstimatePrompt(fields["messages"]); eerr != nil {
 			return nil, shlyuz.ErrInvalidValue("messages", "The messages are not valid: %s", eerr.Error())
 		}
 	}
 	// Tool definitions are prompt too: as the client wrote them (an Anthropic upstream gets them so) or
 	// as chat carries them to the others, whichever is larger.
-	est = withDefinitions(est, shlyuz.EstimateDefinitions(top["tools"]), shlyuz.EstimateDefinitions(fields["tools"], fields["response_format"]))
+	est = withDefinitions(est, tokens.EstimateDefinitions(top["tools"]), tokens.EstimateDefinitions(fields["tools"], fields["response_format"]))
 	return &actors.ChatCall{
 		Fields: fields, Native: native, Models: []string{r.Model}, Stream: r.Stream,
 		MaxTokens: *r.MaxTokens, Prompt: est, AllowFallbacks: true, Started: time.Now(), Room: r.room,

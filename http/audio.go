@@ -15,6 +15,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
+	"github.com/shlyuz/shlyuz/media"
+	"github.com/shlyuz/shlyuz/tokens"
 )
 
 // transcriptionUsage is a transcription's usage: the seconds billed or the
@@ -43,7 +45,7 @@ func (s *Server) createTranscription(c *fiber.Ctx) error {
 	spec, secs := m.Transcription, in.seconds
 	call := &actors.MediaCall{
 		GenerationID: newID("gen-"), KeyHash: c.Locals(localKeyHash).(string), Model: m.ID, AllowFallbacks: true,
-		Started: time.Now(), Worst: m.TranscriptionWorst(secs, in.Prompt, cat.Pricing),
+		Started: time.Now(), Worst: m.TranscriptionWorst(secs, tokens.Text(in.Prompt), cat.Pricing),
 		Supports: func(u *actors.Upstream) bool { _, ok := u.Provider.(shlyuz.TranscriptionProvider); return ok },
 	}
 	applyPrefs(call, in.Provider)
@@ -152,14 +154,14 @@ func (s *Server) createSpeech(c *fiber.Ctx) error {
 	}
 	call := &actors.MediaCall{
 		GenerationID: newID("gen-"), KeyHash: c.Locals(localKeyHash).(string), Model: m.ID, AllowFallbacks: true,
-		Stream: true, Started: time.Now(), Worst: m.SpeechWorst(in.Input, cat.Pricing),
+		Stream: true, Started: time.Now(), Worst: m.SpeechWorst(in.Input, tokens.Text(in.Input), cat.Pricing),
 		Supports: func(u *actors.Upstream) bool { _, ok := u.Provider.(shlyuz.SpeechProvider); return ok },
 	}
 	applyPrefs(call, in.Provider)
 	c.Set("X-Generation-Id", call.GenerationID)
 	var audio shlyuz.SpeechAudio
 	first := make([]byte, 32<<10)
-	media, err := s.gw.StartMedia(c.UserContext(), call, func(ctx context.Context, u *actors.Upstream, req *shlyuz.UpstreamRequest) error {
+	mc, err := s.gw.StartMedia(c.UserContext(), call, func(ctx context.Context, u *actors.Upstream, req *shlyuz.UpstreamRequest) error {
 		a, err := u.Provider.(shlyuz.SpeechProvider).Speak(ctx, &shlyuz.SpeechRequest{
 			Model: req.UpstreamModel, Input: in.Input, Voice: in.Voice, Format: in.ResponseFormat, Speed: in.Speed, Instructions: in.Instructions})
 		if err != nil {
@@ -179,9 +181,11 @@ func (s *Server) createSpeech(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	c.Set(fiber.HeaderContentType, shlyuz.AudioMIME(in.ResponseFormat))
+	c.Set(fiber.HeaderContentType, media.AudioMIME(in.ResponseFormat))
 	c.Set("X-Accel-Buffering", "no")
-	sp := &speech{media: media, audio: audio, cost: func() shlyuz.Credits { return m.SpeechCost(in.Input, audio.Usage(), cat.Pricing) },
+	sp := &speech{media: mc, audio: audio, cost: func() shlyuz.Credits {
+		return m.SpeechCost(in.Input, tokens.Text(in.Input), audio.Usage(), cat.Pricing)
+	},
 		log: s.log, id: call.GenerationID}
 	// The gateway writes the reply on the connection itself: only so does it
 	// know that audio reached the socket (what is billed), and only so can it

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/media"
 )
 
 // audioData is API.md's {"data": "<base64>", "format"} (OpenRouter's
@@ -84,7 +85,7 @@ func parseTranscription(c *fiber.Ctx, cat *shlyuz.Catalog) (*transcriptionInput,
 // reads, its content that format, within its size and duration.
 func checkAudio(in *transcriptionInput, m *shlyuz.PricedModel) *shlyuz.Error {
 	spec := m.Transcription
-	sniffed := shlyuz.SniffAudio(in.audio)
+	sniffed := media.SniffAudio(in.audio)
 	switch {
 	case len(in.audio) == 0:
 		return shlyuz.ErrInvalidValue(in.param, "The audio is empty.")
@@ -97,14 +98,14 @@ func checkAudio(in *transcriptionInput, m *shlyuz.PricedModel) *shlyuz.Error {
 		}
 	case !slices.Contains(audioFormats, in.format):
 		return shlyuz.ErrUnsupportedFormat(in.param, "Unknown audio format %q; the model %q reads %s.", in.format, m.ID, joinList(spec.Formats))
-	case !shlyuz.AudioFormatMatches(in.format, sniffed):
+	case !media.AudioFormatMatches(in.format, sniffed):
 		return shlyuz.ErrInvalidValue(in.param, "The audio was declared %s but its content is %s.", in.format, orUnknown(sniffed))
 	}
 	in.format = sniffed // one name per container from here on
-	if !slices.ContainsFunc(spec.Formats, func(f string) bool { return shlyuz.AudioFormatMatches(f, sniffed) }) {
+	if !slices.ContainsFunc(spec.Formats, func(f string) bool { return media.AudioFormatMatches(f, sniffed) }) {
 		return shlyuz.ErrUnsupportedFormat(in.param, "The model %q reads %s, not %s.", m.ID, joinList(spec.Formats), in.format)
 	}
-	secs, exact := shlyuz.AudioSeconds(in.format, in.audio)
+	secs, exact := media.AudioSeconds(in.format, in.audio)
 	if limit := spec.MaxSeconds; limit > 0 && secs.Ceil() > limit {
 		if exact {
 			return shlyuz.ErrTooLong(in.param, secs.Ceil(), limit)

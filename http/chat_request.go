@@ -10,6 +10,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
+	"github.com/shlyuz/shlyuz/internal/bodyroom"
+	"github.com/shlyuz/shlyuz/tokens"
 )
 
 type providerPrefs struct {
@@ -58,7 +60,7 @@ func parseChat(body []byte) (*actors.ChatCall, *shlyuz.Error) {
 	if !ok || isNull(msgs) {
 		return nil, shlyuz.ErrMissingField("messages")
 	}
-	est, err := shlyuz.EstimatePrompt(msgs)
+	est, err := tokens.EstimatePrompt(msgs)
 	if err != nil {
 		return nil, shlyuz.ErrInvalidValue("messages", "messages must be an array of {role, content} objects: %s", err.Error())
 	}
@@ -66,7 +68,7 @@ func parseChat(body []byte) (*actors.ChatCall, *shlyuz.Error) {
 		return nil, shlyuz.ErrInvalidValue("messages", "messages must not be empty.")
 	}
 	// Tools and a response schema are rendered into the prompt: the reservation counts them.
-	call.Prompt = withDefinitions(est, shlyuz.EstimateDefinitions(fields["tools"], fields["functions"], fields["response_format"]))
+	call.Prompt = withDefinitions(est, tokens.EstimateDefinitions(fields["tools"], fields["functions"], fields["response_format"]))
 
 	if err := field(fields, "stream", &call.Stream); err != nil {
 		return nil, err
@@ -170,8 +172,8 @@ func isNull(raw json.RawMessage) bool { return len(raw) == 4 && string(raw) == "
 
 // withDefinitions adds to a prompt's estimate what the upstream renders from request fields (tools,
 // a response schema): the largest of the given forms of the same definitions.
-func withDefinitions(est shlyuz.PromptEstimate, forms ...shlyuz.PromptEstimate) shlyuz.PromptEstimate {
-	var defs shlyuz.PromptEstimate
+func withDefinitions(est tokens.PromptEstimate, forms ...tokens.PromptEstimate) tokens.PromptEstimate {
+	var defs tokens.PromptEstimate
 	for _, f := range forms {
 		defs.Reserve, defs.Likely = max(defs.Reserve, f.Reserve), max(defs.Likely, f.Likely)
 	}
@@ -190,5 +192,5 @@ func lendBody(c *fiber.Ctx, call *actors.ChatCall) {
 	if len(msgs) < lendMin || !ownBody(c) {
 		return
 	}
-	call.Room = shlyuz.NewBodyRoom(c.Locals(localOwnBody).([]byte), "messages", msgs)
+	call.Room = bodyroom.New(c.Locals(localOwnBody).([]byte), "messages", msgs)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/tokens"
 )
 
 // embeddingsInput is OpenAI's embeddings request, with OpenRouter's provider preferences.
@@ -24,7 +25,7 @@ const maxEmbeddingInputs = 2048
 // parseEmbeddings reads the request: input as a string, strings, token ids
 // or arrays of token ids (texts or tokens set, the other nil), and how many
 // prompt tokens to reserve for.
-func parseEmbeddings(body []byte) (in *embeddingsInput, texts []string, tokens [][]int64, reserve int64, err *shlyuz.Error) {
+func parseEmbeddings(body []byte) (in *embeddingsInput, texts []string, ids [][]int64, reserve int64, err *shlyuz.Error) {
 	in = &embeddingsInput{}
 	if e := json.Unmarshal(body, in); e != nil {
 		return nil, nil, nil, 0, shlyuz.ErrInvalidJSON(e.Error())
@@ -50,18 +51,18 @@ func parseEmbeddings(body []byte) (in *embeddingsInput, texts []string, tokens [
 	case 's':
 		derr = json.Unmarshal(in.Input, &texts)
 	case 'i':
-		var ids []int64
-		derr = json.Unmarshal(in.Input, &ids)
-		tokens = [][]int64{ids}
+		var one []int64
+		derr = json.Unmarshal(in.Input, &one)
+		ids = [][]int64{one}
 	case 'a':
-		derr = json.Unmarshal(in.Input, &tokens)
+		derr = json.Unmarshal(in.Input, &ids)
 	default:
 		derr = errors.New("not an array or a string")
 	}
 	if derr != nil {
 		return nil, nil, nil, 0, shlyuz.ErrInvalidValue("input", "input is a string, an array of strings, an array of token ids or an array of such arrays.")
 	}
-	n := len(texts) + len(tokens)
+	n := len(texts) + len(ids)
 	if n == 0 || n > maxEmbeddingInputs {
 		return nil, nil, nil, 0, shlyuz.ErrInvalidValue("input", "input holds 1 to %d items, not %d.", maxEmbeddingInputs, n)
 	}
@@ -70,7 +71,7 @@ func parseEmbeddings(body []byte) (in *embeddingsInput, texts []string, tokens [
 			return nil, nil, nil, 0, shlyuz.ErrInvalidValue("input", "input must not hold an empty string.")
 		}
 	}
-	for _, t := range tokens {
+	for _, t := range ids {
 		if len(t) == 0 {
 			return nil, nil, nil, 0, shlyuz.ErrInvalidValue("input", "input must not hold an empty token array.")
 		}
@@ -82,13 +83,13 @@ func parseEmbeddings(body []byte) (in *embeddingsInput, texts []string, tokens [
 			msgs[i] = map[string]string{"role": "user", "content": t}
 		}
 		raw, _ := json.Marshal(msgs)
-		est, e := shlyuz.EstimatePrompt(raw)
+		est, e := tokens.EstimatePrompt(raw)
 		if e != nil {
 			return nil, nil, nil, 0, shlyuz.ErrInvalidValue("input", "The input cannot be read: %s", e.Error())
 		}
 		reserve = est.Reserve
 	}
-	return in, texts, tokens, max(reserve, 1), nil
+	return in, texts, ids, max(reserve, 1), nil
 }
 
 // inputForm is the form of an embeddings input by its first bytes: '"' a

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/tokens"
 )
 
 // FuzzParseChat: a client's chat body, whatever it holds, is parsed or
@@ -35,7 +36,7 @@ func FuzzParseChat(f *testing.F) {
 		if call.Prompt.Reserve < call.Prompt.Likely || call.Prompt.Likely < 1 || call.MaxTokens < 0 {
 			t.Fatalf("accepted %q with estimate %+v, max_tokens %d", body, call.Prompt, call.MaxTokens)
 		}
-		_ = shlyuz.EstimateCompletion(body)
+		_ = tokens.EstimateCompletion(body)
 	})
 }
 
@@ -64,7 +65,7 @@ func FuzzParseImages(f *testing.F) {
 		if m.Image == nil || n < 1 || n > max(1, m.Image.MaxN) || !slices.Contains(m.Image.Sizes, opt.Size) {
 			t.Fatalf("accepted %q: model %s, n %d, option %+v", body, m.ID, n, opt)
 		}
-		if w := m.ImageWorst(opt, n, in.Prompt, p); w <= 0 {
+		if w := m.ImageWorst(opt, n, tokens.Text(in.Prompt), p); w <= 0 {
 			t.Fatalf("accepted %q with a worst case of %d", body, w)
 		}
 	})
@@ -94,7 +95,7 @@ func FuzzParseSpeech(f *testing.F) {
 		if m.Speech == nil || !slices.Contains(m.Speech.Formats, in.ResponseFormat) || in.Input == "" {
 			t.Fatalf("accepted %q: model %s, %+v", body, m.ID, in)
 		}
-		if w := m.SpeechWorst(in.Input, p); w <= 0 {
+		if w := m.SpeechWorst(in.Input, tokens.Text(in.Input), p); w <= 0 {
 			t.Fatalf("accepted %q with a worst case of %d", body, w)
 		}
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
+	"github.com/shlyuz/shlyuz/tokens"
 )
 
 // imageInput is OpenAI's image request, with OpenRouter's aspect_ratio.
@@ -69,7 +70,7 @@ func (s *Server) makeImages(c *fiber.Ctx, id, keyHash string, in *imageInput, m 
 	cat := s.gw.Catalog()
 	call := &actors.MediaCall{
 		GenerationID: id, KeyHash: keyHash, Model: m.ID, AllowFallbacks: true,
-		Started: time.Now(), Worst: m.ImageWorst(opt, n, in.Prompt, cat.Pricing),
+		Started: time.Now(), Worst: m.ImageWorst(opt, n, tokens.Text(in.Prompt), cat.Pricing),
 		Supports: func(u *actors.Upstream) bool { _, ok := u.Provider.(shlyuz.ImageProvider); return ok },
 	}
 	applyPrefs(call, in.Provider)

@@ -3,7 +3,7 @@ package http
 import (
 	"encoding/json"
 
-	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/tokens"
 )
 
 // fastResponses is fastMessages for a Responses request (split as top): it
@@ -13,7 +13,7 @@ import (
 // parts, assistant ones with a string) and a coding agent's function calls
 // and their outputs of text; ok is false for anything else, and the full
 // decode answers. The body was validated when it was split.
-func fastResponses(top map[string]json.RawMessage, r *responsesRequest) (msgs json.RawMessage, est shlyuz.PromptEstimate, ok bool) {
+func fastResponses(top map[string]json.RawMessage, r *responsesRequest) (msgs json.RawMessage, est tokens.PromptEstimate, ok bool) {
 	if !decodeOthers(top, r, "input", "tools", "instructions") {
 		return nil, est, false
 	}

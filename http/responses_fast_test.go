@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/internal/plainjson"
+	"github.com/shlyuz/shlyuz/tokens"
 )
 
 // TestFastResponsesIsTheFullDecode: for an input of text and calls,
@@ -136,7 +136,7 @@ func checkFastResponses(t *testing.T, body []byte) bool {
 		t.Fatal(err)
 	}
 	checkSameJSON(t, body, msgs, want)
-	if wantEst, err := shlyuz.EstimatePrompt(want); err != nil || est != wantEst {
+	if wantEst, err := tokens.EstimatePrompt(want); err != nil || est != wantEst {
 		t.Fatalf("%s: estimate %+v, want EstimatePrompt's %+v (%v)", body, est, wantEst, err)
 	}
 	// The tools, and the tool_choice that goes with them, as responsesTools

@@ -8,6 +8,7 @@ import (
 
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
+	"github.com/shlyuz/shlyuz/tokens"
 )
 
 // responsesRequest is OpenAI's Responses request as the gateway reads it:
@@ -91,7 +92,7 @@ type responsesPart struct {
 func parseResponses(body []byte) (*actors.ChatCall, *responsesRequest, *shlyuz.Error) {
 	var r responsesRequest
 	var msgs json.RawMessage
-	var fastEst shlyuz.PromptEstimate // the messages' estimate, when fastResponses wrote them
+	var fastEst tokens.PromptEstimate // the messages' estimate, when fastResponses wrote them
 	top, serr := splitObject(body)
 	if serr == nil && top != nil {
 		r.raw = top
@@ -174,11 +175,11 @@ func parseResponses(body []byte) (*actors.ChatCall, *responsesRequest, *shlyuz.E
 	est := fastEst // counted as fastResponses wrote them: the messages are not walked again
 	if msgs == nil {
 		var eerr error
-		if est, eerr = shlyuz.EstimatePrompt(fields["messages"]); eerr != nil {
+		if est, eerr = tokens.EstimatePrompt(fields["messages"]); eerr != nil {
 			return nil, nil, shlyuz.ErrInvalidValue("input", "The input is not valid: %s", eerr.Error())
 		}
 	}
-	est = withDefinitions(est, shlyuz.EstimateDefinitions(fields["tools"], fields["functions"], fields["response_format"]))
+	est = withDefinitions(est, tokens.EstimateDefinitions(fields["tools"], fields["functions"], fields["response_format"]))
 	call := &actors.ChatCall{Fields: fields, Models: []string{r.Model}, Stream: r.Stream, Prompt: est,
 		AllowFallbacks: true, Started: time.Now(), Room: r.room}
 	if r.MaxOutputTokens != nil {

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/media"
+	"github.com/shlyuz/shlyuz/media/mediatest"
 	"github.com/shlyuz/shlyuz/providers/fake"
 )
 
@@ -38,7 +40,7 @@ func withSaluteAudio(root, cfg string) string {
 
 func TestAudioSaluteTranscription(t *testing.T) {
 	_, key := account(t, h.base, 100_000_000, nil)
-	wav, mp3, ogg := fake.WAV(1.5, 16000), fake.MP3(2), fake.OggOpus(4.5)
+	wav, mp3, ogg := mediatest.WAV(1.5, 16000), mediatest.MP3(2), mediatest.OggOpus(4.5)
 	for _, tc := range []struct {
 		name    string
 		body    map[string]any
@@ -66,8 +68,8 @@ func TestAudioSaluteTranscription(t *testing.T) {
 					t.Fatalf("status %d", st)
 				}
 			}
-			format := shlyuz.SniffAudio(tc.audio)
-			secs, _ := shlyuz.AudioSeconds(format, tc.audio)
+			format := media.SniffAudio(tc.audio)
+			secs, _ := media.AudioSeconds(format, tc.audio)
 			if want := tc.seconds * creditsPerSecond; r.Text != fake.Transcript(secs.Float64()) || r.Usage.Credits != want {
 				t.Fatalf("reply %+v, want %q and %d credits", r, fake.Transcript(secs.Float64()), want)
 			}
@@ -78,7 +80,7 @@ func TestAudioSaluteTranscription(t *testing.T) {
 	}
 	t.Run("refused or failed: free", func(t *testing.T) {
 		before := balance(t, h.base, key).Data.TotalCredits
-		stereo := append(shlyuz.WAVHeader(64000, 16000, 2), make([]byte, 64000)...)
+		stereo := append(media.WAVHeader(64000, 16000, 2), make([]byte, 64000)...)
 		var e struct{ Error shlyuz.Error }
 		if st := call(t, h.base, "POST", "/api/v1/audio/transcriptions", key, map[string]any{"model": "salute/salute-stt", "audio": b64Audio(stereo, "wav")}, &e); st != 400 ||
 			e.Error.Code != "unsupported_format" || e.Error.Param == nil || !strings.Contains(e.Error.Message, "mono") {
@@ -109,8 +111,8 @@ func TestAudioSaluteSpeech(t *testing.T) {
 			want := float64(len(pcm)) / 48000
 			got := float64(len(body)) / 48000
 			if tc.container != "" {
-				secs, exact := shlyuz.AudioSeconds(tc.container, body)
-				if shlyuz.SniffAudio(body) != tc.container || !exact {
+				secs, exact := media.AudioSeconds(tc.container, body)
+				if media.SniffAudio(body) != tc.container || !exact {
 					t.Fatalf("the audio is not a measurable %s", tc.container)
 				}
 				got = secs.Float64()
@@ -150,7 +152,7 @@ func TestAudioSaluteSpeech(t *testing.T) {
 			t.Fatalf("%v %v", resp, err)
 		}
 		first := make([]byte, 2048)
-		if _, err := io.ReadFull(resp.Body, first); err != nil || shlyuz.SniffAudio(first) != "wav" {
+		if _, err := io.ReadFull(resp.Body, first); err != nil || media.SniffAudio(first) != "wav" {
 			t.Fatalf("the first bytes: %v", err)
 		}
 		conn.Close()
@@ -173,13 +175,13 @@ func TestAudioGemini(t *testing.T) {
 	_, key := account(t, h.base, 100_000_000, nil)
 	t.Run("transcription: the tokens Gemini counted", func(t *testing.T) {
 		before := balance(t, h.base, key).Data.TotalCredits
-		audio := fake.MP3(3)
+		audio := mediatest.MP3(3)
 		var r transcriptionReply
 		if st := call(t, h.base, "POST", "/api/v1/audio/transcriptions", key, map[string]any{"model": "gemini/gemini-2.5-flash-stt",
 			"audio": b64Audio(audio, "mp3"), "language": "en", "prompt": "Names: Shlyuz."}, &r); st != 200 {
 			t.Fatalf("status %d", st)
 		}
-		secs, _ := shlyuz.AudioSeconds("mp3", audio)
+		secs, _ := media.AudioSeconds("mp3", audio)
 		text := r.Usage.InputTokens - r.Usage.AudioTokens
 		want := text*100 + r.Usage.OutputTokens*200 + r.Usage.AudioTokens*300
 		if r.Text != fake.Transcript(secs.Float64()) || r.Usage.Type != "tokens" || text < 1 ||
@@ -203,8 +205,8 @@ func TestAudioGemini(t *testing.T) {
 			}
 			switch tc.format {
 			case "wav":
-				w, ok := shlyuz.ParseWAV(body)
-				if secs, exact := shlyuz.AudioSeconds("wav", body); !ok || w.Rate != 24000 || w.Channels != 1 || !exact || secs.Float64() != float64(len(pcm))/48000 {
+				w, ok := media.ParseWAV(body)
+				if secs, exact := media.AudioSeconds("wav", body); !ok || w.Rate != 24000 || w.Channels != 1 || !exact || secs.Float64() != float64(len(pcm))/48000 {
 					t.Fatalf("WAV %v %+v lasts %s", ok, w.Rate, secs)
 				}
 			case "pcm":

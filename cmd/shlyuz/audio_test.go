@@ -18,6 +18,8 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/media"
+	"github.com/shlyuz/shlyuz/media/mediatest"
 	"github.com/shlyuz/shlyuz/providers/fake"
 )
 
@@ -70,7 +72,7 @@ func TestAudioWithTheOpenAISDK(t *testing.T) {
 	before := balance(t, h.base, key).Data.TotalCredits
 
 	tr, err := client.Audio.Transcriptions.New(ctx, openai.AudioTranscriptionNewParams{
-		Model: "stt/whisper", File: openai.File(bytes.NewReader(fake.WAV(2.5, 16000)), "speech.wav", "audio/wav")})
+		Model: "stt/whisper", File: openai.File(bytes.NewReader(mediatest.WAV(2.5, 16000)), "speech.wav", "audio/wav")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +101,7 @@ func TestAudioWithTheOpenAISDK(t *testing.T) {
 	if resp.Header.Get("Content-Type") != "audio/wav" {
 		t.Errorf("Content-Type %q", resp.Header.Get("Content-Type"))
 	}
-	secs, exact := shlyuz.AudioSeconds("wav", audio)
+	secs, exact := media.AudioSeconds("wav", audio)
 	if want := float64(len(input)) * fake.SpeechSecondsPerChar; !exact || secs.Float64() < want-0.01 || secs.Float64() > want+0.01 {
 		t.Fatalf("speech lasts %s s (exact %v), want %.2f", secs, exact, want)
 	}
@@ -125,7 +127,7 @@ func generation(t *testing.T, key, id string) generationView {
 
 func TestTranscriptionFromJSONAndForm(t *testing.T) {
 	_, key := account(t, h.base, 100_000_000, nil)
-	wav, mp3, ogg := fake.WAV(1.2, 8000), fake.MP3(2), fake.OggOpus(4.5)
+	wav, mp3, ogg := mediatest.WAV(1.2, 8000), mediatest.MP3(2), mediatest.OggOpus(4.5)
 	cases := []struct {
 		name    string
 		body    any
@@ -177,7 +179,7 @@ func TestTranscriptionFromJSONAndForm(t *testing.T) {
 		before := balance(t, h.base, key).Data.TotalCredits
 		var r transcriptionReply
 		if st := call(t, h.base, "POST", "/api/v1/audio/transcriptions", key, map[string]any{"model": "stt/transcribe-tokens",
-			"audio": b64Audio(fake.WAV(2, 8000), "wav"), "prompt": "Names: Shlyuz, Fiber."}, &r); st != 200 {
+			"audio": b64Audio(mediatest.WAV(2, 8000), "wav"), "prompt": "Names: Shlyuz, Fiber."}, &r); st != 200 {
 			t.Fatalf("status %d", st)
 		}
 		text := r.Usage.InputTokens - r.Usage.AudioTokens
@@ -229,10 +231,10 @@ func TestSpeechFormats(t *testing.T) {
 			}
 			got := float64(len(body)) / 48000 // raw PCM: 24 kHz, 16-bit mono
 			if tc.container != "" {
-				if shlyuz.SniffAudio(body) != tc.container {
+				if media.SniffAudio(body) != tc.container {
 					t.Fatalf("the audio is not %s", tc.container)
 				}
-				secs, exact := shlyuz.AudioSeconds(tc.container, body)
+				secs, exact := media.AudioSeconds(tc.container, body)
 				if !exact {
 					t.Fatalf("the %s could not be measured", tc.format)
 				}
@@ -301,7 +303,7 @@ func TestSpeechClientLeaves(t *testing.T) {
 		if _, err := io.ReadFull(resp.Body, first); err != nil {
 			t.Fatal(err)
 		}
-		if shlyuz.SniffAudio(first) != "mp3" {
+		if media.SniffAudio(first) != "mp3" {
 			t.Fatal("the first bytes are not MP3")
 		}
 		conn.Close()
@@ -353,7 +355,7 @@ func TestSpeechUpstreamFailures(t *testing.T) {
 	if g.Data.Status != "failed" || g.Data.Credits != 0 {
 		t.Fatalf("a speech the upstream cut: %+v", g.Data)
 	}
-	if st := call(t, h.base, "POST", "/api/v1/audio/transcriptions", key, map[string]any{"model": "stt/fault-500", "audio": b64Audio(fake.WAV(1, 8000), "wav")}, nil); st < 500 {
+	if st := call(t, h.base, "POST", "/api/v1/audio/transcriptions", key, map[string]any{"model": "stt/fault-500", "audio": b64Audio(mediatest.WAV(1, 8000), "wav")}, nil); st < 500 {
 		t.Fatalf("transcription failure: %d", st)
 	}
 	if after := balance(t, h.base, key).Data; after.TotalCredits != before || after.Reserved != 0 {
@@ -403,7 +405,7 @@ func TestSpeechConcurrentAgainstKeyCeiling(t *testing.T) {
 func TestAudioBadInput(t *testing.T) {
 	_, key := account(t, h.base, 10_000_000, nil)
 	before := balance(t, h.base, key).Data.TotalCredits
-	wav := fake.WAV(1, 8000)
+	wav := mediatest.WAV(1, 8000)
 	stt := func(fields map[string]any) map[string]any {
 		b := map[string]any{"model": "stt/whisper", "audio": b64Audio(wav, "wav")}
 		for k, v := range fields {
@@ -432,8 +434,8 @@ func TestAudioBadInput(t *testing.T) {
 		{"content not the declared format", transcriptions, stt(map[string]any{"audio": b64Audio(wav, "mp3")}), 400, "invalid_value", "audio.data"},
 		{"not audio at all", transcriptions, stt(map[string]any{"audio": b64Audio([]byte("just some text, not audio"), "")}), 400, "unsupported_format", "audio.data"},
 		{"a format the model does not read", transcriptions, stt(map[string]any{"model": "stt/transcribe-tokens", "audio": b64Audio([]byte("fLaC\x00\x00\x00\x22"+strings.Repeat("\x00", 40)), "flac")}), 400, "unsupported_format", "audio.data"},
-		{"over the model's size", transcriptions, stt(map[string]any{"audio": b64Audio(fake.WAV(20, 8000), "wav")}), 413, "request_too_large", "audio.data"},
-		{"over the model's duration", transcriptions, stt(map[string]any{"audio": b64Audio(fake.OggOpus(31), "ogg")}), 400, "invalid_value", "audio.data"},
+		{"over the model's size", transcriptions, stt(map[string]any{"audio": b64Audio(mediatest.WAV(20, 8000), "wav")}), 413, "request_too_large", "audio.data"},
+		{"over the model's duration", transcriptions, stt(map[string]any{"audio": b64Audio(mediatest.OggOpus(31), "ogg")}), 400, "invalid_value", "audio.data"},
 		{"no audio", transcriptions, map[string]any{"model": "stt/whisper"}, 400, "missing_field", "audio"},
 		{"no model", transcriptions, map[string]any{"audio": b64Audio(wav, "wav")}, 400, "missing_field", "model"},
 		{"unknown model", transcriptions, stt(map[string]any{"model": "stt/nope"}), 404, "model_not_found", "model"},
@@ -559,7 +561,7 @@ func TestAudioModelsByTheOperator(t *testing.T) {
 		t.Fatalf("overridden speech price: %+v", g.Data)
 	}
 	var r transcriptionReply
-	if st := call(t, h.base, "POST", "/api/v1/audio/transcriptions", key, map[string]any{"model": "ops/stt", "audio": b64Audio(fake.WAV(1.2, 8000), "wav")}, &r); st != 200 {
+	if st := call(t, h.base, "POST", "/api/v1/audio/transcriptions", key, map[string]any{"model": "ops/stt", "audio": b64Audio(mediatest.WAV(1.2, 8000), "wav")}, &r); st != 200 {
 		t.Fatalf("the operator's transcription model: %d", st)
 	}
 	if want := int64(5 * 2 * creditsPerSecond); r.Usage.Credits != want { // 1.2 s → a 5-second block at $1.2 a minute

@@ -12,6 +12,8 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/media"
+	"github.com/shlyuz/shlyuz/media/mediatest"
 	"github.com/shlyuz/shlyuz/providers/fake"
 )
 
@@ -39,14 +41,14 @@ func withYandexAudio(root, cfg string) string {
 
 func TestAudioYandexTranscription(t *testing.T) {
 	_, key := account(t, h.base, 100_000_000, nil)
-	mp3 := fake.MP3(2)
-	mp3Secs, _ := shlyuz.AudioSeconds("mp3", mp3)
-	stereo := append(shlyuz.WAVHeader(32000, 16000, 2), make([]byte, 32000)...)
+	mp3 := mediatest.MP3(2)
+	mp3Secs, _ := media.AudioSeconds("mp3", mp3)
+	stereo := append(media.WAVHeader(32000, 16000, 2), make([]byte, 32000)...)
 	t.Run("base64 WAV through v1: its billed 15 s", func(t *testing.T) {
 		before := balance(t, h.base, key).Data.TotalCredits
 		var r transcriptionReply
 		if st := call(t, h.base, "POST", "/api/v1/audio/transcriptions", key, map[string]any{"model": "yaspeech/speechkit-stt",
-			"audio": b64Audio(fake.WAV(2.5, 16000), "wav"), "language": "ru"}, &r); st != 200 {
+			"audio": b64Audio(mediatest.WAV(2.5, 16000), "wav"), "language": "ru"}, &r); st != 200 {
 			t.Fatalf("status %d", st)
 		}
 		want := int64(15 * creditsPerSecond)
@@ -77,7 +79,7 @@ func TestAudioYandexTranscription(t *testing.T) {
 	t.Run("41 s of WAV through v3: three blocks", func(t *testing.T) {
 		var r transcriptionReply
 		if st := call(t, h.base, "POST", "/api/v1/audio/transcriptions", key, map[string]any{"model": "yaspeech/speechkit-stt",
-			"audio": b64Audio(fake.WAV(41, 8000), "wav")}, &r); st != 200 {
+			"audio": b64Audio(mediatest.WAV(41, 8000), "wav")}, &r); st != 200 {
 			t.Fatalf("status %d", st)
 		}
 		if want := int64(45 * creditsPerSecond); r.Text != fake.Transcript(41) || r.Usage.Credits != want {
@@ -116,8 +118,8 @@ func TestAudioYandexSpeech(t *testing.T) {
 			}
 			got := float64(len(body)) / 48000 // raw PCM: 24 kHz, 16-bit mono
 			if tc.container != "" {
-				secs, exact := shlyuz.AudioSeconds(tc.container, body)
-				if shlyuz.SniffAudio(body) != tc.container || !exact {
+				secs, exact := media.AudioSeconds(tc.container, body)
+				if media.SniffAudio(body) != tc.container || !exact {
 					t.Fatalf("not measurable %s", tc.container)
 				}
 				got = secs.Float64()
@@ -139,7 +141,7 @@ func TestAudioYandexSpeech(t *testing.T) {
 		}
 		audio, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if secs, exact := shlyuz.AudioSeconds("mp3", audio); err != nil || !exact || secs.Float64() < want || secs.Float64() > want+fake.MP3FrameSeconds {
+		if secs, exact := media.AudioSeconds("mp3", audio); err != nil || !exact || secs.Float64() < want || secs.Float64() > want+mediatest.MP3FrameSeconds {
 			t.Fatalf("%v: %s s of MP3 (exact %v)", err, secs, exact)
 		}
 	})
@@ -182,7 +184,7 @@ func TestAudioYandexSpeechClientLeaves(t *testing.T) {
 		t.Fatalf("%v %v", resp, err)
 	}
 	first := make([]byte, 1024)
-	if _, err := io.ReadFull(resp.Body, first); err != nil || shlyuz.SniffAudio(first) != "mp3" {
+	if _, err := io.ReadFull(resp.Body, first); err != nil || media.SniffAudio(first) != "mp3" {
 		t.Fatalf("the first bytes: %v", err)
 	}
 	conn.Close()

@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/persistence/cockroach"
+	"github.com/shlyuz/shlyuz/tokens"
 )
 
 // gate is an upstream in front of the harness's fake that holds the chat
@@ -148,7 +148,7 @@ func chatModel(client *http.Client, base, key, model string, n int) outcome {
 func worstOfSmallChat(t *testing.T) int64 {
 	t.Helper()
 	msgs, _ := json.Marshal(chatBody("x", false, 16)["messages"])
-	est, err := shlyuz.EstimatePrompt(msgs)
+	est, err := tokens.EstimatePrompt(msgs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/openai/openai-go/v3"
-	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/media"
 	"github.com/shlyuz/shlyuz/providers/fake"
 )
 
@@ -119,7 +119,7 @@ func TestVideoJobEndToEnd(t *testing.T) {
 		t.Fatalf("completed: %+v", v)
 	}
 	resp, file := getContent(t, h.base, key, v.ID, "")
-	info, err := shlyuz.ProbeMP4(file)
+	info, err := media.ProbeMP4(file)
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "video/mp4" || err != nil || info.Seconds != 8 {
 		t.Fatalf("content: %d %s %v %+v", resp.StatusCode, resp.Header.Get("Content-Type"), err, info)
 	}
@@ -432,7 +432,7 @@ func TestVideoOpenAISDK(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(resp.Body)
-	if info, err := shlyuz.ProbeMP4(data); err != nil || info.Seconds != 4 {
+	if info, err := media.ProbeMP4(data); err != nil || info.Seconds != 4 {
 		t.Fatalf("downloaded: %v %+v", err, info)
 	}
 }
@@ -503,7 +503,7 @@ func TestVideoThroughEveryAdapter(t *testing.T) {
 				t.Fatalf("%+v", v)
 			}
 			resp, file := getContent(t, h.base, key, v.ID, "")
-			if info, err := shlyuz.ProbeMP4(file); resp.StatusCode != 200 || err != nil || info.Seconds != float64(c.seconds) {
+			if info, err := media.ProbeMP4(file); resp.StatusCode != 200 || err != nil || info.Seconds != float64(c.seconds) {
 				t.Fatalf("content: %d %v %+v", resp.StatusCode, err, info)
 			}
 			if c.filter != "" {

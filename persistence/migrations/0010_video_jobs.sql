@@ -1,4 +1,4 @@
--- Video jobs (issue 10). An unsettled job holds `hold` credits at its key and
+-- Video jobs. An unsettled job holds `hold` credits at its key and
 -- account; their actors count it as reserved when they load. The whole job is
 -- kept as JSON in `data`; the columns are what queries select on.
 CREATE TABLE video_jobs (

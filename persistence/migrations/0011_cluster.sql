@@ -1,4 +1,4 @@
--- Cluster membership and account ownership (issue 11): every gateway node
+-- Cluster membership and account ownership: every gateway node
 -- holds a lease row; an account's balance row names the member that owns it,
 -- and a claim is refused while that member's lease is live.
 CREATE TABLE cluster_members (

@@ -1,4 +1,4 @@
--- 0020_web: the web account area (issue 12). Accepted by SQLite, PostgreSQL and CockroachDB.
+-- 0020_web: the web account area. Accepted by SQLite, PostgreSQL and CockroachDB.
 
 -- A web login per account: an argon2id hash in PHC form; confirmed_at 0 = not yet.
 CREATE TABLE IF NOT EXISTS web_logins (

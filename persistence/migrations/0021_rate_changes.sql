@@ -1,4 +1,4 @@
--- 0021_rate_changes: every change of the exchange rate (issue 12): who, when, old and new.
+-- 0021_rate_changes: every change of the exchange rate: who, when, old and new.
 CREATE TABLE IF NOT EXISTS rate_changes (
     id        TEXT   NOT NULL PRIMARY KEY,
     at        BIGINT NOT NULL,

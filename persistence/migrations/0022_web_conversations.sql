@@ -1,4 +1,4 @@
--- 0022_web_conversations: the web chat's history, kept per account on the server (issue 12).
+-- 0022_web_conversations: the web chat's history, kept per account on the server.
 -- Accepted by SQLite, PostgreSQL and CockroachDB. messages is a JSON array of {role, content}.
 CREATE TABLE IF NOT EXISTS web_conversations (
     id         TEXT   NOT NULL PRIMARY KEY,

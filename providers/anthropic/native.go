@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/bodyroom"
 	"github.com/shlyuz/shlyuz/internal/plainjson"
 	"github.com/shlyuz/shlyuz/providers/internal/sse"
 	"github.com/shlyuz/shlyuz/providers/internal/upstream"
@@ -63,7 +64,7 @@ func nativeBodyWithout(req *shlyuz.UpstreamRequest, n *shlyuz.NativeRequest, str
 const nativeStreamMin = 32 << 10
 
 // nativeStreamBody is the streamed call's body: in parts
-// (shlyuz.MemberFirst), the client's messages in the middle as its body
+// (bodyroom.MemberFirst), the client's messages in the middle as its body
 // holds them, when they are large (a coding agent's context: nothing copies
 // them), else whole. A stream keeps the client's body until it ends, and the
 // parts are only read.
@@ -72,7 +73,7 @@ func nativeStreamBody(req *shlyuz.UpstreamRequest, n *shlyuz.NativeRequest) (bod
 	if len(msgs) < nativeStreamMin {
 		return nativeBody(req, n, true), nil
 	}
-	return nil, shlyuz.MemberFirst("messages", msgs, nativeBodyWithout(req, n, true, "messages"))
+	return nil, bodyroom.MemberFirst("messages", msgs, nativeBodyWithout(req, n, true, "messages"))
 }
 
 // nativeHeader is the adapter's headers and the client's protocol headers.

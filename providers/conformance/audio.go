@@ -10,6 +10,8 @@ import (
 	"time"
 
 	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/media"
+	"github.com/shlyuz/shlyuz/media/mediatest"
 	"github.com/shlyuz/shlyuz/providers/fake"
 )
 
@@ -86,10 +88,10 @@ func runSpeech(t *testing.T, p shlyuz.SpeechProvider, tg AudioTarget) {
 				if len(audio) == 0 || len(audio)%2 != 0 {
 					t.Fatalf("%d bytes of 16-bit PCM", len(audio))
 				}
-			case shlyuz.SniffAudio(audio) != container:
-				t.Fatalf("the %s speech is %q", format, shlyuz.SniffAudio(audio))
+			case media.SniffAudio(audio) != container:
+				t.Fatalf("the %s speech is %q", format, media.SniffAudio(audio))
 			default:
-				if secs, exact := shlyuz.AudioSeconds(container, audio); !exact || secs.Sign() <= 0 {
+				if secs, exact := media.AudioSeconds(container, audio); !exact || secs.Sign() <= 0 {
 					t.Fatalf("the %s speech's duration cannot be read (%s, %v)", format, secs, exact)
 				}
 			}
@@ -163,11 +165,11 @@ func runSpeech(t *testing.T, p shlyuz.SpeechProvider, tg AudioTarget) {
 func sampleAudio(format string) []byte {
 	switch format {
 	case "mp3":
-		return fake.MP3(2)
+		return mediatest.MP3(2)
 	case "ogg":
-		return fake.OggOpus(2)
+		return mediatest.OggOpus(2)
 	}
-	return fake.WAV(2, 16000)
+	return mediatest.WAV(2, 16000)
 }
 
 func runTranscription(t *testing.T, p shlyuz.TranscriptionProvider, tg AudioTarget, f *fake.Server) {
@@ -175,7 +177,7 @@ func runTranscription(t *testing.T, p shlyuz.TranscriptionProvider, tg AudioTarg
 		t.Run("transcribe_"+format, func(t *testing.T) {
 			req := tg.Transcription
 			req.Audio, req.Format = sampleAudio(format), format
-			req.Seconds, _ = shlyuz.AudioSeconds(format, req.Audio)
+			req.Seconds, _ = media.AudioSeconds(format, req.Audio)
 			r, err := p.Transcribe(opContext(t), &req)
 			if err != nil {
 				t.Fatal(err)
@@ -191,7 +193,7 @@ func runTranscription(t *testing.T, p shlyuz.TranscriptionProvider, tg AudioTarg
 	t.Run("transcribe_failed", func(t *testing.T) {
 		req := tg.TranscriptionFailed
 		req.Audio, req.Format = sampleAudio("wav"), "wav"
-		req.Seconds, _ = shlyuz.AudioSeconds("wav", req.Audio)
+		req.Seconds, _ = media.AudioSeconds("wav", req.Audio)
 		_, err := p.Transcribe(opContext(t), &req)
 		var e *shlyuz.Error
 		if !errors.As(err, &e) || (!e.UpstreamFault && e.Status < 500) {

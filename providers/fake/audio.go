@@ -10,7 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/media"
+	"github.com/shlyuz/shlyuz/media/mediatest"
 )
 
 // OpenAI's audio API. /v1/audio/speech streams real audio (MP3 frames, Ogg
@@ -43,13 +44,13 @@ func Speech(input, format string) []byte {
 	secs := SpeechSeconds(input)
 	switch format {
 	case "mp3":
-		return MP3(secs)
+		return mediatest.MP3(secs)
 	case "opus":
-		return OggOpus(secs)
+		return mediatest.OggOpus(secs)
 	case "wav":
-		return WAV(secs, 24000)
+		return mediatest.WAV(secs, 24000)
 	case "pcm":
-		return PCM(secs, 24000)
+		return mediatest.PCM(secs, 24000)
 	}
 	return nil
 }
@@ -102,7 +103,7 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 	if strings.HasSuffix(req.Model, "fault-slow") {
 		pause = 50 * time.Millisecond
 	}
-	w.Header().Set("Content-Type", shlyuz.AudioMIME(req.Format))
+	w.Header().Set("Content-Type", media.AudioMIME(req.Format))
 	w.WriteHeader(http.StatusOK)
 	fl, _ := w.(http.Flusher)
 	for off := 0; off < len(audio); off += speechChunk {
@@ -159,8 +160,8 @@ func (s *Server) transcriptions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	audio, _ := io.ReadAll(f)
-	kind := shlyuz.SniffAudio(audio)
-	secs, exact := shlyuz.AudioSeconds(kind, audio)
+	kind := media.SniffAudio(audio)
+	secs, exact := media.AudioSeconds(kind, audio)
 	switch {
 	case kind == "" || !exact && kind != "m4a" && kind != "webm":
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "file", "invalid_value", "Invalid file format. Supported formats: ['flac', 'm4a', 'mp3', 'mp4', 'mpeg', 'mpga', 'oga', 'ogg', 'wav', 'webm']")

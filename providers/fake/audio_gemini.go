@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/media"
 )
 
 // Audio through Gemini's generateContent (research/media-upstreams.md §3.4,
@@ -100,11 +100,11 @@ func (s *Server) geminiAudio(w http.ResponseWriter, r *http.Request, model, meth
 	}
 	secs := 0.0
 	for i, a := range audio {
-		d, exact := shlyuz.AudioSeconds(formats[i], a)
+		d, exact := media.AudioSeconds(formats[i], a)
 		switch formats[i] {
 		case "aac", "aiff": // not measured: the estimate from the size
 		default:
-			if shlyuz.SniffAudio(a) != formats[i] || !exact {
+			if media.SniffAudio(a) != formats[i] || !exact {
 				writeGeminiError(w, http.StatusBadRequest, "INVALID_ARGUMENT", "Unable to process input audio: the data is not "+formats[i]+".", "")
 				return true
 			}

@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/media"
 )
 
 // Sber's SaluteSpeech REST API, served under /salute/ (research/media-upstreams.md §3.3, §4.3):
@@ -93,7 +93,7 @@ func saluteSeconds(contentType string, body []byte) (float64, string) {
 	if err != nil {
 		return 0, "Invalid Content-Type"
 	}
-	sniffed := shlyuz.SniffAudio(body)
+	sniffed := media.SniffAudio(body)
 	mismatch := "Audio content does not match Content-Type " + mt
 	switch mt {
 	case "audio/x-pcm", "audio/alaw", "audio/mulaw":
@@ -127,7 +127,7 @@ func saluteSeconds(contentType string, body []byte) (float64, string) {
 	default:
 		return 0, "Unsupported audio format " + mt
 	}
-	d, exact := shlyuz.AudioSeconds(sniffed, body)
+	d, exact := media.AudioSeconds(sniffed, body)
 	if !exact {
 		return 0, mismatch
 	}

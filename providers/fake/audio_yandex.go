@@ -16,6 +16,8 @@ import (
 	"unicode/utf8"
 
 	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/media"
+	"github.com/shlyuz/shlyuz/media/mediatest"
 )
 
 // Yandex SpeechKit, under the fake's root as the adapter sends it when its
@@ -125,14 +127,14 @@ func (s *Server) sttV1(w http.ResponseWriter, r *http.Request, body []byte) {
 		case rate != 8000 && rate != 16000 && rate != 48000:
 			writeSpeechKitError(w, true, 400, "sampleRateHertz must be 8000, 16000 or 48000 for lpcm")
 			return
-		case len(body) == 0 || len(body)%2 != 0 || shlyuz.SniffAudio(body) != "":
+		case len(body) == 0 || len(body)%2 != 0 || media.SniffAudio(body) != "":
 			writeSpeechKitError(w, true, 400, "audio is not raw LPCM: 16-bit samples without a header are expected")
 			return
 		}
 		secs = shlyuz.NewDecimalFrac(int64(len(body)/2), int64(rate))
 	case "oggopus":
-		d, exact := shlyuz.AudioSeconds("ogg", body)
-		if shlyuz.SniffAudio(body) != "ogg" || !strings.Contains(string(body[:min(len(body), 512)]), "OpusHead") || !exact {
+		d, exact := media.AudioSeconds("ogg", body)
+		if media.SniffAudio(body) != "ogg" || !strings.Contains(string(body[:min(len(body), 512)]), "OpusHead") || !exact {
 			writeSpeechKitError(w, true, 400, "audio is not Ogg Opus")
 			return
 		}
@@ -207,11 +209,11 @@ func (s *Server) sttV3(w http.ResponseWriter, r *http.Request, body []byte) {
 	switch f := req.RecognitionModel.AudioFormat; {
 	case f.ContainerAudio != nil:
 		kind := map[string]string{"WAV": "wav", "OGG_OPUS": "ogg", "MP3": "mp3"}[f.ContainerAudio.ContainerAudioType]
-		if kind != "" && shlyuz.SniffAudio(audio) == kind {
-			secs, exact = shlyuz.AudioSeconds(kind, audio)
+		if kind != "" && media.SniffAudio(audio) == kind {
+			secs, exact = media.AudioSeconds(kind, audio)
 		}
 	case f.RawAudio != nil && f.RawAudio.AudioEncoding == "LINEAR16_PCM":
-		if rate, _ := strconv.Atoi(f.RawAudio.SampleRateHertz); rate > 0 && shlyuz.SniffAudio(audio) == "" {
+		if rate, _ := strconv.Atoi(f.RawAudio.SampleRateHertz); rate > 0 && media.SniffAudio(audio) == "" {
 			secs, exact = shlyuz.NewDecimalFrac(int64(len(audio)/2), int64(rate)), true
 		}
 	}
@@ -320,11 +322,11 @@ func (s *Server) ttsV1(w http.ResponseWriter, r *http.Request, body []byte) {
 	secs := SpeechSeconds(text)
 	switch format {
 	case "mp3":
-		audio = MP3(secs)
+		audio = mediatest.MP3(secs)
 	case "oggopus":
-		audio = OggOpus(secs)
+		audio = mediatest.OggOpus(secs)
 	case "lpcm":
-		audio = PCM(secs, rate)
+		audio = mediatest.PCM(secs, rate)
 	default:
 		writeSpeechKitError(w, true, 400, "format must be lpcm, oggopus or mp3")
 		return
@@ -370,15 +372,15 @@ func (s *Server) ttsV3(w http.ResponseWriter, r *http.Request, body []byte) {
 	case spec.ContainerAudio != nil && spec.RawAudio == nil:
 		switch spec.ContainerAudio.ContainerAudioType {
 		case "MP3":
-			audio = MP3(secs)
+			audio = mediatest.MP3(secs)
 		case "OGG_OPUS":
-			audio = OggOpus(secs)
+			audio = mediatest.OggOpus(secs)
 		case "WAV":
-			audio = WAV(secs, speechKitV3WAV)
+			audio = mediatest.WAV(secs, speechKitV3WAV)
 		}
 	case spec.RawAudio != nil && spec.ContainerAudio == nil && spec.RawAudio.AudioEncoding == "LINEAR16_PCM":
 		if rate, _ := strconv.Atoi(spec.RawAudio.SampleRateHertz); rate > 0 {
-			audio = PCM(secs, rate)
+			audio = mediatest.PCM(secs, rate)
 		}
 	}
 	if audio == nil {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/shlyuz/shlyuz/media/mediatest"
 )
 
 // The fake speaks OpenAI's videos API (POST …/videos, GET …/videos/{id},
@@ -151,9 +153,9 @@ func (v *videoFake) file(id string) ([]byte, int) {
 	case j.has("expire") && j.Downloads == 1:
 		return nil, http.StatusForbidden
 	case j.has("short"):
-		return MP4(1), http.StatusOK
+		return mediatest.MP4(1), http.StatusOK
 	}
-	return MP4(j.Seconds), http.StatusOK
+	return mediatest.MP4(j.Seconds), http.StatusOK
 }
 
 func (j *fakeVideo) has(m string) bool { return strings.Contains(j.Prompt, "["+m+"]") }

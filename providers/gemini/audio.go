@@ -13,6 +13,7 @@ import (
 
 	"github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/internal/plainjson"
+	"github.com/shlyuz/shlyuz/media"
 	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
@@ -198,7 +199,7 @@ func decodeSpeech(data []byte, format string) (*speech, error) {
 		mt, params, _ := mime.ParseMediaType(pt.InlineData.MimeType)
 		switch mt {
 		case "audio/wav", "audio/x-wav", "audio/wave":
-			w, ok := shlyuz.ParseWAV(raw)
+			w, ok := media.ParseWAV(raw)
 			if !ok || w.Bits != 16 || w.Channels != 1 {
 				return nil, upstream.Malformed("the audio is not 16-bit mono PCM WAV")
 			}
@@ -217,7 +218,7 @@ func decodeSpeech(data []byte, format string) (*speech, error) {
 	}
 	out := pcm
 	if format == "wav" {
-		out = append(shlyuz.WAVHeader(len(pcm), rate, 1), pcm...)
+		out = append(media.WAVHeader(len(pcm), rate, 1), pcm...)
 	}
 	s := &speech{r: bytes.NewReader(out)}
 	if u != nil {

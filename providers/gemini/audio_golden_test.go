@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/media"
 	"github.com/shlyuz/shlyuz/providers/internal/golden"
 )
 
@@ -87,8 +88,8 @@ func TestAudioReplyGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, ok := shlyuz.ParseWAV(b)
-		secs, _ := shlyuz.AudioSeconds("wav", b)
+		w, ok := media.ParseWAV(b)
+		secs, _ := media.AudioSeconds("wav", b)
 		fmt.Fprintf(&out, "wav=%v rate=%d channels=%d bits=%d data=%d bytes seconds=%s\n", ok, w.Rate, w.Channels, w.Bits, len(w.Data), secs)
 		if u := a.Usage(); u != nil {
 			fmt.Fprintf(&out, "usage: text=%d audio=%d\n", u.TextTokens, u.AudioTokens)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/media"
+	"github.com/shlyuz/shlyuz/media/mediatest"
 	"github.com/shlyuz/shlyuz/providers/fake"
 	"github.com/shlyuz/shlyuz/providers/internal/adaptertest"
 )
@@ -19,9 +21,9 @@ func TestTranscribeAudio(t *testing.T) {
 		format, mime string
 		audio        []byte
 	}{
-		{"wav", "audio/wav", fake.WAV(2, 16000)},
-		{"mp3", "audio/mp3", fake.MP3(3)},
-		{"ogg", "audio/ogg", fake.OggOpus(1.5)},
+		{"wav", "audio/wav", mediatest.WAV(2, 16000)},
+		{"mp3", "audio/mp3", mediatest.MP3(3)},
+		{"ogg", "audio/ogg", mediatest.OggOpus(1.5)},
 	} {
 		t.Run(c.format, func(t *testing.T) {
 			u := startFake(t, fake.Options{APIKey: testKey})
@@ -32,7 +34,7 @@ func TestTranscribeAudio(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, _ := shlyuz.AudioSeconds(c.format, c.audio)
+			d, _ := media.AudioSeconds(c.format, c.audio)
 			secs := d.Float64()
 			if tr.Text != fake.Transcript(secs) || tr.Language != "ru" || tr.Duration != 0 {
 				t.Errorf("transcription %+v, want %q", tr, fake.Transcript(secs))
@@ -80,7 +82,7 @@ func TestTranscribeRefused(t *testing.T) {
 		t.Error("the upstream was called")
 	}
 	// A prompt that asks the fake to fail: an upstream fault.
-	_, err := p.Transcribe(context.Background(), &shlyuz.TranscriptionRequest{Model: "gemini-2.5-flash", Audio: fake.MP3(1), Format: "mp3", Prompt: "[fail-before]"})
+	_, err := p.Transcribe(context.Background(), &shlyuz.TranscriptionRequest{Model: "gemini-2.5-flash", Audio: mediatest.MP3(1), Format: "mp3", Prompt: "[fail-before]"})
 	adaptertest.AsError(t, err, 502, "upstream_error", true)
 }
 
@@ -106,13 +108,13 @@ func TestSpeakAudio(t *testing.T) {
 			}
 			switch format {
 			case "wav":
-				w, ok := shlyuz.ParseWAV(b)
-				d, exact := shlyuz.AudioSeconds("wav", b)
+				w, ok := media.ParseWAV(b)
+				d, exact := media.AudioSeconds("wav", b)
 				if !ok || w.Rate != 24000 || w.Channels != 1 || w.Bits != 16 || !exact || d.Float64() != secs {
 					t.Errorf("WAV %+v ok=%v, %v s, want %v s", w.Rate, ok, d, secs)
 				}
 			case "pcm":
-				if len(b) != 2*samples || shlyuz.SniffAudio(b) != "" {
+				if len(b) != 2*samples || media.SniffAudio(b) != "" {
 					t.Errorf("PCM of %d bytes, want %d", len(b), 2*samples)
 				}
 			}

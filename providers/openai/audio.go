@@ -11,6 +11,7 @@ import (
 
 	"github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/internal/plainjson"
+	"github.com/shlyuz/shlyuz/media"
 	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
@@ -79,7 +80,7 @@ func transcriptionBody(req *shlyuz.TranscriptionRequest) ([]byte, string) {
 	}
 	h := textproto.MIMEHeader{}
 	h.Set("Content-Disposition", `form-data; name="file"; filename="audio.`+req.Format+`"`)
-	h.Set("Content-Type", shlyuz.AudioMIME(req.Format))
+	h.Set("Content-Type", media.AudioMIME(req.Format))
 	if part, err := w.CreatePart(h); err == nil {
 		_, _ = part.Write(req.Audio)
 	}

@@ -1,8 +1,11 @@
 package openai
 
-import "github.com/shlyuz/shlyuz"
+import (
+	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/bodyroom"
+)
 
-// bodyParts is req's body in three parts (shlyuz.MemberFirst), the lent
+// bodyParts is req's body in three parts (bodyroom.MemberFirst), the lent
 // field's value in the middle as the client's body holds it
 // (shlyuz.BodyRoom), the rest of the object appendBody writes without it in
 // dst's storage (parts[2]). ok is false when req lends no value; rest is then
@@ -16,19 +19,19 @@ func bodyParts(dst []byte, req *shlyuz.UpstreamRequest, stream bool) (parts [][]
 		return nil, dst, false, false
 	}
 	rest, clientUsage = appendBody(dst, req, stream, req.Room.Key) // {"model":…}
-	return shlyuz.MemberFirst(req.Room.Key, value, rest), rest, clientUsage, true
+	return bodyroom.MemberFirst(req.Room.Key, value, rest), rest, clientUsage, true
 }
 
 // spliceBody is the non-streamed body of req written around the lent value
 // in the client's buffer (rest, in scratch's storage, is its end). ok is
 // false when req lends none or the room does not fit; rest then holds
 // nothing the caller needs.
-func spliceBody(req *shlyuz.UpstreamRequest, scratch []byte) (s shlyuz.Splice, rest []byte, ok bool) {
+func spliceBody(req *shlyuz.UpstreamRequest, scratch []byte) (s bodyroom.Splice, rest []byte, ok bool) {
 	parts, rest, _, ok := bodyParts(scratch, req, false)
 	if !ok {
-		return shlyuz.Splice{}, rest, false
+		return bodyroom.Splice{}, rest, false
 	}
-	s, ok = req.Room.Splice(parts[1], parts[0], parts[2])
+	s, ok = bodyroom.Wrap(req.Room, parts[1], parts[0], parts[2])
 	return s, rest, ok
 }
 

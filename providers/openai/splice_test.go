@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/bodyroom"
 )
 
 // TestSplicedBodyIsBuildBodys: the body written around the client's
@@ -32,7 +33,7 @@ func TestSplicedBodyIsBuildBodys(t *testing.T) {
 			at := bytes.Index(buf, []byte(`[{"role"`))
 			fields["messages"] = buf[at : at+len(fields["messages"])]
 			req := &shlyuz.UpstreamRequest{Model: "a/b", UpstreamModel: tc.model, Fields: fields, MaxTokens: tc.maxTokens, Stream: stream,
-				Room: shlyuz.NewBodyRoom(buf, "messages", fields["messages"])}
+				Room: bodyroom.New(buf, "messages", fields["messages"])}
 			want, wantUsage := buildBody(req, stream)
 			var got []byte
 			var gotUsage bool

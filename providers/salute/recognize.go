@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/media"
 	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
@@ -36,7 +37,7 @@ const accepted = "wav (16-bit PCM, mono), ogg (Opus), mp3 and flac"
 func recognizeBody(req *shlyuz.TranscriptionRequest) (body []byte, contentType string, err *shlyuz.Error) {
 	switch req.Format {
 	case "wav":
-		w, ok := shlyuz.ParseWAV(req.Audio)
+		w, ok := media.ParseWAV(req.Audio)
 		switch {
 		case !ok:
 			return nil, "", shlyuz.ErrUnsupportedFormat("file", "The WAV file is not PCM or is damaged; SaluteSpeech reads %s.", accepted)
@@ -47,7 +48,7 @@ func recognizeBody(req *shlyuz.TranscriptionRequest) (body []byte, contentType s
 		}
 		return w.Data, "audio/x-pcm;bit=16;rate=" + strconv.Itoa(w.Rate), nil
 	case "ogg", "opus":
-		if _, ok := shlyuz.OpusChannels(req.Audio); !ok {
+		if _, ok := media.OpusChannels(req.Audio); !ok {
 			return nil, "", shlyuz.ErrUnsupportedFormat("file", "The Ogg file does not hold Opus; SaluteSpeech reads %s.", accepted)
 		}
 		return req.Audio, "audio/ogg;codecs=opus", nil
@@ -87,7 +88,7 @@ func checkLimits(req *shlyuz.TranscriptionRequest, body []byte) *shlyuz.Error {
 	}
 	secs := req.Seconds
 	if secs.Sign() <= 0 {
-		secs, _ = shlyuz.AudioSeconds(req.Format, req.Audio)
+		secs, _ = media.AudioSeconds(req.Format, req.Audio)
 	}
 	if s := secs.Ceil(); s > MaxSyncSeconds {
 		return shlyuz.ErrTooLong("file", s, MaxSyncSeconds)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/media"
+	"github.com/shlyuz/shlyuz/media/mediatest"
 	"github.com/shlyuz/shlyuz/providers/fake"
 	"github.com/shlyuz/shlyuz/providers/internal/adaptertest"
 )
@@ -44,13 +46,13 @@ func openWrapped(t *testing.T, wrap func(http.Handler) http.Handler, change func
 // stereoWAV is seconds of 16-bit stereo silence at rate.
 func stereoWAV(seconds float64, rate int) []byte {
 	n := int(seconds*float64(rate)) * 4
-	return append(shlyuz.WAVHeader(n, rate, 2), make([]byte, n)...)
+	return append(media.WAVHeader(n, rate, 2), make([]byte, n)...)
 }
 
 func TestTranscribe(t *testing.T) {
-	wav := fake.WAV(1.5, 16000)
-	mp3 := fake.MP3(2)
-	ogg := fake.OggOpus(1)
+	wav := mediatest.WAV(1.5, 16000)
+	mp3 := mediatest.MP3(2)
+	ogg := mediatest.OggOpus(1)
 	cases := []struct {
 		name, format string
 		audio        []byte
@@ -65,21 +67,21 @@ func TestTranscribe(t *testing.T) {
 		{name: "wav stripped to pcm", format: "wav", audio: wav, wantType: "audio/x-pcm;bit=16;rate=16000",
 			wantBody: wav[44:], wantQuery: "language=ru-RU", wantSecs: 1.5},
 		{name: "mp3 passes through", format: "mp3", audio: mp3, language: "en", wantType: "audio/mpeg",
-			wantBody: mp3, wantQuery: "language=en-US", wantSecs: 77 * fake.MP3FrameSeconds},
+			wantBody: mp3, wantQuery: "language=en-US", wantSecs: 77 * mediatest.MP3FrameSeconds},
 		{name: "ogg opus", format: "ogg", audio: ogg, language: "kk", wantType: "audio/ogg;codecs=opus",
 			wantBody: ogg, wantQuery: "language=kk-KZ"},
 		{name: "stereo refused", format: "wav", audio: stereoWAV(1, 16000), wantErr: "unsupported_format", wantParam: "file"},
 		{name: "webm refused", format: "webm", audio: []byte{0x1A, 0x45, 0xDF, 0xA3, 0, 0}, wantErr: "unsupported_format", wantParam: "file"},
 		{name: "m4a refused", format: "m4a", audio: []byte("\x00\x00\x00\x20ftypM4A "), wantErr: "unsupported_format", wantParam: "file"},
 		{name: "ogg vorbis refused", format: "ogg", audio: []byte("OggS\x00\x02\x00\x00\x01vorbis"), wantErr: "unsupported_format", wantParam: "file"},
-		{name: "over a minute", format: "wav", audio: fake.WAV(61, 8000), wantErr: "invalid_value", wantParam: "file"},
-		{name: "over 2 MB", format: "wav", audio: fake.WAV(70, 16000), wantErr: "invalid_value", wantParam: "file"},
+		{name: "over a minute", format: "wav", audio: mediatest.WAV(61, 8000), wantErr: "invalid_value", wantParam: "file"},
+		{name: "over 2 MB", format: "wav", audio: mediatest.WAV(70, 16000), wantErr: "invalid_value", wantParam: "file"},
 		{name: "unknown language", format: "mp3", audio: mp3, language: "klingon", wantErr: "invalid_value", wantParam: "language"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p, u := open(t, nil)
-			secs, _ := shlyuz.AudioSeconds(c.format, c.audio)
+			secs, _ := media.AudioSeconds(c.format, c.audio)
 			tr, err := p.Transcribe(context.Background(), &shlyuz.TranscriptionRequest{Model: "salute-stt",
 				Audio: c.audio, Format: c.format, Language: c.language, Seconds: secs})
 			if c.wantErr != "" {
@@ -110,7 +112,7 @@ func TestTranscribe(t *testing.T) {
 			}
 			want := c.wantSecs
 			if want == 0 {
-				f, _ := shlyuz.AudioSeconds("ogg", c.audio)
+				f, _ := media.AudioSeconds("ogg", c.audio)
 				want = f.Float64()
 			}
 			if tr.Text != fake.Transcript(want) || tr.Usage != nil {
@@ -124,7 +126,7 @@ func TestTranscribe(t *testing.T) {
 func TestTokenFetchedOnce(t *testing.T) {
 	p, u := open(t, nil)
 	for range 3 {
-		if _, err := p.Transcribe(context.Background(), &shlyuz.TranscriptionRequest{Audio: fake.MP3(1), Format: "mp3"}); err != nil {
+		if _, err := p.Transcribe(context.Background(), &shlyuz.TranscriptionRequest{Audio: mediatest.MP3(1), Format: "mp3"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -146,11 +148,11 @@ func TestTokenFetchedOnce(t *testing.T) {
 // default; a scope the fake does not grant is the operator's to fix.
 func TestScope(t *testing.T) {
 	p, _ := open(t, func(c *shlyuz.UpstreamConfig) { c.Scope = "SALUTE_SPEECH_CORP" })
-	if _, err := p.Transcribe(context.Background(), &shlyuz.TranscriptionRequest{Audio: fake.MP3(1), Format: "mp3"}); err != nil {
+	if _, err := p.Transcribe(context.Background(), &shlyuz.TranscriptionRequest{Audio: mediatest.MP3(1), Format: "mp3"}); err != nil {
 		t.Fatal(err)
 	}
 	p, _ = open(t, func(c *shlyuz.UpstreamConfig) { c.Scope = "GIGACHAT_API_PERS" })
-	_, err := p.Transcribe(context.Background(), &shlyuz.TranscriptionRequest{Audio: fake.MP3(1), Format: "mp3"})
+	_, err := p.Transcribe(context.Background(), &shlyuz.TranscriptionRequest{Audio: mediatest.MP3(1), Format: "mp3"})
 	e := adaptertest.AsError(t, err, 502, "upstream_error", true)
 	if !strings.Contains(e.Message, "SaluteSpeech") || strings.Contains(e.Message, testKey) {
 		t.Errorf("message %q", e.Message)
@@ -166,21 +168,21 @@ func TestSpeak(t *testing.T) {
 		check  func(t *testing.T, b []byte)
 	}{
 		{"opus", func(t *testing.T, b []byte) {
-			d, exact := shlyuz.AudioSeconds("ogg", b)
+			d, exact := media.AudioSeconds("ogg", b)
 			got := d.Float64()
-			if !exact || shlyuz.SniffAudio(b) != "ogg" || !bytes.Contains(b, []byte("OpusHead")) || got < secs || got > secs+0.05 {
+			if !exact || media.SniffAudio(b) != "ogg" || !bytes.Contains(b, []byte("OpusHead")) || got < secs || got > secs+0.05 {
 				t.Errorf("Ogg Opus of %v s (exact %v), want %v", got, exact, secs)
 			}
 			checkOggPages(t, b)
 		}},
 		{"wav", func(t *testing.T, b []byte) {
-			w, ok := shlyuz.ParseWAV(b)
+			w, ok := media.ParseWAV(b)
 			if !ok || w.Rate != 24000 || w.Channels != 1 || w.Bits != 16 || len(w.Data) != pcm {
 				t.Errorf("WAV %+v ok=%v, %d bytes of data", w.Rate, ok, len(w.Data))
 			}
 		}},
 		{"pcm", func(t *testing.T, b []byte) {
-			if len(b) != pcm || shlyuz.SniffAudio(b) != "" {
+			if len(b) != pcm || media.SniffAudio(b) != "" {
 				t.Errorf("PCM of %d bytes, want %d", len(b), pcm)
 			}
 		}},
@@ -285,7 +287,7 @@ func TestFaults(t *testing.T) {
 		code   string
 	}{{"429", 429, "rate_limited"}, {"503", 502, "upstream_error"}, {"402", 502, "upstream_error"}, {"400", 400, "invalid_value"}} {
 		p, _ := open(t, func(cfg *shlyuz.UpstreamConfig) { cfg.Headers = map[string]string{fake.FaultHeader: c.fault} })
-		_, err := p.Transcribe(ctx, &shlyuz.TranscriptionRequest{Audio: fake.MP3(1), Format: "mp3"})
+		_, err := p.Transcribe(ctx, &shlyuz.TranscriptionRequest{Audio: mediatest.MP3(1), Format: "mp3"})
 		adaptertest.AsError(t, err, c.status, c.code, c.status != 400)
 	}
 

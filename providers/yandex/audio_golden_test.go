@@ -17,19 +17,20 @@ import (
 	"time"
 
 	"github.com/shlyuz/shlyuz"
-	"github.com/shlyuz/shlyuz/providers/fake"
+	"github.com/shlyuz/shlyuz/media"
+	"github.com/shlyuz/shlyuz/media/mediatest"
 	"github.com/shlyuz/shlyuz/providers/internal/golden"
 )
 
 // stereoWAV is seconds of 16-bit stereo silence at rate.
 func stereoWAV(seconds float64, rate int) []byte {
 	n := int(seconds * float64(rate))
-	return append(shlyuz.WAVHeader(4*n, rate, 2), make([]byte, 4*n)...)
+	return append(media.WAVHeader(4*n, rate, 2), make([]byte, 4*n)...)
 }
 
 // eightBitWAV is a WAV of 8-bit mono samples.
 func eightBitWAV() []byte {
-	h := shlyuz.WAVHeader(100, 16000, 1)
+	h := media.WAVHeader(100, 16000, 1)
 	binary.LittleEndian.PutUint32(h[28:], 16000)
 	binary.LittleEndian.PutUint16(h[32:], 1)
 	binary.LittleEndian.PutUint16(h[34:], 8)
@@ -48,22 +49,22 @@ var b64Content = regexp.MustCompile(`"content": "([A-Za-z0-9+/=]*)"`)
 // TestTranscriptionRequestGolden checks how audio goes to SpeechKit: v1's
 // URL and body, v3's JSON (its base64 content summed up), or the refusal.
 func TestTranscriptionRequestGolden(t *testing.T) {
-	vorbis := slices.Clone(fake.OggOpus(1))
+	vorbis := slices.Clone(mediatest.OggOpus(1))
 	copy(vorbis[bytes.Index(vorbis, []byte("OpusHead")):], "\x01vorbis\x00")
 	for _, tc := range []struct {
 		name, lang, format string
 		audio              []byte
 	}{
-		{"stt_v1_wav_16k", "", "wav", fake.WAV(2, 16000)},
-		{"stt_v1_wav_48k_en", "en", "wav", fake.WAV(1, 48000)},
-		{"stt_v1_ogg_opus", "kk-KZ", "ogg", fake.OggOpus(3)},
-		{"stt_v3_mp3", "ru", "mp3", fake.MP3(0.1)},
-		{"stt_v3_wav_24k", "", "wav", fake.WAV(0.05, 24000)},
-		{"stt_v3_wav_over_30s", "", "wav", fake.WAV(31, 8000)},
-		{"stt_v3_ogg_over_30s", "", "ogg", fake.OggOpus(40)},
+		{"stt_v1_wav_16k", "", "wav", mediatest.WAV(2, 16000)},
+		{"stt_v1_wav_48k_en", "en", "wav", mediatest.WAV(1, 48000)},
+		{"stt_v1_ogg_opus", "kk-KZ", "ogg", mediatest.OggOpus(3)},
+		{"stt_v3_mp3", "ru", "mp3", mediatest.MP3(0.1)},
+		{"stt_v3_wav_24k", "", "wav", mediatest.WAV(0.05, 24000)},
+		{"stt_v3_wav_over_30s", "", "wav", mediatest.WAV(31, 8000)},
+		{"stt_v3_ogg_over_30s", "", "ogg", mediatest.OggOpus(40)},
 		{"err_stereo_wav", "", "wav", stereoWAV(1, 16000)},
 		{"err_8bit_wav", "", "wav", eightBitWAV()},
-		{"err_stereo_opus", "", "ogg", withChannels(fake.OggOpus(1), 2)},
+		{"err_stereo_opus", "", "ogg", withChannels(mediatest.OggOpus(1), 2)},
 		{"err_ogg_vorbis", "", "ogg", vorbis},
 		{"err_flac", "", "flac", []byte("fLaC\x00\x00\x00\x22")},
 		{"err_empty", "", "wav", nil},
@@ -78,7 +79,7 @@ func TestTranscriptionRequestGolden(t *testing.T) {
 			case err != nil:
 				out.WriteString(describeError(err) + "\n")
 			case plan.sync:
-				kind := shlyuz.SniffAudio(plan.audio)
+				kind := media.SniffAudio(plan.audio)
 				if kind == "" {
 					kind = "raw"
 				}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/media"
+	"github.com/shlyuz/shlyuz/media/mediatest"
 	"github.com/shlyuz/shlyuz/providers/fake"
 	"github.com/shlyuz/shlyuz/providers/internal/adaptertest"
 	"github.com/shlyuz/shlyuz/providers/yandex"
@@ -54,9 +56,9 @@ func (f *audioFake) Calls() []string {
 func TestTranscribe(t *testing.T) {
 	f := startAudioFake(t)
 	p := f.provider(t, nil)
-	mp3 := fake.MP3(2)
-	mp3Secs, _ := shlyuz.AudioSeconds("mp3", mp3)
-	oggSecs, _ := shlyuz.AudioSeconds("ogg", fake.OggOpus(3))
+	mp3 := mediatest.MP3(2)
+	mp3Secs, _ := media.AudioSeconds("mp3", mp3)
+	oggSecs, _ := media.AudioSeconds("ogg", mediatest.OggOpus(3))
 	for _, tc := range []struct {
 		name, format string
 		audio        []byte
@@ -64,14 +66,14 @@ func TestTranscribe(t *testing.T) {
 		billed       int64 // v1's billed seconds; 0: v3, none reported
 		calls        []string
 	}{
-		{"wav via v1", "wav", fake.WAV(2, 16000), 2, 15, []string{"POST /speech/v1/stt:recognize"}},
-		{"wav of 16 s via v1", "wav", fake.WAV(16, 8000), 16, 30, []string{"POST /speech/v1/stt:recognize"}},
-		{"ogg opus via v1", "ogg", fake.OggOpus(3), oggSecs.Float64(), 15, []string{"POST /speech/v1/stt:recognize"}},
+		{"wav via v1", "wav", mediatest.WAV(2, 16000), 2, 15, []string{"POST /speech/v1/stt:recognize"}},
+		{"wav of 16 s via v1", "wav", mediatest.WAV(16, 8000), 16, 30, []string{"POST /speech/v1/stt:recognize"}},
+		{"ogg opus via v1", "ogg", mediatest.OggOpus(3), oggSecs.Float64(), 15, []string{"POST /speech/v1/stt:recognize"}},
 		{"mp3 via v3", "mp3", mp3, mp3Secs.Float64(), 0,
 			[]string{"POST /stt/v3/recognizeFileAsync", "GET /operations/", "GET /operations/", "GET /stt/v3/getRecognition"}},
-		{"wav of 41 s via v3", "wav", fake.WAV(41, 16000), 41, 0,
+		{"wav of 41 s via v3", "wav", mediatest.WAV(41, 16000), 41, 0,
 			[]string{"POST /stt/v3/recognizeFileAsync", "GET /operations/", "GET /operations/", "GET /stt/v3/getRecognition"}},
-		{"wav at 24 kHz via v3", "wav", fake.WAV(1, 24000), 1, 0,
+		{"wav at 24 kHz via v3", "wav", mediatest.WAV(1, 24000), 1, 0,
 			[]string{"POST /stt/v3/recognizeFileAsync", "GET /operations/", "GET /operations/", "GET /stt/v3/getRecognition"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -109,7 +111,7 @@ func TestTranscribe(t *testing.T) {
 
 func TestTranscribeRefusals(t *testing.T) {
 	f := startAudioFake(t)
-	stereo := append(shlyuz.WAVHeader(64000, 16000, 2), make([]byte, 64000)...)
+	stereo := append(media.WAVHeader(64000, 16000, 2), make([]byte, 64000)...)
 	for _, tc := range []struct {
 		name, format, fault string
 		audio               []byte
@@ -120,9 +122,9 @@ func TestTranscribeRefusals(t *testing.T) {
 	}{
 		{name: "stereo wav", format: "wav", audio: stereo, status: 400, code: "unsupported_format", want: "2 channels"},
 		{name: "flac", format: "flac", audio: []byte("fLaC\x00\x00\x00\x22"), status: 400, code: "unsupported_format", want: "MP3"},
-		{name: "v1 500", format: "wav", fault: "500", audio: fake.WAV(1, 16000), status: 502, code: "upstream_error", upstreamFault: true},
-		{name: "v1 429", format: "wav", fault: "429", audio: fake.WAV(1, 16000), status: 429, code: "rate_limited", upstreamFault: true},
-		{name: "v3 failed", format: "mp3", fault: "failed", audio: fake.MP3(1), status: 502, code: "upstream_error", upstreamFault: true, want: "failed the recognition"},
+		{name: "v1 500", format: "wav", fault: "500", audio: mediatest.WAV(1, 16000), status: 502, code: "upstream_error", upstreamFault: true},
+		{name: "v1 429", format: "wav", fault: "429", audio: mediatest.WAV(1, 16000), status: 429, code: "rate_limited", upstreamFault: true},
+		{name: "v3 failed", format: "mp3", fault: "failed", audio: mediatest.MP3(1), status: 502, code: "upstream_error", upstreamFault: true, want: "failed the recognition"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := f.provider(t, func(c *shlyuz.UpstreamConfig) { c.Headers = map[string]string{fake.FaultHeader: tc.fault} })
@@ -164,14 +166,14 @@ func TestSpeak(t *testing.T) {
 	p := f.provider(t, nil)
 	text := "Съешь же ещё этих мягких французских булок, да выпей чаю."
 	secs := fake.SpeechSeconds(text)
-	pcm48, pcm24 := fake.PCM(secs, 48000), fake.PCM(secs, 24000)
+	pcm48, pcm24 := mediatest.PCM(secs, 48000), mediatest.PCM(secs, 24000)
 	for _, tc := range []struct {
 		model, format string
 		check         func(t *testing.T, b []byte)
 	}{
 		{"speechkit-tts", "mp3", func(t *testing.T, b []byte) {
-			checkSeconds(t, "mp3", b, secs, fake.MP3FrameSeconds)
-			if !bytes.Equal(b, fake.MP3(secs)) {
+			checkSeconds(t, "mp3", b, secs, mediatest.MP3FrameSeconds)
+			if !bytes.Equal(b, mediatest.MP3(secs)) {
 				t.Error("not the fake's MP3 frames")
 			}
 		}},
@@ -187,10 +189,10 @@ func TestSpeak(t *testing.T) {
 				t.Errorf("%d bytes of 24 kHz PCM, want %d", len(b), len(pcm48)/4*2)
 			}
 		}},
-		{"speechkit-tts-v3", "mp3", func(t *testing.T, b []byte) { checkSeconds(t, "mp3", b, secs, fake.MP3FrameSeconds) }},
+		{"speechkit-tts-v3", "mp3", func(t *testing.T, b []byte) { checkSeconds(t, "mp3", b, secs, mediatest.MP3FrameSeconds) }},
 		{"speechkit-tts-v3", "opus", func(t *testing.T, b []byte) { checkSeconds(t, "ogg", b, secs, 0.03) }},
 		{"speechkit-tts-v3", "wav", func(t *testing.T, b []byte) {
-			if !bytes.Equal(checkWAV(t, b, 22050).Data, fake.PCM(secs, 22050)) {
+			if !bytes.Equal(checkWAV(t, b, 22050).Data, mediatest.PCM(secs, 22050)) {
 				t.Error("not the fake's samples")
 			}
 		}},
@@ -223,15 +225,15 @@ func TestSpeak(t *testing.T) {
 
 func checkSeconds(t *testing.T, format string, b []byte, want, tolerance float64) {
 	t.Helper()
-	got, exact := shlyuz.AudioSeconds(format, b)
+	got, exact := media.AudioSeconds(format, b)
 	if g := got.Float64(); !exact || g < want || g > want+tolerance {
 		t.Errorf("%s lasts %g s (exact %v), want %g s", format, g, exact, want)
 	}
 }
 
-func checkWAV(t *testing.T, b []byte, rate int) shlyuz.WAVInfo {
+func checkWAV(t *testing.T, b []byte, rate int) media.WAVInfo {
 	t.Helper()
-	w, ok := shlyuz.ParseWAV(b)
+	w, ok := media.ParseWAV(b)
 	if !ok || w.Rate != rate || w.Channels != 1 || w.Bits != 16 {
 		t.Fatalf("not a 16-bit mono WAV at %d Hz: %+v %v", rate, w.Rate, ok)
 	}
@@ -330,11 +332,11 @@ func TestFakeSpeechKitRefusals(t *testing.T) {
 		status                        int
 		want                          string
 	}{
-		{"v1 lpcm with a WAV header", "/speech/v1/stt:recognize?format=lpcm&sampleRateHertz=16000", string(fake.WAV(1, 16000)), "application/octet-stream", 400, "BAD_REQUEST"},
-		{"v1 lpcm at 24 kHz", "/speech/v1/stt:recognize?format=lpcm&sampleRateHertz=24000", string(fake.PCM(1, 24000)), "application/octet-stream", 400, "sampleRateHertz"},
-		{"v1 oggopus that is MP3", "/speech/v1/stt:recognize?format=oggopus", string(fake.MP3(1)), "application/octet-stream", 400, "not Ogg Opus"},
-		{"v1 over 30 s", "/speech/v1/stt:recognize?format=lpcm&sampleRateHertz=8000", string(fake.PCM(31, 8000)), "application/octet-stream", 400, "30s"},
-		{"v3 WAV that is MP3", "/stt/v3/recognizeFileAsync", `{"content":"` + base64.StdEncoding.EncodeToString(fake.MP3(1)) + `","recognitionModel":{"audioFormat":{"containerAudio":{"containerAudioType":"WAV"}}}}`, "application/json", 400, "declared"},
+		{"v1 lpcm with a WAV header", "/speech/v1/stt:recognize?format=lpcm&sampleRateHertz=16000", string(mediatest.WAV(1, 16000)), "application/octet-stream", 400, "BAD_REQUEST"},
+		{"v1 lpcm at 24 kHz", "/speech/v1/stt:recognize?format=lpcm&sampleRateHertz=24000", string(mediatest.PCM(1, 24000)), "application/octet-stream", 400, "sampleRateHertz"},
+		{"v1 oggopus that is MP3", "/speech/v1/stt:recognize?format=oggopus", string(mediatest.MP3(1)), "application/octet-stream", 400, "not Ogg Opus"},
+		{"v1 over 30 s", "/speech/v1/stt:recognize?format=lpcm&sampleRateHertz=8000", string(mediatest.PCM(31, 8000)), "application/octet-stream", 400, "30s"},
+		{"v3 WAV that is MP3", "/stt/v3/recognizeFileAsync", `{"content":"` + base64.StdEncoding.EncodeToString(mediatest.MP3(1)) + `","recognitionModel":{"audioFormat":{"containerAudio":{"containerAudioType":"WAV"}}}}`, "application/json", 400, "declared"},
 		{"v3 hint of two keys", "/tts/v3/utteranceSynthesis", `{"text":"x","hints":[{"voice":"alena","speed":1}],"outputAudioSpec":{"containerAudio":{"containerAudioType":"MP3"}}}`, "application/json", 400, "one field"},
 		{"v3 251 characters, safe mode", "/tts/v3/utteranceSynthesis", `{"text":"` + long + `","outputAudioSpec":{"containerAudio":{"containerAudioType":"MP3"}}}`, "application/json", 400, "Too long"},
 		{"v1 tts without text", "/speech/v1/tts:synthesize", "voice=alena", "application/x-www-form-urlencoded", 400, "text is required"},

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/media"
 )
 
 // Conversions of streamed 16-bit mono PCM: a WAV header ahead of it, and its
@@ -12,7 +13,7 @@ import (
 // streamWAVHeader is the header of a streamed WAV of 16-bit mono PCM at
 // rate: its sizes unknown (all ones), as streamed WAV files have them.
 func streamWAVHeader(rate int) []byte {
-	h := shlyuz.WAVHeader(0, rate, 1)
+	h := media.WAVHeader(0, rate, 1)
 	binary.LittleEndian.PutUint32(h[4:], 0xFFFFFFFF)
 	binary.LittleEndian.PutUint32(h[40:], 0xFFFFFFFF)
 	return h

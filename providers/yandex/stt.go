@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/media"
 	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
@@ -60,10 +61,10 @@ func unsupportedAudio(what string) *shlyuz.Error {
 // planSTT picks the API and the wire format of audio by its container, as
 // read from its bytes (declared names it when they say nothing).
 func planSTT(audio []byte, declared string) (sttPlan, error) {
-	kind := shlyuz.SniffAudio(audio)
+	kind := media.SniffAudio(audio)
 	switch kind {
 	case "wav":
-		w, ok := shlyuz.ParseWAV(audio)
+		w, ok := media.ParseWAV(audio)
 		switch {
 		case !ok:
 			return sttPlan{}, unsupportedAudio("this WAV file holds no PCM samples")
@@ -76,14 +77,14 @@ func planSTT(audio []byte, declared string) (sttPlan, error) {
 		}
 		return asyncPlan("WAV", audio)
 	case "ogg":
-		channels, ok := shlyuz.OpusChannels(audio)
+		channels, ok := media.OpusChannels(audio)
 		switch {
 		case !ok:
 			return sttPlan{}, unsupportedAudio("this Ogg file is not Opus")
 		case channels != 1:
 			return sttPlan{}, unsupportedAudio(fmt.Sprintf("this Ogg Opus file has %d channels", channels))
 		}
-		if secs, exact := shlyuz.AudioSeconds("ogg", audio); exact && secs.Cmp(shlyuz.NewDecimalFrac(sttV1MaxSeconds, 1)) <= 0 && len(audio) <= sttV1MaxBytes {
+		if secs, exact := media.AudioSeconds("ogg", audio); exact && secs.Cmp(shlyuz.NewDecimalFrac(sttV1MaxSeconds, 1)) <= 0 && len(audio) <= sttV1MaxBytes {
 			return sttPlan{sync: true, format: "oggopus", audio: audio}, nil
 		}
 		return asyncPlan("OGG_OPUS", audio)

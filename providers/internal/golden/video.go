@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/media"
 )
 
 // VideoTranscript runs one video job through an adapter against upstream (a
@@ -72,7 +73,7 @@ func VideoTranscript(t *testing.T, upstream http.Handler, open func(base string)
 		}
 		data, _ := io.ReadAll(rc)
 		rc.Close()
-		info, err := shlyuz.ProbeMP4(data)
+		info, err := media.ProbeMP4(data)
 		fmt.Fprintf(&out, "< file: %d bytes, %+v err=%v\n", len(data), info, err)
 		break
 	}

@@ -1,0 +1,268 @@
+package tokens
+
+import (
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// charClass is what a run of characters is made of, for textTokens.
+type charClass uint8
+
+const (
+	classNone   charClass = iota // ASCII punctuation and control characters: a token each
+	classLatin                   // ASCII letters
+	classDigit                   // ASCII digits
+	classCyrill                  // Cyrillic letters
+	classSpace                   // whitespace
+	classLetter                  // letters of other scripts (CJK, Greek, Arabic, …)
+	classSymbol                  // anything else: symbols, emoji, marks
+)
+
+// textTokens estimates the tokens of a JSON string literal (its escapes read
+// as the characters they stand for, so `\u0436` counts as one letter, not six
+// bytes) by runs of characters of one kind. reserve is an upper bound for the
+// tokenizers the upstreams use: a Latin word at most a token per 3 letters,
+// a Cyrillic word one per 2, a digit one each (several tokenizers split
+// numbers into digits), punctuation one each, whitespace beyond one space
+// one per 4, letters of other scripts one per 2 bytes of UTF-8, symbols and
+// emoji one per byte. likely is what ordinary text costs: a token per 4 Latin
+// or 3 Cyrillic letters, per 3 digits, per character of other scripts. A
+// string that is not a literal counts nothing.
+//
+// Plain ASCII (nothing above 0x7F, no \u escape but of an ASCII character)
+// is counted 64 bytes at a time (tally.ascii); the rest a character at a
+// time. Both give the same
+// count. Text of other scripts (or \u-escaped, as Python's json.dumps sends
+// it) has a space or a comma between its words, not a block of ASCII: after
+// a character the bulk path stops at, the next few are read one at a time.
+func textTokens(lit []byte) (reserve, likely int64) {
+	if len(lit) < 2 || lit[0] != '"' {
+		return 0, 0
+	}
+	reserve, likely, _ = countText(lit[1:len(lit)-1], false)
+	return reserve, likely
+}
+
+// textTokensTo is textTokens of the string that opens at b[i] == '"',
+// read to its closing quote, which it finds as it counts: its end (past
+// that quote) is returned, and ok is false when b has none. The string is
+// read once, not skipped to its end first. For valid JSON, as textTokens of
+// b[i:end] and jsonscan.SkipString's end.
+func textTokensTo(b []byte, i int) (reserve, likely int64, end int, ok bool) {
+	body := b[i+1:]
+	reserve, likely, n := countText(body, true)
+	if n >= len(body) {
+		return 0, 0, 0, false
+	}
+	return reserve, likely, i + 1 + n + 1, true
+}
+
+// countText counts body as textTokens does, to its end or, with toQuote, to
+// the first quote no escape holds; n is where it stopped.
+func countText(body []byte, toQuote bool) (reserve, likely int64, n int) {
+	var t tally
+	slow := 0 // plain characters still to read one at a time
+	for i := 0; i < len(body); {
+		if slow == 0 {
+			if n := t.ascii(body[i:]); n > 0 {
+				i += n
+				continue
+			}
+		}
+		if n := cyrillicAt(body, i); n > 0 { // a run of Cyrillic letters, as add counts them
+			chars := 0
+			for ; n > 0; n = cyrillicAt(body, i) {
+				i += n
+				chars++
+			}
+			t.cyrillic(int64(chars))
+			slow = 4
+			continue
+		}
+		if c := body[i]; c >= 0x20 && c < utf8.RuneSelf && c != '\\' {
+			if c == '"' && toQuote {
+				t.flush()
+				return t.reserve, t.likely, i
+			}
+			t.add(asciiClass[c], 1)
+			i++
+			slow = max(slow-1, 0)
+			continue
+		}
+		r, size := utf8.DecodeRune(body[i:])
+		if r == '\\' && i+1 < len(body) {
+			r, size = unescape(body[i:], true)
+		}
+		if size <= 2 && r < utf8.RuneSelf { // ASCII or an escape the bulk path reads
+			slow = max(slow-1, 0)
+		} else {
+			slow = 4
+		}
+		i += size
+		t.add(classOf(r), runeBytes(r))
+	}
+	t.flush()
+	return t.reserve, t.likely, len(body)
+}
+
+// cyrillicAt is the length of the Cyrillic letter (U+0400 to U+04FF) at
+// b[i], two bytes of UTF-8 or a six-byte \u04XX escape; 0 for none.
+func cyrillicAt(b []byte, i int) int {
+	if i+1 < len(b) && b[i]-0xD0 <= 3 && b[i+1]&0xC0 == 0x80 {
+		return 2
+	}
+	if i+5 < len(b) && b[i] == '\\' && b[i+1] == 'u' && b[i+2] == '0' && b[i+3] == '4' && hexDigit[b[i+4]]|hexDigit[b[i+5]] >= 0 {
+		return 6
+	}
+	return 0
+}
+
+// asciiClass is classOf for ASCII.
+var asciiClass = func() (t [utf8.RuneSelf]charClass) {
+	for c := range t {
+		t[c] = classOf(rune(c))
+	}
+	return t
+}()
+
+// runeBytes is r's length in UTF-8; a lone surrogate half counts as the three
+// bytes of the U+FFFD it becomes.
+func runeBytes(r rune) int64 {
+	if n := utf8.RuneLen(r); n > 0 {
+		return int64(n)
+	}
+	return 3
+}
+
+// tally counts the tokens of a text a character at a time (add) or a block
+// of ASCII at a time (ascii). A run of one class costs, for its k-th
+// character (k from 0): a Latin letter a reserved token when k%3 == 0 and a
+// likely one when k%4 == 0 (so a run of n costs ⌈n/3⌉ and ⌈n/4⌉), a digit one
+// reserved and a likely one when k%3 == 0, a space one of each when k%4 == 1
+// (⌊(n+2)/4⌋ for n > 1), punctuation one of each. Runs of other scripts and of
+// symbols are costed by their length and bytes when they end (flush).
+type tally struct {
+	reserve, likely int64
+	run             charClass
+	n, bytes        int64 // the current run's characters and UTF-8 bytes
+}
+
+func (t *tally) add(c charClass, size int64) {
+	if c != t.run {
+		t.flush()
+		t.run = c
+	}
+	k := t.n
+	switch c {
+	case classLatin:
+		t.reserve += b2i(k%3 == 0)
+		t.likely += b2i(k%4 == 0)
+	case classDigit:
+		t.reserve++
+		t.likely += b2i(k%3 == 0)
+	case classSpace:
+		t.reserve += b2i(k%4 == 1)
+		t.likely += b2i(k%4 == 1)
+	case classNone:
+		t.reserve++
+		t.likely++
+	}
+	t.n++
+	t.bytes += size
+}
+
+// cyrillic is add(classCyrill, 2) n times.
+func (t *tally) cyrillic(n int64) {
+	if t.run != classCyrill {
+		t.flush()
+		t.run = classCyrill
+	}
+	t.n += n
+	t.bytes += 2 * n
+}
+
+func (t *tally) flush() {
+	switch t.run {
+	case classCyrill:
+		t.reserve += (t.n + 1) / 2
+		t.likely += (t.n + 2) / 3
+	case classLetter:
+		t.reserve += max(t.n, (t.bytes+1)/2)
+		t.likely += t.n
+	case classSymbol: // a byte-level tokenizer may spend a token per byte
+		t.reserve += t.bytes
+		t.likely += t.n
+	}
+	t.run, t.n, t.bytes = classNone, 0, 0
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func classOf(r rune) charClass {
+	switch {
+	case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
+		return classLatin
+	case r >= '0' && r <= '9':
+		return classDigit
+	case r == ' ' || r == '\n' || r == '\t' || r == '\r':
+		return classSpace
+	case r < utf8.RuneSelf:
+		return classNone
+	case r >= 0x0400 && r <= 0x04FF:
+		return classCyrill
+	case unicode.IsLetter(r):
+		return classLetter
+	}
+	return classSymbol
+}
+
+// unescape reads one JSON escape at the start of b (`\n`, `\u0436`) and
+// returns the character and the escape's length; a broken escape is U+FFFD.
+// With pair, a surrogate half followed by another is read with it as one
+// character.
+func unescape(b []byte, pair bool) (rune, int) {
+	switch b[1] {
+	case 'n':
+		return '\n', 2
+	case 't':
+		return '\t', 2
+	case 'r':
+		return '\r', 2
+	case 'u':
+		if len(b) < 6 {
+			return utf8.RuneError, len(b)
+		}
+		h0, h1, h2, h3 := hexDigit[b[2]], hexDigit[b[3]], hexDigit[b[4]], hexDigit[b[5]]
+		if h0|h1|h2|h3 < 0 {
+			return utf8.RuneError, 2
+		}
+		r := rune(h0)<<12 | rune(h1)<<8 | rune(h2)<<4 | rune(h3)
+		if pair && utf16.IsSurrogate(r) && len(b) > 7 && b[6] == '\\' {
+			if lo, n := unescape(b[6:], false); utf16.IsSurrogate(lo) {
+				return utf16.DecodeRune(r, lo), 6 + n
+			}
+		}
+		return r, 6
+	}
+	return rune(b[1]), 2 // \" \\ \/ and the rest stand for one character
+}
+
+// hexDigit is the value of a hex digit, -1 for any other byte.
+var hexDigit = func() (t [256]int8) {
+	for i := range t {
+		t[i] = -1
+	}
+	for i := range 10 {
+		t['0'+i] = int8(i)
+	}
+	for i := range 6 {
+		t['a'+i], t['A'+i] = int8(10+i), int8(10+i)
+	}
+	return t
+}()

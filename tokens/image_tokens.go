@@ -1,0 +1,35 @@
+package tokens
+
+import (
+	"strings"
+
+	shlyuz "github.com/shlyuz/shlyuz"
+)
+
+// ImageTokenBound is the most prompt tokens one image part may cost at a
+// model, by its provider's published rule, where that is above ImageTokens:
+// gpt-4o-mini counts an image as 2,833 tokens plus 5,667 per 512-pixel tile,
+// at most 8 tiles (an image is scaled into 2048×2048, then its short side to
+// 768: 2048×768 makes 4×2 tiles); Gemini 1.5 and 2.x count 258 tokens per
+// 768-pixel tile, 16 tiles for an image of 3,072 pixels a side. Other models
+// (OpenAI's gpt-4o and 4.1 at most 85 + 170 × 8, Anthropic at most about
+// 1,600 for 1.15 megapixels) stay within ImageTokens.
+func ImageTokenBound(model string) int64 {
+	name := strings.ToLower(model[strings.LastIndexByte(model, '/')+1:])
+	switch {
+	case strings.Contains(name, "gpt-4o-mini"):
+		return 2_833 + 8*5_667
+	case strings.HasPrefix(name, "gemini-1.5") || strings.HasPrefix(name, "gemini-2"):
+		return 16 * 258
+	}
+	return ImageTokens
+}
+
+// ReserveFor is the reserve estimate of the prompt at a model: its image
+// parts counted by ImageTokenBound instead of ImageTokens.
+func (e PromptEstimate) ReserveFor(model string) int64 {
+	if b := ImageTokenBound(model); b > ImageTokens && e.Images > 0 {
+		return shlyuz.AddChecked(e.Reserve, shlyuz.MulChecked(e.Images, b-ImageTokens))
+	}
+	return e.Reserve
+}
