@@ -15,6 +15,7 @@ import (
 	"github.com/shlyuz/shlyuz/actors"
 	"github.com/shlyuz/shlyuz/providers/fake"
 	"github.com/shlyuz/shlyuz/providers/openai"
+	"github.com/shlyuz/shlyuz/tokens"
 )
 
 // sickable is an OpenAI upstream over HTTP that answers every request with
@@ -56,7 +57,7 @@ func TestRecoveryWithinTwoSecondsOfAnyOutage(t *testing.T) {
 		n++
 		c := &actors.ChatCall{GenerationID: fmt.Sprintf("gen-recovery-%d", n), KeyHash: hash, Models: []string{"text/model"}, MaxTokens: 16,
 			Fields: map[string]json.RawMessage{"messages": json.RawMessage(`[{"role":"user","content":"Hi"}]`)},
-			Prompt: shlyuz.PromptEstimate{Reserve: 20, Likely: 10}, Started: now()}
+			Prompt: tokens.PromptEstimate{Reserve: 20, Likely: 10}, Started: now()}
 		start := time.Now()
 		_, _, err := tg.Complete(context.Background(), c)
 		took := time.Since(start)
