@@ -21,6 +21,7 @@ type CreditsDetails struct {
 	ImageInput  Credits `json:"image_input,omitempty"`
 	ImageOutput Credits `json:"image_output,omitempty"`
 	Request     Credits `json:"request,omitempty"`
+	WebSearch   Credits `json:"web_search,omitempty"`
 }
 
 // Sum is the total of the parts.
@@ -32,16 +33,16 @@ func (d CreditsDetails) Sum() Credits {
 	return s
 }
 
-func (d *CreditsDetails) parts() [10]*Credits {
-	return [10]*Credits{&d.Input, &d.CachedInput, &d.CacheWrite, &d.Output, &d.Reasoning,
-		&d.AudioInput, &d.AudioOutput, &d.ImageInput, &d.ImageOutput, &d.Request}
+func (d *CreditsDetails) parts() [11]*Credits {
+	return [11]*Credits{&d.Input, &d.CachedInput, &d.CacheWrite, &d.Output, &d.Reasoning,
+		&d.AudioInput, &d.AudioOutput, &d.ImageInput, &d.ImageOutput, &d.Request, &d.WebSearch}
 }
 
 // Bill is what a request costs at a price.
 type Bill struct {
 	Credits Credits // the whole charge, rounded up once
 	Details CreditsDetails
-	micro   [10]int64 // the exact parts, in micro-credits, for Cap
+	micro   [11]int64 // the exact parts, in micro-credits, for Cap
 }
 
 // Bill prices the usage (normalised first): each kind of token at its part of
@@ -55,7 +56,7 @@ func (p *Price) Bill(u Usage) Bill {
 	textIn := u.PromptTokens - u.CachedTokens - u.CacheWriteTokens - u.AudioPromptTokens - u.ImagePromptTokens
 	textOut := u.CompletionTokens - u.ReasoningTokens - u.AudioCompletionTokens - u.ImageCompletionTokens
 	var b Bill
-	b.micro = [10]int64{
+	b.micro = [11]int64{
 		MulChecked(textIn, q.PromptMicro),
 		MulChecked(u.CachedTokens, q.CacheReadMicro),
 		AddChecked(MulChecked(write5m, q.CacheWriteMicro), MulChecked(u.CacheWrite1hTokens, q.CacheWrite1hMicro)),
@@ -66,6 +67,7 @@ func (p *Price) Bill(u Usage) Bill {
 		MulChecked(u.ImagePromptTokens, q.ImageInMicro),
 		MulChecked(u.ImageCompletionTokens, q.ImageOutMicro),
 		q.RequestMicro,
+		MulChecked(u.WebSearches, p.WebSearchMicro), // one fee whatever the prompt's size
 	}
 	var total int64
 	for _, m := range b.micro {

@@ -1,7 +1,7 @@
 package shlyuz
 
 // GobEncode carries a decimal exactly (as its fraction) inside an actor
-// message that crosses gateway nodes (issue 11, cluster/wire).
+// message that crosses gateway nodes (cluster/wire).
 func (d Decimal) GobEncode() ([]byte, error) { return d.r.GobEncode() }
 
 // GobDecode reads what GobEncode wrote.

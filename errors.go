@@ -22,6 +22,10 @@ type Error struct {
 	// upstream answered (a 404 for the model, a 5xx for it), so its breaker
 	// for that model counts it, not its breaker for every model.
 	ModelFault bool `json:"-"`
+	// Transient marks an upstream's answer that a later try of the same
+	// call may well not get (a rate limit, a 5xx, a time-out): the gateway
+	// retries it within a time budget (RetryConfig).
+	Transient bool `json:"-"`
 	// RateLimit is a key's rate limit state, sent as X-RateLimit-* headers.
 	RateLimit *RateState `json:"-"`
 	Cause     error      `json:"-"`
@@ -34,6 +38,17 @@ func (e *Error) Unwrap() error { return e.Cause }
 
 // ForModel marks an upstream fault as the model's alone (see ModelFault).
 func (e *Error) ForModel() *Error { e.ModelFault = true; return e }
+
+// FromStatus marks the error the upstream's HTTP status was mapped to as
+// Transient when the status is a rate limit (429 but for an exhausted
+// quota, which waiting does not cure), a time-out (408) or a server's
+// failure (5xx). It returns e.
+func (e *Error) FromStatus(status int) *Error {
+	if e != nil && (status == 408 || status >= 500 || (status == 429 && e.Status == 429)) {
+		e.Transient = true
+	}
+	return e
+}
 
 // WithParam names the request field at fault.
 func (e *Error) WithParam(p string) *Error { e.Param = &p; return e }
@@ -261,7 +276,7 @@ func ErrUpstream(format string, args ...any) *Error {
 // ErrUpstreamTimeout is an upstream that did not answer in time.
 func ErrUpstreamTimeout(format string, args ...any) *Error {
 	e := newErr(504, TypeUpstream, "upstream_timeout", format, args...)
-	e.UpstreamFault = true
+	e.UpstreamFault, e.Transient = true, true
 	return e
 }
 

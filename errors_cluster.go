@@ -2,7 +2,7 @@ package shlyuz
 
 import "time"
 
-// Errors of a gateway cluster (issue 11).
+// Errors of a gateway cluster.
 
 // ErrAccountMoving is an account owned by another node whose lease is live
 // (it is moving, or that node serves it): retry shortly.

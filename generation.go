@@ -23,16 +23,26 @@ type Generation struct {
 	Estimated bool `json:"usage_estimated"`
 	// The usage's details and how the charge adds up (nil on records made
 	// before they were kept). OverReserved: the upstream reported more than
-	// was reserved, and the reservation was charged instead.
+	// was reserved; its full price was charged, past the hold (docs/billing.md).
 	PromptDetails     *PromptTokensDetails     `json:"prompt_tokens_details,omitempty"`
 	CompletionDetails *CompletionTokensDetails `json:"completion_tokens_details,omitempty"`
 	CreditsDetails    *CreditsDetails          `json:"credits_details,omitempty"`
 	OverReserved      bool                     `json:"over_reserved,omitempty"`
+	// DroppedParameters are the request's parameters the serving upstream
+	// does not take: left out of its call, as OpenRouter leaves them.
+	DroppedParameters []string `json:"dropped_parameters,omitempty"`
+	// User is the client's end user (the request's "user"), for an app that
+	// resells access to see its users' spend.
+	User string `json:"user,omitempty"`
+	// Note: the model was deprecated (when it retires, its successor), or
+	// the retired model asked for was served by its successor.
+	Note string `json:"note,omitempty"`
 }
 
 // Attempt is one upstream tried for a generation.
 type Attempt struct {
 	Upstream string `json:"upstream"`
+	Model    string `json:"model,omitempty"`
 	Status   int    `json:"status"`
 	Error    string `json:"error,omitempty"`
 }

@@ -12,16 +12,25 @@ type Model struct {
 	RUB              *RUBPrice `json:"rub,omitempty" yaml:"rub"` // set: the model is priced in rubles, USD is ignored
 	Created          int64     `json:"created" yaml:"created"`
 
-	// Video generation (issue 10): set for a video model, with its durations,
+	// Video generation: set for a video model, with its durations,
 	// sizes and price per second.
 	Video *VideoSpec `json:"video,omitempty" yaml:"video"`
-	// Image generation (issue 8): set for a model of the image API, with its
+	// Image generation: set for a model of the image API, with its
 	// sizes, qualities and price.
 	Image *ImageSpec `json:"image,omitempty" yaml:"image"`
-	// Speech and transcription (issue 9): set for a text-to-speech or a
+	// Speech and transcription: set for a text-to-speech or a
 	// speech-to-text model, with its voices or formats and price.
 	Speech        *SpeechSpec        `json:"speech,omitempty" yaml:"speech"`
 	Transcription *TranscriptionSpec `json:"transcription,omitempty" yaml:"transcription"`
+
+	// Aliases are other names clients call the model by: its provider's own
+	// ids, dated and undated ("claude-sonnet-4-5-20250929" for
+	// "anthropic/claude-sonnet-4.5"), which agents written for that provider send.
+	Aliases []string `json:"aliases,omitempty" yaml:"aliases"`
+
+	// Lifecycle: when the model is deprecated and when it retires (no longer
+	// sold), and what replaces it; see model_lifecycle.go.
+	Lifecycle `yaml:",inline"`
 }
 
 // DefaultMaxOutput bounds a reservation when the catalog does not know a model's output limit.

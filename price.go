@@ -36,6 +36,10 @@ type PriceParts struct {
 	ImageInPerMTok      *Decimal `json:"image_input_per_mtok,omitempty" yaml:"image_input_per_mtok"`
 	ImageOutPerMTok     *Decimal `json:"image_output_per_mtok,omitempty" yaml:"image_output_per_mtok"`
 	RequestFee          *Decimal `json:"request,omitempty" yaml:"request"` // per request, whatever its tokens
+	// WebSearch is the fee of one web search the upstream runs for the
+	// request (Anthropic's web search tool, OpenAI's search models, Gemini's
+	// grounding), or the gateway runs for it (the web plugin).
+	WebSearch *Decimal `json:"web_search,omitempty" yaml:"web_search"`
 	// LongContext: every part is dearer when the prompt is above a size
 	// (Gemini 2.5 Pro and Claude Sonnet above 200k tokens).
 	LongContext *LongContextPrice `json:"long_context,omitempty" yaml:"long_context"`
@@ -74,6 +78,7 @@ type Price struct {
 	ImageInMicro      int64
 	ImageOutMicro     int64
 	RequestMicro      int64
+	WebSearchMicro    int64 // per search
 	// LongAbove, when above zero, is the prompt size above which Long prices
 	// the whole request.
 	LongAbove int64
@@ -120,6 +125,9 @@ func deriveParts(prompt, completion Decimal, pp *PriceParts, f Decimal) Price {
 	pr.ImageOutMicro = or(pp.ImageOutPerMTok, pr.CompletionMicro)
 	if pp.RequestFee != nil { // per request, not per million
 		pr.RequestMicro = perToken(pp.RequestFee.MulInt(1_000_000))
+	}
+	if pp.WebSearch != nil { // per search
+		pr.WebSearchMicro = perToken(pp.WebSearch.MulInt(1_000_000))
 	}
 	if lc := pp.LongContext; lc != nil && lc.AbovePromptTokens > 0 {
 		long := deriveParts(lc.PromptPerMTok, lc.CompletionPerMTok, &lc.PriceParts, f)
@@ -177,7 +185,7 @@ func (p Price) Scale(f Decimal) Price {
 		PromptMicro: s(p.PromptMicro), CompletionMicro: s(p.CompletionMicro),
 		CacheReadMicro: s(p.CacheReadMicro), CacheWriteMicro: s(p.CacheWriteMicro), CacheWrite1hMicro: s(p.CacheWrite1hMicro),
 		ReasoningMicro: s(p.ReasoningMicro), AudioInMicro: s(p.AudioInMicro), AudioOutMicro: s(p.AudioOutMicro),
-		ImageInMicro: s(p.ImageInMicro), ImageOutMicro: s(p.ImageOutMicro), RequestMicro: s(p.RequestMicro),
+		ImageInMicro: s(p.ImageInMicro), ImageOutMicro: s(p.ImageOutMicro), RequestMicro: s(p.RequestMicro), WebSearchMicro: s(p.WebSearchMicro),
 		LongAbove: p.LongAbove,
 	}
 	if p.Long != nil {

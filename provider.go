@@ -20,6 +20,9 @@ type UpstreamRequest struct {
 	// an adapter may write its body there rather than copy the value
 	// (internal/bodyroom).
 	Room *BodyRoom
+	// ExtraParameters are the parameters the operator says the upstream
+	// takes beyond its protocol's (UpstreamConfig.Parameters).
+	ExtraParameters []string
 }
 
 // BodyRoom is the buffer holding the value of a request's field Key

@@ -104,11 +104,11 @@ type Store interface {
 	SaveModelOverride(ctx context.Context, m Model) error
 
 	VideoStore        // video jobs (video.go)
-	WebStore          // the web account area (web.go, issue 12)
-	ConversationStore // the web chat's history (conversation.go, issue 12)
-	RateStore         // the exchange rate's history (rate.go, issue 12)
-	ClusterStore      // membership leases and lease-gated claims (issue 11)
-	UsageStore        // spend and activity sums (usage.go, issue 23)
+	WebStore          // the web account area (web.go)
+	ConversationStore // the web chat's history (conversation.go)
+	RateStore         // the exchange rate's history (rate.go)
+	ClusterStore      // membership leases and lease-gated claims
+	UsageStore        // spend and activity sums (usage.go)
 
 	Close() error
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Cluster membership and account ownership (issue 11). The database decides
+// Cluster membership and account ownership. The database decides
 // who may grant from an account: a node holds a lease row in cluster_members,
 // and an account's balance row names the member that owns it. A claim
 // succeeds only when the row is unowned, owned by the claimer, or owned by a
@@ -26,7 +26,7 @@ var ErrMemberConflict = errors.New("another gateway holds a live lease on this d
 // PostgreSQL, both let go by the operating system or the server the moment
 // their holder dies (kill -9 included). A single node that holds it knows the
 // single-node leases it finds are its dead predecessors' and serves at once
-// instead of waiting them out (issue 20).
+// instead of waiting them out.
 type SoleServer interface {
 	// LockSole takes the lock without waiting and holds it until the store is
 	// closed: true when taken (again, by this store); an error wrapping

@@ -27,9 +27,14 @@ type UpstreamConfig struct {
 	FirstByteTimeout time.Duration `yaml:"first_byte_timeout"`
 	IdleTimeout      time.Duration `yaml:"idle_timeout"`
 	Breaker          BreakerConfig `yaml:"breaker"`
+	Retry            RetryConfig   `yaml:"retry"`
 	// PriceMultiplier scales the catalog price of calls this upstream serves
 	// (an aggregator's fee, a dearer region); empty or 0 means 1.
 	PriceMultiplier Decimal `yaml:"price_multiplier"`
+	// Parameters are the request parameters the upstream takes beyond its
+	// protocol's (top_k, min_p for an OpenAI-compatible server): sent on,
+	// where the protocol's adapter would drop them.
+	Parameters []string `yaml:"parameters"`
 }
 
 // BreakerConfig tunes an upstream's circuit breaker.
@@ -37,6 +42,18 @@ type BreakerConfig struct {
 	ConsecutiveFailures uint32        `yaml:"consecutive_failures"` // trip after this many; 0: 5
 	OpenFor             time.Duration `yaml:"open_for"`             // the longest pause between two probes of a tripped breaker; 0: 1s
 	HalfOpenProbes      uint32        `yaml:"half_open_probes"`     // 0: 1
+}
+
+// RetryConfig tunes how a call the upstream answered with a Transient
+// error (a rate limit, a 5xx, a time-out) is tried again at the same
+// upstream before the gateway moves on to the next one: only before the
+// reply's first byte reached the client, after a back-off that doubles
+// (or the upstream's Retry-After when longer), and only while the wait
+// still ends within Budget of the request's start.
+type RetryConfig struct {
+	Attempts int           `yaml:"attempts"` // tries in all; 0: 3; 1: no retry
+	Backoff  time.Duration `yaml:"backoff"`  // the first wait; 0: 250ms
+	Budget   time.Duration `yaml:"budget"`   // 0: 10s
 }
 
 // WithDefaults fills the zero fields.
@@ -61,6 +78,15 @@ func (u UpstreamConfig) WithDefaults() UpstreamConfig {
 	}
 	if u.Breaker.OpenFor <= 0 {
 		u.Breaker.OpenFor = time.Second
+	}
+	if u.Retry.Attempts <= 0 {
+		u.Retry.Attempts = 3
+	}
+	if u.Retry.Backoff <= 0 {
+		u.Retry.Backoff = 250 * time.Millisecond
+	}
+	if u.Retry.Budget <= 0 {
+		u.Retry.Budget = 10 * time.Second
 	}
 	if u.Breaker.HalfOpenProbes == 0 {
 		u.Breaker.HalfOpenProbes = 1

@@ -21,6 +21,10 @@ type Usage struct {
 	ReasoningTokens       int64 `json:"reasoning_tokens,omitempty"`
 	AudioCompletionTokens int64 `json:"audio_completion_tokens,omitempty"`
 	ImageCompletionTokens int64 `json:"image_completion_tokens,omitempty"`
+	// WebSearches are the web searches run for the request, each billed
+	// at the price's WebSearch fee: by the upstream (Anthropic's
+	// server_tool_use.web_search_requests) or by the gateway (the web plugin).
+	WebSearches int64 `json:"web_searches,omitempty"`
 }
 
 // Normalized fills TotalTokens when the upstream left it out and clamps the
@@ -42,6 +46,7 @@ func (u Usage) Normalized() Usage {
 	take(&u.ReasoningTokens)
 	take(&u.AudioCompletionTokens)
 	take(&u.ImageCompletionTokens)
+	u.WebSearches = max(u.WebSearches, 0)
 	if sum := AddChecked(u.PromptTokens, u.CompletionTokens); u.TotalTokens < sum {
 		u.TotalTokens = sum
 	}

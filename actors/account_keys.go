@@ -13,7 +13,7 @@ import (
 // flight and its rate window. Keeping it there makes the account's claim
 // fence the key too: only the activation that owns the account grants
 // against the key, and a new owner rebuilds the key's holds with the
-// account's (issue 11, research/cluster.md §2.5).
+// account's.
 type keyLedger struct {
 	key         shlyuz.Key
 	periodStart time.Time

@@ -10,8 +10,8 @@ import (
 	directory "github.com/shlyuz/shlyuz/cluster"
 )
 
-// settle releases a call's reservation and debits what it cost, never more
-// than was held, so the balance cannot go below zero. A settlement sent as
+// settle releases a call's reservation and debits what it cost: what was
+// held, or more when the upstream reported more (docs/billing.md). A settlement sent as
 // a request is acknowledged once its charge is committed; one sent again
 // (its acknowledgement was lost, or a new activation adopted the call) is
 // applied once: a repeat here waits for the first one's commit, and a charge
@@ -42,9 +42,12 @@ func (a *accountActor) settle(ctx actor.Context, m *acctSettle, reply func(*sett
 		k.rate.Settle(h.tokens, h.tokensIn, m.Tokens, m.Now)
 	}
 	var entry *shlyuz.LedgerEntry
-	// The node capped the charge at the call's reservation, which is this
-	// hold (settleBill logs and counts a cap): min only guards the balance.
-	if amount := min(m.Amount, h.amount); amount > 0 {
+	// The whole price is debited, even past the hold when an upstream
+	// reported more than was reserved (settleBill records it on the
+	// generation): the client, not the operator, pays what the provider
+	// bills. The balance may go below zero; it then grants nothing until it
+	// is topped up, and a key's spend past its ceiling stops that key.
+	if amount := m.Amount; amount > 0 {
 		pkg, bought := a.balance.Split(amount, m.Now)
 		entry = &shlyuz.LedgerEntry{
 			ID:           "chg-" + m.GenID,

@@ -14,7 +14,7 @@ const callsActorName = "shlyuz-calls"
 
 // callRegistry is this node's record of its calls in flight that an account
 // activation granted, kept from the grant until their settlement is
-// acknowledged (issue 11, research/cluster.md §2.4). A new activation of the
+// acknowledged. A new activation of the
 // account asks every live node's registry for them and adopts them as holds
 // before it grants anything; from that query on, a grant of an older
 // activation that reaches this node is void.

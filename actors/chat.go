@@ -34,6 +34,12 @@ type ChatCall struct {
 	RequireParameters bool
 	// Room lends the adapters the buffer of the client's body (shlyuz.BodyRoom).
 	Room *shlyuz.BodyRoom
+	// User is the client's end user ("user"), kept on the generation record.
+	User string
+	// WebSearches are the most web searches the request may have the
+	// upstream run (its server tools' max_uses): reserved for at the
+	// model's web search fee, and billed as the upstream reports them.
+	WebSearches int64
 }
 
 // Receipt is what a finished call used and cost; Credits is exactly the debit.
@@ -71,6 +77,8 @@ type call struct {
 	details   *shlyuz.CreditsDetails // how the settled charge adds up
 	over      bool                   // the upstream reported more than was reserved
 	estimated bool                   // the usage is the gateway's count, not the upstream's
+	dropped   []string               // the request's parameters the serving upstream does not take
+	asked     *shlyuz.PricedModel    // the retired model the client named, when its successor serves the call
 	upTime    time.Duration          // spent in the serving upstream's call (to the first event for streams)
 	slice     *slice                 // the slice this node reserved the call from; nil: the owner's grant
 	// sliceable: the call may reserve from this node's slice, its charge
@@ -208,15 +216,16 @@ func (s *Stream) observe(ev *shlyuz.StreamEvent) {
 }
 
 // MaxTokens is the completion ceiling the gateway decided for the stream
-// (see Receipt.MaxTokens); 0 when the client set one.
+// (see Receipt.MaxTokens); 0 when the client's own cap went upstream.
 func (s *Stream) MaxTokens() int64 { return s.decidedMaxTokens() }
 
-// decidedMaxTokens is the ceiling sent upstream when the client set none.
+// decidedMaxTokens is the ceiling sent upstream when the client set none, or
+// when the model's output limit clamped the client's.
 func (cl *call) decidedMaxTokens() int64 {
-	if cl.c.MaxTokens > 0 || cl.fixed > 0 {
-		return 0
+	if cl.fixed > 0 || cl.c.MaxTokens > 0 && cl.maxTokens >= cl.c.MaxTokens {
+		return 0 // the client's own cap went upstream
 	}
-	return cl.maxTokens
+	return cl.maxTokens // chosen, or the client's clamped to the model's limit
 }
 
 // Model is the model that serves the stream.
@@ -271,10 +280,17 @@ type attemptFunc func(ctx context.Context, u *Upstream, req *shlyuz.UpstreamRequ
 func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 	cat := cl.g.Catalog()
 	models := make([]*shlyuz.PricedModel, 0, len(cl.c.Models))
-	for _, id := range cl.c.Models {
+	var asked []*shlyuz.PricedModel // by models' index: the retired model its successor stands for
+	for i, id := range cl.c.Models {
 		m, ok := cat.Get(id)
 		if !ok {
-			return shlyuz.ErrModelNotFound(id)
+			return cat.Missing(id)
+		}
+		if m.ID != id { // served by its successor (the operator's choice)
+			if asked == nil {
+				asked = make([]*shlyuz.PricedModel, len(cl.c.Models))
+			}
+			asked[i], _ = cat.Retired(id)
 		}
 		if api := mediaAPI(m); cl.fixed == 0 && api != "" { // priced by its medium, not by tokens of chat
 			return shlyuz.ErrInvalidValue("model", "The model %q is served by %s, not by chat completions.", id, api)
@@ -285,7 +301,7 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 		return err
 	}
 	var last error
-	for _, m := range models {
+	for i, m := range models {
 		route, routed := cl.g.upstreamsFor(m.ID, cl.c.Order, cl.c.AllowFallbacks)
 		ups := cl.g.preferUpstreams(routed, cl.c)
 		if cl.supports != nil {
@@ -300,9 +316,10 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 			if len(unsupported) > 0 {
 				last = unsupportedParameters(m.ID, unsupported)
 			}
-			if !cl.c.AllowFallbacks {
-				break
-			}
+			continue
+		}
+		if cl.c.WebSearches > 0 && m.Price.WebSearchMicro == 0 { // a fee the gateway could not bill
+			last = shlyuz.ErrInvalidValue("tools", "The model %q has no web search price here: its web search tool is not served.", m.ID)
 			continue
 		}
 		upstreamModel := route.UpstreamName(m.ID)
@@ -313,46 +330,94 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 			last = err
 			continue
 		}
+		if asked != nil {
+			cl.asked = asked[i]
+		}
 		for _, u := range ups {
 			req := &shlyuz.UpstreamRequest{
 				GenerationID: cl.c.GenerationID, Model: m.ID, UpstreamModel: upstreamModel,
 				Fields: cl.c.Fields, MaxTokens: cl.maxTokens, Stream: cl.c.Stream, Native: cl.c.Native,
-				Room: cl.c.Room,
+				Room: cl.c.Room, ExtraParameters: u.Config.Parameters,
 			}
 			if err := shlyuz.NativeUnfit(u.Provider, req); err != nil {
-				cl.note(u, err)
+				cl.note(u, m.ID, err)
 				last = err
-				continue
+				continue // another upstream may speak the client's protocol
 			}
-			if err := cl.acquire(u, m.ID); err != nil {
-				cl.note(u, err)
-				last = err
-				continue
-			}
-			began := time.Now()
-			err := attempt(ctx, u, req)
-			cl.upTime = time.Since(began)
+			err := cl.tryUpstream(ctx, attempt, m, u, req)
 			if err == nil {
-				cl.note(u, nil)
-				cl.g.stats.observeLatency(u, cl.upTime)
-				cl.upstream = u
 				return nil
 			}
-			cl.release(err)
-			cl.note(u, err)
 			last = err
-			var e *shlyuz.Error
-			if !errors.As(err, &e) || !e.UpstreamFault || !cl.c.AllowFallbacks {
+			if ctx.Err() != nil { // the client is gone: nothing more to try
 				cl.fail(err)
 				return err
 			}
+			var e *shlyuz.Error
+			if !errors.As(err, &e) || !e.UpstreamFault || !cl.c.AllowFallbacks {
+				break // provider backups are for the upstream's faults, and only when allowed
+			}
 		}
-		if !cl.c.AllowFallbacks {
-			break
-		}
+		// The next model of the client's list is tried on any error the
+		// model gave (OpenRouter's model fallbacks), whatever allow_fallbacks says.
 	}
 	cl.fail(last)
 	return last
+}
+
+// tryUpstream calls the upstream for the model, again after a back-off
+// while its answer is Transient and the upstream's retry budget allows
+// (nothing has reached the client before the attempt returns). Every try
+// is an attempt on the generation record.
+func (cl *call) tryUpstream(ctx context.Context, attempt attemptFunc, m *shlyuz.PricedModel, u *Upstream, req *shlyuz.UpstreamRequest) error {
+	backoff := u.Config.Retry.Backoff
+	for try := 1; ; try++ {
+		if err := cl.acquire(u, m.ID); err != nil {
+			cl.note(u, m.ID, err)
+			return err
+		}
+		began := time.Now()
+		err := attempt(ctx, u, req)
+		cl.upTime = time.Since(began)
+		if err == nil {
+			cl.note(u, m.ID, nil)
+			cl.g.stats.observeLatency(u, cl.upTime)
+			cl.upstream = u
+			cl.dropped = shlyuz.DroppedParameters(u.Config.Protocol, m.ID, u.Config.Parameters, cl.c.Fields)
+			return nil
+		}
+		cl.release(err)
+		cl.note(u, m.ID, err)
+		wait, ok := cl.retryWait(ctx, u, err, try, backoff)
+		if !ok {
+			return err
+		}
+		backoff *= 2
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+	}
+}
+
+// retryWait is how long to wait before trying the upstream again after
+// err, the try-th attempt's failure; ok is false when it is not to be
+// tried again: the error is not Transient, the tries are used up, or the
+// wait (the back-off, or the upstream's Retry-After when longer) would end
+// past the upstream's retry budget.
+func (cl *call) retryWait(ctx context.Context, u *Upstream, err error, try int, backoff time.Duration) (time.Duration, bool) {
+	var e *shlyuz.Error
+	if !errors.As(err, &e) || !e.Transient || try >= u.Config.Retry.Attempts || ctx.Err() != nil {
+		return 0, false
+	}
+	wait := max(backoff, e.RetryAfter)
+	if time.Since(cl.c.Started)+wait > u.Config.Retry.Budget {
+		return 0, false
+	}
+	return wait, true
 }
 
 // mediaAPI names the API that serves a model priced by its medium, or ""
@@ -404,8 +469,8 @@ func (g *Gateway) upstreamsFor(model string, order []string, fallbacks bool) (*s
 	return route, out
 }
 
-func (cl *call) note(u *Upstream, err error) {
-	a := shlyuz.Attempt{Upstream: u.Config.Name, Status: 200}
+func (cl *call) note(u *Upstream, model string, err error) {
+	a := shlyuz.Attempt{Upstream: u.Config.Name, Model: model, Status: 200}
 	if err != nil {
 		e := shlyuz.AsError(err)
 		a.Status, a.Error = e.Status, e.Message
@@ -429,11 +494,21 @@ func (cl *call) reserve(m *shlyuz.PricedModel, ups []*Upstream) error {
 	} else {
 		prompt := cl.c.Prompt.ReserveFor(m.ID) // images by the model's rule
 		worst := m.Price.Bound(prompt)
+		search := m.Price.WebSearchMicro
 		for _, u := range ups {
 			scaled := m.Price.Scale(u.Config.PriceMultiplier)
 			worst = worst.Max(scaled.Bound(prompt))
+			search = max(search, scaled.WebSearchMicro)
 		}
-		msg.Prompt, msg.MaxTokens, msg.MaxOut, msg.Price, msg.N = prompt, cl.c.MaxTokens, m.MaxOutput(), worst, cl.c.N
+		// The searches are a fee per request as the request fee is.
+		worst.RequestMicro = shlyuz.AddChecked(worst.RequestMicro, shlyuz.MulChecked(cl.c.WebSearches, search))
+		// A cap above what the model can produce is clamped, not refused: reserved and sent
+		// upstream as the model's limit (SDKs ask for 128,000 of a model they do not know).
+		maxTokens := cl.c.MaxTokens
+		if m.MaxOutputTokens > 0 && maxTokens > m.MaxOutputTokens {
+			maxTokens = m.MaxOutputTokens
+		}
+		msg.Prompt, msg.MaxTokens, msg.MaxOut, msg.Price, msg.N = prompt, maxTokens, m.MaxOutput(), worst, cl.c.N
 	}
 	if cl.slice != nil { // reserved again for another model: the slice's reservation goes back
 		g.slices.release(cl.slice, cl.held, 0)
@@ -478,7 +553,7 @@ func (cl *call) release(outcome error) {
 	cl.done, cl.slotUp = nil, nil
 }
 
-// settle charges the usage (never more than was held) and writes the record.
+// settle charges the usage (past the hold if need be) and writes the record.
 func (cl *call) settle(u shlyuz.Usage, status, finish string) *Receipt {
 	if cl.settled {
 		return nil
@@ -491,22 +566,23 @@ func (cl *call) settle(u shlyuz.Usage, status, finish string) *Receipt {
 	return cl.settleBill(price.Bill(u), u, status, finish)
 }
 
-// settleCredits charges credits (never more than was held) and writes the
+// settleCredits charges credits (past the hold if need be) and writes the
 // record; the whole charge is the input part of its details (a media call).
 func (cl *call) settleCredits(credits shlyuz.Credits, u shlyuz.Usage, status, finish string) *Receipt {
 	return cl.settleBill(shlyuz.Bill{Credits: credits, Details: shlyuz.CreditsDetails{Input: credits}}, u, status, finish)
 }
 
-// settleBill charges the bill, capped at what was held: an upstream that
-// reported more than the reservation allowed is charged the reservation,
-// and the generation says so (it is counted and logged, never silent).
+// settleBill charges the bill in full: an upstream that reported more than
+// the reservation allowed is charged what it billed, past the hold (the
+// balance may go below zero and then grants nothing until topped up), and
+// the generation says so (over_reserved; counted and logged, never silent).
 func (cl *call) settleBill(b shlyuz.Bill, u shlyuz.Usage, status, finish string) *Receipt {
 	if cl.settled {
 		return nil
 	}
 	cl.settled = true
 	billed := b.Credits
-	over := b.Cap(cl.held)
+	over := billed > cl.held
 	if u.TotalTokens == 0 {
 		u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	}
@@ -514,7 +590,7 @@ func (cl *call) settleBill(b shlyuz.Bill, u shlyuz.Usage, status, finish string)
 	cl.details, cl.over = &b.Details, over
 	gen := cl.record(now, status, finish, u, b.Credits)
 	if over {
-		cl.g.log.Warn("the upstream reported more than was reserved: charged the reservation",
+		cl.g.log.Warn("the upstream reported more than was reserved: charged in full, past the hold",
 			"generation", gen.ID, "model", gen.Model, "upstream", gen.Upstream, "billed", billed, "reserved", cl.held,
 			"prompt_tokens", u.PromptTokens, "completion_tokens", u.CompletionTokens)
 	}
@@ -574,10 +650,22 @@ func (cl *call) record(now time.Time, status, finish string, u shlyuz.Usage, cre
 		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Credits: credits,
 		PromptDetails: u.PromptDetails(), CompletionDetails: u.CompletionDetails(), CreditsDetails: cl.details, OverReserved: cl.over,
 		LatencyMS: now.Sub(cl.c.Started).Milliseconds(), Status: status, FinishReason: finish, CreatedAt: now,
-		Estimated: cl.estimated,
+		Estimated: cl.estimated, Note: cl.lifecycleNote(), DroppedParameters: cl.dropped, User: cl.c.User,
 	}
 	if cl.g.observe != nil {
 		cl.g.observe(gen, now.Sub(cl.c.Started), cl.upTime)
 	}
 	return gen
+}
+
+// lifecycleNote is the generation's note on the model's lifecycle: served by the
+// successor of the retired model asked for, or a deprecated model's warning.
+func (cl *call) lifecycleNote() string {
+	switch m := cl.model; {
+	case cl.asked != nil:
+		return shlyuz.SuccessorNote(cl.asked, m.ID)
+	case !m.DeprecatedAt().IsZero() && m.Deprecated(cl.g.Catalog().Now()):
+		return m.DeprecationNote()
+	}
+	return ""
 }

@@ -55,7 +55,7 @@ type Options struct {
 	// Observe is told every finished model call: its record, its whole
 	// duration and the time spent upstream (for metrics).
 	Observe func(g *shlyuz.Generation, total, upstream time.Duration)
-	// Cluster (issue 11): the node's membership lease (nil: none, claims are
+	// Cluster: the node's membership lease (nil: none, claims are
 	// unconditional), and durable settlement: a reply ends only after its
 	// charge is committed.
 	Lease         Lease
@@ -68,7 +68,7 @@ type Options struct {
 	// linear in the number it holds, and a burst of them would hold up the
 	// activations of new requests behind it.
 	PassivateBatch int64
-	// Video: video jobs' storage, polling and time limits (issue 10).
+	// Video: video jobs' storage, polling and time limits.
 	Video VideoOptions
 	// MaxKeys caps the keys of an account that are not revoked (0:
 	// DefaultMaxKeys; negative: no cap).

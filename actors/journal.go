@@ -32,13 +32,13 @@ type Journal struct {
 	stopped chan struct{}
 	flushMu sync.Mutex // one commit at a time
 
-	// Issue 11: who waits for which entry, and what the store refused.
+	// Who waits for which entry, and what the store refused.
 	notices []notice
 	fence   fenceBook
 	kick    chan struct{} // a waiter is queued: commit now, not at the tick
 	shared  bool          // the last commit run started carried several waiters (run's own)
 
-	// Issue 20: the write-ahead log (Recover), nil without one. With it a
+	// The write-ahead log (Recover), nil without one. With it a
 	// queued entry is durable once appended: its waiter is told Logged then,
 	// and the store's commits run at the tick, nobody waiting. Records are
 	// staged and written together (journal_ahead_writer.go); ahead, aheadErr

@@ -26,8 +26,8 @@ func (s *countingStore) Commit(ctx context.Context, b shlyuz.Batch) (shlyuz.Comm
 }
 
 // Settlements nobody waits for start no commit of their own; the first
-// waiter's commit carries them all, and each is told its outcome (issue 20:
-// one commit for many requests).
+// waiter's commit carries them all, and each is told its outcome (one
+// commit for many requests).
 func TestJournalCommitsOnlyForWaiters(t *testing.T) {
 	for _, tc := range []struct {
 		name              string

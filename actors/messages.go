@@ -8,7 +8,7 @@ import (
 
 // KindAccount is the kind of the cluster's account actors. A key has no
 // actor of its own: its ceiling, spend and holds live in its account's
-// activation, so one fenced claim covers both (issue 11).
+// activation, so one fenced claim covers both.
 const KindAccount = "account"
 
 // keyCheck asks an account actor for one of its keys' state; answered with keyState.

@@ -17,7 +17,7 @@ var errClientGone = errors.New("client went away")
 // guard is an upstream's two-step circuit breaker and concurrency cap. Its
 // state is safe for concurrent use, so a request takes and returns its slot
 // in its own goroutine: a mailbox hop per slot cost more than the rest of the
-// gateway's work (measured with cmd/bench), and the breaker and the counter
+// gateway's work (cmd/bench shows it), and the breaker and the counter
 // need no serialization of their own.
 type guard struct {
 	cfg      shlyuz.UpstreamConfig

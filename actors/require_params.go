@@ -21,7 +21,7 @@ func requireParameters(ups []*Upstream, c *ChatCall, model string) (kept []*Upst
 		return ups, nil
 	}
 	lacks := func(u *Upstream, p string) bool {
-		return !slices.Contains(shlyuz.ChatParameters(u.Config.Protocol, model), p)
+		return !shlyuz.Carries(u.Config.Protocol, model, u.Config.Parameters, p)
 	}
 	kept = make([]*Upstream, 0, len(ups))
 	for _, u := range ups {

@@ -37,7 +37,7 @@ func TestRequireParameters(t *testing.T) {
 		{"seed", true, "m", `{"seed":7}`, all, []string{"oa", "ge"}, nil},
 		{"top_k", true, "m", `{"top_k":5}`, all, []string{"an", "ge"}, nil},
 		{"null is not set", true, "m", `{"top_k":null,"logprobs":null}`, all, []string{"oa", "an", "ge", "gc", "ya"}, nil},
-		{"response_format and tools", true, "m", `{"response_format":{"type":"json_object"},"tools":[]}`, all, []string{"oa", "ge", "ya"}, nil},
+		{"response_format and tools", true, "m", `{"response_format":{"type":"json_object"},"tools":[]}`, all, []string{"oa", "an", "ge", "ya"}, nil},
 		{"openai reasoning model drops temperature", true, "openai/o3", `{"temperature":0.2}`, []*Upstream{oa, gc}, []string{"gc"}, nil},
 		{"none carries it", true, "m", `{"seed":1,"temperature":1}`, []*Upstream{an, gc}, []string{}, []string{"seed"}},
 		{"none carries them all", true, "m", `{"seed":1,"top_k":2}`, []*Upstream{oa, an}, []string{}, []string{"seed", "top_k"}},

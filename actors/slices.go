@@ -11,7 +11,7 @@ import (
 )
 
 // A slice is a part of a key's ceiling and of its account's balance that the
-// account's activation, on another node, holds for this node (issue 20): a
+// account's activation, on another node, holds for this node: a
 // call of that key arriving here reserves its worst case from the slice
 // without asking the owner, so it crosses nodes once (its settlement), not
 // twice. The owner keeps the slice as one hold of this node (account_slices.go),

@@ -21,7 +21,7 @@ func sliceCall(hash, id string) *actors.ChatCall {
 		Prompt: tokens.PromptEstimate{Reserve: 20, Likely: 10}, Started: time.Now()}
 }
 
-// Calls reserved from a node's slice of a key (issue 20) keep the key's
+// Calls reserved from a node's slice of a key keep the key's
 // ceiling and the balance exact: many calls at once on a small ceiling
 // spend at most the ceiling, every credit a client was told is debited
 // once, the calls did reserve from slices, and once the node is idle its

@@ -108,8 +108,12 @@ func (g *Gateway) CreateVideo(ctx context.Context, c *VideoCall) (*shlyuz.VideoJ
 			return nil, false, shlyuz.ErrInternal(err)
 		}
 	}
-	m, ok := g.Catalog().Get(c.Model)
-	if !ok || m.Video == nil {
+	cat := g.Catalog()
+	m, ok := cat.Get(c.Model)
+	if !ok {
+		return nil, false, cat.Missing(c.Model)
+	}
+	if m.Video == nil {
 		return nil, false, shlyuz.ErrModelNotFound(c.Model)
 	}
 	now := g.now()

@@ -6,7 +6,7 @@ import (
 	"github.com/shlyuz/shlyuz/cluster/wire"
 )
 
-// The wire form of every message of the cluster kinds (issue 11): each
+// The wire form of every message of the cluster kinds: each
 // converts itself into a wire.Envelope when it leaves the node (protoactor's
 // RootSerializable hook) and is registered so the receiving node can decode
 // it. Messages sent within a node are never encoded.

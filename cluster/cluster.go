@@ -32,7 +32,7 @@ type Config struct {
 	Peers    []string
 	AutoPort int
 	Timeout  time.Duration // one request to a virtual actor; default 10s
-	// Issue 11: in ModeSQL the membership is the leases in the shared
+	// In ModeSQL the membership is the leases in the shared
 	// database (Lease), the actors are reachable at Advertise (host:port;
 	// default Host:Port), and remote traffic runs on the default dispatcher.
 	Mode      string
@@ -101,8 +101,8 @@ func Start(sys *actor.ActorSystem, cfg Config, kinds map[string]actor.Producer) 
 	strategy := actor.NewOneForOneStrategy(10, time.Second, actor.DefaultDecider) // as actors' root supervisor
 	// A synchronized dispatcher runs an idle mailbox in the sender's goroutine
 	// instead of waking a goroutine of its own: a reservation (account
-	// actor → reply) then costs no goroutine hand-off at all. Measured
-	// with cmd/bench on 2 cores: about −90 µs p50 at concurrency 1. A busy
+	// actor → reply) then costs no goroutine hand-off (a wake-up, often on
+	// another core) at all. A busy
 	// mailbox is still drained by the goroutine that runs it, in order.
 	// Messages from other nodes arrive on the gRPC reader's goroutine, which
 	// a synchronized dispatcher would block with the actor's store calls:

@@ -33,7 +33,7 @@ func anthropicErrorType(status int) string {
 		return "billing_error"
 	case 403:
 		return "permission_error"
-	case 404:
+	case 404, 410: // 410: a retired model, which Anthropic answers as not found
 		return "not_found_error"
 	case 413:
 		return "request_too_large"
@@ -50,6 +50,19 @@ func anthropicErrorType(status int) string {
 	return "api_error"
 }
 
+// forAnthropic is e as a Messages client is told it: a key's spending
+// ceiling is a billing refusal there (402 billing_error, "out of credits or
+// spend limit reached" in Anthropic's words), not a permission one, which
+// Claude Code shows as a failed login.
+func forAnthropic(e *shlyuz.Error) *shlyuz.Error {
+	if e.Code == "key_limit_exceeded" && e.Status == 403 {
+		c := *e
+		c.Status = 402
+		return &c
+	}
+	return e
+}
+
 func newAnthropicError(e *shlyuz.Error) anthropicErrorBody {
 	return anthropicErrorBody{Type: "error", Error: anthropicErrorInner{
 		Type: anthropicErrorType(e.Status), Message: e.Message, Code: e.Code}}
@@ -62,14 +75,14 @@ func (s *Server) anthropicErrors(c *fiber.Ctx) error {
 	if err == nil {
 		return nil
 	}
-	e := s.asError(c, err)
+	e := forAnthropic(s.asError(c, err))
 	setErrorHeaders(c, e)
 	return c.Status(e.Status).JSON(newAnthropicError(e))
 }
 
 // writeAnthropicErrorEvent is a stream's failure as Anthropic's error event.
 func writeAnthropicErrorEvent(w *bufio.Writer, e *shlyuz.Error) {
-	b, _ := json.Marshal(newAnthropicError(e))
+	b, _ := json.Marshal(newAnthropicError(forAnthropic(e)))
 	writeNamedEvent(w, "error", b)
 }
 

@@ -212,6 +212,8 @@ func (m *messagesWriter) turnOf(role, content []byte, verbatim bool) bool {
 		return m.userBlocks(content) // anthropic_fast_tools.go
 	case `"assistant"`:
 		return m.assistant(content, verbatim)
+	case `"system"`: // a system message mid-conversation: chat carries it where it stands
+		return m.system(content)
 	}
 	return false
 }

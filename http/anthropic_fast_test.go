@@ -96,7 +96,11 @@ var fastCases = []struct {
 	{`"Messages":[{"role":"user","content":"x"}]}`, false},
 	{`"messages":[{"role":"user","content":[{"type":"image","source":{"type":"url","url":"https://x/y.png"}}]}]}`, false},
 	{`"messages":[{"role":"user","content":[{"type":"text","text":"a","citations":[]}]}]}`, false},
-	{`"messages":[{"role":"system","content":"x"}]}`, false},
+	// A system message mid-conversation (Claude Code's beta) stays where it stands.
+	{`"messages":[{"role":"system","content":"x"}]}`, true},
+	{`"system":"first","messages":[{"role":"user","content":"hi"},{"role":"system","content":[{"type":"text","text":"now terse","cache_control":{"type":"ephemeral"}}]},{"role":"user","content":"go"}]}`, true},
+	{`"messages":[{"role":"system","content":[{"type":"image"}]}]}`, false},
+	{`"messages":[{"role":"developer","content":"x"}]}`, false},
 	{`"messages":[]}`, false},
 	{`"messages":{}}`, false},
 	{`"messages":[{"role":"user","content":"x"}],"max_tokens":"many"}`, false},

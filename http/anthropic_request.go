@@ -1,6 +1,7 @@
 package http
 
 import (
+	"cmp"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -141,10 +142,18 @@ func parseMessages(body []byte, header func(string, ...string) string, countOnly
 	// Tool definitions are prompt too: as the client wrote them (an Anthropic upstream gets them so) or
 	// as chat carries them to the others, whichever is larger.
 	est = withDefinitions(est, tokens.EstimateDefinitions(top["tools"]), tokens.EstimateDefinitions(fields["tools"], fields["response_format"]))
-	return &actors.ChatCall{
+	call := &actors.ChatCall{
 		Fields: fields, Native: native, Models: []string{r.Model}, Stream: r.Stream,
 		MaxTokens: *r.MaxTokens, Prompt: est, AllowFallbacks: true, Started: time.Now(), Room: r.room,
-	}, nil
+	}
+	if err := readRouting(top, call); err != nil {
+		return nil, err
+	}
+	if call.WebSearches, err = serverToolFees(top["tools"]); err != nil {
+		return nil, err
+	}
+	withoutRouting(top) // Anthropic answers 400 "Extra inputs are not permitted" to them
+	return call, nil
 }
 
 // chatFields is the request in OpenAI's chat shape, with msgs as its
@@ -157,14 +166,18 @@ func chatFields(r *anthropicRequest, msgs json.RawMessage) (fields map[string]js
 	if msgs == nil {
 		var turns []map[string]any
 		if sys, err := systemText(r.System); err != nil {
-			return nil, nil, err
+			unfit = err
+			turns = append(turns, map[string]any{"role": "system", "content": string(r.System)})
 		} else if sys != nil {
 			turns = append(turns, map[string]any{"role": "system", "content": sys})
 		}
 		for i, t := range r.Messages {
 			out, err := chatMessages(t, i)
 			if err != nil {
-				return nil, nil, err
+				// What chat cannot carry still goes as it came to an Anthropic upstream; the
+				// turn's JSON as text keeps the estimate above what it holds.
+				unfit = cmp.Or(unfit, err)
+				out = []map[string]any{{"role": "user", "content": t.Role + string(t.Content)}}
 			}
 			turns = append(turns, out...)
 		}
@@ -198,11 +211,12 @@ func chatFields(r *anthropicRequest, msgs json.RawMessage) (fields map[string]js
 	var tools []any
 	for i, t := range r.Tools {
 		if t.Type != "" && t.Type != "custom" {
-			unfit = shlyuz.ErrInvalidValue("tools", "tools[%d]: the server tool %q is served by Anthropic's own models only.", i, t.Type)
+			unfit = cmp.Or(unfit, shlyuz.ErrInvalidValue("tools", "tools[%d]: the server tool %q is served by Anthropic's own models only.", i, t.Type))
 			continue
 		}
 		if t.Name == "" {
-			return nil, nil, shlyuz.ErrInvalidValue("tools", "tools[%d]: a tool needs a name.", i)
+			unfit = cmp.Or(unfit, shlyuz.ErrInvalidValue("tools", "tools[%d]: a tool needs a name.", i))
+			continue
 		}
 		fn := map[string]any{"name": t.Name}
 		if t.Description != "" {
@@ -232,7 +246,7 @@ func chatFields(r *anthropicRequest, msgs json.RawMessage) (fields map[string]js
 			case "tool":
 				f["tool_choice"] = map[string]any{"type": "function", "function": map[string]string{"name": c.Name}}
 			default:
-				return nil, nil, shlyuz.ErrInvalidValue("tool_choice", "tool_choice.type is auto, any, tool or none, not %q.", c.Type)
+				unfit = cmp.Or(unfit, shlyuz.ErrInvalidValue("tool_choice", "tool_choice.type is auto, any, tool or none, not %q.", c.Type))
 			}
 			if c.DisableParallelToolUse {
 				f["parallel_tool_calls"] = false
@@ -315,6 +329,12 @@ func chatMessages(t anthropicTurn, i int) ([]map[string]any, *shlyuz.Error) {
 		return userMessages(blocks, at)
 	case "assistant":
 		return assistantMessage(blocks, at)
+	case "system": // mid-conversation (Claude Code's beta): chat carries a system message where it stands
+		sys, err := systemText(t.Content)
+		if err != nil || sys == nil {
+			return nil, err
+		}
+		return []map[string]any{{"role": "system", "content": sys}}, nil
 	}
 	return nil, shlyuz.ErrInvalidValue("messages", "%s.role is user or assistant, not %q.", at, t.Role)
 }

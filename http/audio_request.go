@@ -63,7 +63,7 @@ func parseTranscription(c *fiber.Ctx, cat *shlyuz.Catalog) (*transcriptionInput,
 	}
 	m, ok := cat.Get(in.Model)
 	if !ok {
-		return nil, nil, shlyuz.ErrModelNotFound(in.Model)
+		return nil, nil, cat.Missing(in.Model)
 	}
 	spec := m.Transcription
 	if spec == nil {
@@ -105,12 +105,17 @@ func checkAudio(in *transcriptionInput, m *shlyuz.PricedModel) *shlyuz.Error {
 	if !slices.ContainsFunc(spec.Formats, func(f string) bool { return media.AudioFormatMatches(f, sniffed) }) {
 		return shlyuz.ErrUnsupportedFormat(in.param, "The model %q reads %s, not %s.", m.ID, joinList(spec.Formats), in.format)
 	}
-	secs, exact := media.AudioSeconds(in.format, in.audio)
+	secs, measured := media.AudioSeconds(in.format, in.audio)
+	if !measured && media.AudioWalked(in.format) {
+		return shlyuz.ErrInvalidValue(in.param, "The %s audio holds no frames a decoder could play, or a codec the gateway cannot measure; send PCM WAV, MP3, Ogg Opus or Vorbis, or FLAC.", in.format)
+	}
 	if limit := spec.MaxSeconds; limit > 0 && secs.Ceil() > limit {
-		if exact {
+		if measured { // the most any decoder plays: the upstream may play this long
 			return shlyuz.ErrTooLong(in.param, secs.Ceil(), limit)
 		}
-		secs = shlyuz.NewDecimalFrac(limit, 1) // an estimate from the size: the limit bounds it
+		// m4a, webm, aac: the size's estimate is no bound; the upstream's own
+		// measure is charged in full even past the hold (docs/billing.md).
+		secs = shlyuz.NewDecimalFrac(limit, 1)
 	}
 	in.seconds = secs
 	return nil
@@ -204,7 +209,7 @@ func parseSpeech(body []byte, cat *shlyuz.Catalog) (*speechInput, *shlyuz.Priced
 	}
 	m, ok := cat.Get(in.Model)
 	if !ok {
-		return nil, nil, shlyuz.ErrModelNotFound(in.Model)
+		return nil, nil, cat.Missing(in.Model)
 	}
 	spec := m.Speech
 	if spec == nil {

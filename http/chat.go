@@ -98,8 +98,12 @@ func (s *Server) ChatAs(c *fiber.Ctx, keyHash string) error {
 	call.GenerationID = newID("gen-")
 	lendBody(c, call)
 	c.Set("X-Generation-Id", call.GenerationID)
-	if m, ok := s.gw.Catalog().Get(call.Models[0]); ok && m.Image != nil {
-		return s.chatImages(c, call) // an image-only model: the image path (chat_images.go)
+	cat := s.gw.Catalog()
+	if m, ok := cat.Get(call.Models[0]); ok {
+		announceDeprecation(c, m, cat.Now)
+		if m.Image != nil {
+			return s.chatImages(c, call) // an image-only model: the image path (chat_images.go)
+		}
 	}
 	s.defaultModalities(call)
 	if call.Stream {

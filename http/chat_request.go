@@ -14,16 +14,6 @@ import (
 	"github.com/shlyuz/shlyuz/tokens"
 )
 
-type providerPrefs struct {
-	Order          []string `json:"order"`
-	AllowFallbacks *bool    `json:"allow_fallbacks"`
-	Only           []string `json:"only"`
-	Ignore         []string `json:"ignore"`
-	Sort           string   `json:"sort"` // price, latency, throughput
-	// RequireParameters: only upstreams that carry every parameter set may serve.
-	RequireParameters bool `json:"require_parameters"`
-}
-
 // parseChat reads an OpenAI chat request: one validating pass that splits the
 // top level into raw members (kept for the upstream, which gets them back byte
 // for byte), then only the fields the gateway acts on. The call holds spans of
@@ -46,15 +36,10 @@ func parseChat(body []byte) (*actors.ChatCall, *shlyuz.Error) {
 		return nil, shlyuz.ErrMissingField("model")
 	}
 	call.Models = []string{model}
-	var models []string
-	if err := field(fields, "models", &models); err != nil {
+	if err := readRouting(fields, call); err != nil {
 		return nil, err
 	}
-	for _, m := range models {
-		if m != model && m != "" {
-			call.Models = append(call.Models, m)
-		}
-	}
+	includeReasoning(fields)
 
 	msgs, ok := fields["messages"]
 	if !ok || isNull(msgs) {
@@ -100,18 +85,20 @@ func parseChat(body []byte) (*actors.ChatCall, *shlyuz.Error) {
 	if err := checkImageOptions(fields); err != nil {
 		return nil, err
 	}
-	var prefs *providerPrefs
-	if err := field(fields, "provider", &prefs); err != nil {
-		return nil, err
-	}
-	if prefs != nil {
-		call.Order, call.Only, call.Ignore, call.Sort = prefs.Order, prefs.Only, prefs.Ignore, prefs.Sort
-		call.RequireParameters = prefs.RequireParameters
-		if prefs.AllowFallbacks != nil {
-			call.AllowFallbacks = *prefs.AllowFallbacks
-		}
-	}
 	return call, nil
+}
+
+// includeReasoning turns OpenRouter's legacy include_reasoning: true into
+// reasoning: {"enabled": true} when the request does not set reasoning
+// itself, so every adapter that thinks on reasoning honours it.
+func includeReasoning(fields map[string]json.RawMessage) {
+	if string(fields["include_reasoning"]) != "true" {
+		return
+	}
+	if r, ok := fields["reasoning"]; ok && !isNull(r) {
+		return
+	}
+	fields["reasoning"] = json.RawMessage(`{"enabled":true}`)
 }
 
 // maxChoices bounds n as OpenAI does.

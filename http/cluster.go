@@ -8,7 +8,7 @@ import (
 	shlyuz "github.com/shlyuz/shlyuz"
 )
 
-// Cluster routes (issue 11): the member list for the operator, and the
+// Cluster routes: the member list for the operator, and the
 // probes every node answers, also in single mode.
 
 // adminCluster lists the live members (id, address, lease expiry) and this

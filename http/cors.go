@@ -19,7 +19,7 @@ func (s *Server) cors() fiber.Handler {
 		Next:          func(c *fiber.Ctx) bool { return strings.HasPrefix(c.Path(), "/api/admin") },
 		AllowOrigins:  strings.Join(origins, ","),
 		AllowMethods:  "GET,POST,DELETE,OPTIONS",
-		ExposeHeaders: "X-Generation-Id,X-Request-Id,X-Shlyuz-Max-Tokens,Retry-After",
+		ExposeHeaders: "X-Generation-Id,X-Request-Id,X-Shlyuz-Max-Tokens,Retry-After,Deprecation,Sunset,Link",
 		MaxAge:        600,
 	})
 }

@@ -33,9 +33,9 @@ func (s *Server) createEmbeddings(c *fiber.Ctx) error {
 	if perr != nil {
 		return perr
 	}
-	m, ok := s.gw.Catalog().Get(in.Model)
-	if !ok {
-		return shlyuz.ErrModelNotFound(in.Model)
+	m, merr := s.gw.Catalog().Lookup(in.Model)
+	if merr != nil {
+		return merr
 	}
 	if !m.MakesEmbeddings() {
 		return shlyuz.ErrInvalidValue("model", "The model %q does not make embeddings; GET /api/v1/models?output_modalities=embeddings lists those that do.", in.Model)
@@ -47,6 +47,7 @@ func (s *Server) createEmbeddings(c *fiber.Ctx) error {
 	}
 	applyPrefs(call, in.Provider)
 	c.Set("X-Generation-Id", call.GenerationID)
+	announceDeprecation(c, m, s.gw.Catalog().Now)
 	var result *shlyuz.EmbeddingResult
 	media, err := s.gw.StartMedia(c.UserContext(), call, func(ctx context.Context, u *actors.Upstream, req *shlyuz.UpstreamRequest) error {
 		ctx, cancel := context.WithTimeout(ctx, u.Config.Timeout)

@@ -15,11 +15,13 @@ type errorBody struct {
 // writeError sends the one error body with the error's status and
 // Retry-After, in Anthropic's shape on the Messages routes (refusals.go).
 func writeError(c *fiber.Ctx, e *shlyuz.Error) error {
+	if anthropicRoute(c.Path()) {
+		e = forAnthropic(e)
+		setErrorHeaders(c, e)
+		return c.Status(e.Status).JSON(newAnthropicError(e))
+	}
 	setErrorHeaders(c, e)
 	c.Status(e.Status)
-	if anthropicRoute(c.Path()) {
-		return c.JSON(newAnthropicError(e))
-	}
 	return c.JSON(errorBody{Error: e})
 }
 
@@ -40,6 +42,7 @@ func setErrorHeaders(c *fiber.Ctx, e *shlyuz.Error) {
 func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 	e := s.asError(c, err)
 	if s.refusedAnthropic(c) { // fasthttp's refusal of a Messages request it reset
+		e = forAnthropic(e)
 		setErrorHeaders(c, e)
 		return c.Status(e.Status).JSON(newAnthropicError(e))
 	}

@@ -129,7 +129,7 @@ func imageCall(cat *shlyuz.Catalog, in *imageInput) (*shlyuz.PricedModel, shlyuz
 	}
 	m, ok := cat.Get(in.Model)
 	if !ok {
-		return nil, opt, 0, shlyuz.ErrModelNotFound(in.Model)
+		return nil, opt, 0, cat.Missing(in.Model)
 	}
 	if m.Image == nil {
 		return nil, opt, 0, shlyuz.ErrInvalidValue("model", "The model %q does not make images through the image API; GET /api/v1/images/models lists those that do.", in.Model)

@@ -2,7 +2,6 @@ package http
 
 import (
 	"github.com/gofiber/fiber/v2"
-	shlyuz "github.com/shlyuz/shlyuz"
 )
 
 // messagesRoutes are Anthropic's Messages API: POST /api/v1/messages and
@@ -22,12 +21,13 @@ func (s *Server) messages(c *fiber.Ctx) error {
 	call.KeyHash = c.Locals(localKeyHash).(string)
 	call.GenerationID = newID("gen-")
 	c.Set("X-Generation-Id", call.GenerationID)
+	s.announceModel(c, call.Models[0])
 	if call.Stream {
 		st, err := s.gw.OpenStream(c.UserContext(), call)
 		if err != nil {
 			return err
 		}
-		s.serveStream(c, st, call.GenerationID, &anthropicSink{id: call.GenerationID, model: st.Model(), prompt: call.Prompt.Likely})
+		s.serveStream(c, st, call.GenerationID, &anthropicSink{id: call.GenerationID, model: s.askedName(call.Models[0], st.Model()), prompt: call.Prompt.Likely})
 		return nil
 	}
 	resp, receipt, err := s.gw.Complete(c.UserContext(), call)
@@ -36,11 +36,29 @@ func (s *Server) messages(c *fiber.Ctx) error {
 	}
 	setDecidedMaxTokens(c, receipt.MaxTokens)
 	defer bodyDone(c) // the reply below is written from the upstream's, not from spans of the body
+	model := s.askedName(call.Models[0], receipt.Model)
 	if resp.Native != nil {
 		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-		return c.Send(restamp(resp.Native, call.GenerationID, receipt.Model))
+		return c.Send(restamp(resp.Native, call.GenerationID, model))
 	}
-	return c.JSON(anthropicMessageOf(resp.Choices, call.GenerationID, receipt))
+	r := *receipt
+	r.Model = model
+	return c.JSON(anthropicMessageOf(resp.Choices, call.GenerationID, &r))
+}
+
+// askedName is the model a reply names: the client's own name for served
+// when it asked by one of served's aliases ("claude-sonnet-4-5-20250929"),
+// as Anthropic echoes it. A client that reads its model's age from the name
+// (Claude Code) would misread the catalog's id ("claude-sonnet-4.5" read as
+// the retired Sonnet 4).
+func (s *Server) askedName(asked, served string) string {
+	if asked == served {
+		return served
+	}
+	if m, ok := s.gw.Catalog().Get(asked); ok && m.ID == served {
+		return asked
+	}
+	return served
 }
 
 // countTokens is POST /api/v1/messages/count_tokens: the gateway's own count
@@ -54,8 +72,8 @@ func (s *Server) countTokens(c *fiber.Ctx) error {
 	if perr != nil {
 		return perr
 	}
-	if _, ok := s.gw.Catalog().Get(call.Models[0]); !ok {
-		return shlyuz.ErrModelNotFound(call.Models[0])
+	if _, err := s.gw.Catalog().Lookup(call.Models[0]); err != nil {
+		return err
 	}
 	return c.JSON(fiber.Map{"input_tokens": call.Prompt.Likely})
 }

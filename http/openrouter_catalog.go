@@ -159,9 +159,9 @@ func (s *Server) countModels(c *fiber.Ctx) error {
 // routedModel is the model of an id, or the 404 of an unknown one and the
 // error of one no upstream serves.
 func (s *Server) routedModel(id string) (*shlyuz.PricedModel, error) {
-	m, ok := s.gw.Catalog().Get(id)
-	if !ok {
-		return nil, shlyuz.ErrModelNotFound(id)
+	m, err := s.gw.Catalog().Lookup(id)
+	if err != nil {
+		return nil, err
 	}
 	if !s.gw.Routable(id) {
 		return nil, shlyuz.ErrModelUnavailable(id)

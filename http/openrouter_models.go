@@ -3,6 +3,7 @@ package http
 import (
 	"net/url"
 	"strings"
+	"time"
 
 	shlyuz "github.com/shlyuz/shlyuz"
 )
@@ -35,6 +36,11 @@ type v1Model struct {
 	// A model of the audio API: its voices or formats and price.
 	SpeechPricing        *speechPricing        `json:"speech_pricing,omitempty"`
 	TranscriptionPricing *transcriptionPricing `json:"transcription_pricing,omitempty"`
+	// ExpirationDate is the day the model retires ("YYYY-MM-DD"), null when
+	// none is announced; DeprecationDate and Successor are ours beside it.
+	ExpirationDate  *string `json:"expiration_date"`
+	DeprecationDate string  `json:"deprecation_date,omitempty"`
+	Successor       string  `json:"successor,omitempty"`
 }
 
 type architecture struct {
@@ -127,7 +133,24 @@ func toV1Model(m *shlyuz.PricedModel, p shlyuz.Pricing, params []string) v1Model
 		SupportedParameters: params, DefaultParameters: &defaultParameters{}, SupportedVoices: voices,
 		Links:        modelLinks{Details: "/api/v1/models/" + escapeModelID(m.ID) + "/endpoints"},
 		ImagePricing: imagePricingOf(m, p), SpeechPricing: speechPricingOf(m, p), TranscriptionPricing: transcriptionPricingOf(m, p),
+		ExpirationDate: expirationOf(m), DeprecationDate: deprecationOf(m), Successor: m.Successor,
 	}
+}
+
+// expirationOf is the model's expiration_date, nil when none is known.
+func expirationOf(m *shlyuz.PricedModel) *string {
+	if d := m.ExpirationDay(); d != "" {
+		return &d
+	}
+	return nil
+}
+
+// deprecationOf is the day the model is deprecated from ("YYYY-MM-DD"), "" when never.
+func deprecationOf(m *shlyuz.PricedModel) string {
+	if t := m.DeprecatedAt(); !t.IsZero() {
+		return t.UTC().Format(time.DateOnly)
+	}
+	return ""
 }
 
 // escapeModelID escapes each part of "author/slug" for a path.
@@ -175,7 +198,7 @@ func pricingOf(pr shlyuz.Price) v1Pricing {
 		InputCacheWrite1h: perToken(pr.CacheWrite1hMicro), InternalReasoning: perToken(pr.ReasoningMicro),
 		Image: perToken(pr.ImageInMicro), ImageToken: perToken(pr.ImageInMicro), ImageOutput: perToken(pr.ImageOutMicro),
 		Audio: perToken(pr.AudioInMicro), AudioOutput: perToken(pr.AudioOutMicro),
-		Request: perToken(pr.RequestMicro), WebSearch: "0",
+		Request: perToken(pr.RequestMicro), WebSearch: perToken(pr.WebSearchMicro),
 		CreditsPer1KPrompt: pr.CreditsPer1KPrompt(), CreditsPer1KCompletion: pr.CreditsPer1KCompletion(),
 	}
 	if l := pr.Long; l != nil && pr.LongAbove > 0 {

@@ -20,6 +20,10 @@ type publicModel struct {
 	ImagePricing           *imagePricing         `json:"image_pricing,omitempty"`        // a model of the image API
 	SpeechPricing          *speechPricing        `json:"speech_pricing,omitempty"`
 	TranscriptionPricing   *transcriptionPricing `json:"transcription_pricing,omitempty"`
+	// The model's lifecycle, when one is announced: see v1Model.
+	DeprecationDate string `json:"deprecation_date,omitempty"`
+	ExpirationDate  string `json:"expiration_date,omitempty"`
+	Successor       string `json:"successor,omitempty"`
 }
 
 // publicModels is GET /api/models: every model with its price in credits.
@@ -35,6 +39,7 @@ func (s *Server) publicModels(c *fiber.Ctx) error {
 			ImagePricing: imagePricingOf(m, cat.Pricing), SpeechPricing: speechPricingOf(m, cat.Pricing),
 			TranscriptionPricing: transcriptionPricingOf(m, cat.Pricing),
 			CreditsPer1KParts:    partsOf(&m.Price), VideoPricing: videoPricingOf(m, cat.Pricing),
+			DeprecationDate: deprecationOf(m), ExpirationDate: m.ExpirationDay(), Successor: m.Successor,
 		}
 	}
 	return c.JSON(fiber.Map{"data": out})

@@ -24,6 +24,7 @@ func (s *Server) responses(c *fiber.Ctx) error {
 	call.KeyHash = c.Locals(localKeyHash).(string)
 	call.GenerationID = newID("gen-")
 	c.Set("X-Generation-Id", call.GenerationID)
+	s.announceModel(c, call.Models[0])
 	if call.Stream {
 		st, err := s.gw.OpenStream(c.UserContext(), call)
 		if err != nil {

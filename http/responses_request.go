@@ -185,6 +185,11 @@ func parseResponses(body []byte) (*actors.ChatCall, *responsesRequest, *shlyuz.E
 	if r.MaxOutputTokens != nil {
 		call.MaxTokens = *r.MaxOutputTokens
 	}
+	if r.raw != nil {
+		if err := readRouting(r.raw, call); err != nil {
+			return nil, nil, err
+		}
+	}
 	return call, &r, nil
 }
 

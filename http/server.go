@@ -122,7 +122,7 @@ func New(gw *actors.Gateway, o Options) *Server {
 	}
 
 	s.App.Use("/api", s.cors())
-	s.App.Get("/healthz", s.healthz) // issue 11
+	s.App.Get("/healthz", s.healthz)
 	s.App.Get("/readyz", s.readyz)
 
 	pub := s.App.Group("/api")

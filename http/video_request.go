@@ -117,9 +117,9 @@ func (s *Server) videoCall(c *fiber.Ctx, in *videoInput, st *actors.KeyStatus) (
 	if in.Model == "" {
 		return nil, shlyuz.ErrMissingField("model")
 	}
-	m, ok := s.gw.Catalog().Get(in.Model)
-	if !ok {
-		return nil, shlyuz.ErrModelNotFound(in.Model)
+	m, err := s.gw.Catalog().Lookup(in.Model)
+	if err != nil {
+		return nil, err
 	}
 	if m.Video == nil {
 		return nil, shlyuz.ErrInvalidValue("model", "The model %q does not generate videos; GET /api/v1/videos/models lists those that do.", in.Model)

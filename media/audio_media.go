@@ -71,26 +71,44 @@ func AudioFormatMatches(declared, sniffed string) bool {
 	return declared == sniffed
 }
 
-// AudioSeconds is audio's duration in seconds, read from its container (WAV,
-// MP3 frames, Ogg Opus or Vorbis granule, FLAC STREAMINFO). exact is false
-// when it could not be read: the duration is then an upper bound from the
-// size at AudioSizeBytesPerSecond.
-func AudioSeconds(format string, b []byte) (seconds shlyuz.Decimal, exact bool) {
-	var num, den int64
+// AudioSeconds is how long audio plays, read by walking its content the way
+// decoders read it (audio_bounds.go): every MPEG frame header, Ogg page and
+// FLAC frame header a decoder could play, the bytes of a PCM WAV's samples up
+// to the end of the file. A container's header alone (an Ogg's last granule,
+// FLAC's STREAMINFO total, a WAV's data size) never sets it, and it is never
+// below what a decoder plays. measured is false when the content could not
+// be walked (an unknown container, no frame found, a codec inside WAV or Ogg
+// the walk does not know): the duration is then the size at
+// AudioSizeBytesPerSecond, which bounds only the speech codecs at ordinary
+// bit rates.
+func AudioSeconds(format string, b []byte) (seconds shlyuz.Decimal, measured bool) {
+	var d shlyuz.Decimal
+	var ok bool
 	switch format {
 	case "wav":
-		num, den = wavDuration(b)
+		d, ok = wavBound(b)
 	case "mp3":
-		num, den = mp3Duration(b)
+		d, ok = mp3Bound(b)
 	case "ogg":
-		num, den = oggDuration(b)
+		d, ok = oggBound(b)
 	case "flac":
-		num, den = flacDuration(b)
+		d, ok = flacBound(b)
 	}
-	if den > 0 && num > 0 {
-		return shlyuz.NewDecimalFrac(num, den), true
+	if ok && d.Sign() > 0 {
+		return d, true
 	}
 	return shlyuz.NewDecimalFrac(int64(len(b)), AudioSizeBytesPerSecond), false
+}
+
+// AudioWalked reports whether AudioSeconds walks the frames of format (a
+// sniffed container): for those, audio it cannot measure is refused rather
+// than priced by its size.
+func AudioWalked(format string) bool {
+	switch format {
+	case "wav", "mp3", "ogg", "flac":
+		return true
+	}
+	return false
 }
 
 // OpusChannels is the channel count in the OpusHead of an Ogg file's first
@@ -157,102 +175,4 @@ func WAVHeader(dataLen, rate, channels int) []byte {
 	copy(h[36:], "data")
 	binary.LittleEndian.PutUint32(h[40:], uint32(dataLen))
 	return h
-}
-
-func wavDuration(b []byte) (int64, int64) {
-	w, ok := ParseWAV(b)
-	if !ok {
-		return 0, 0
-	}
-	return int64(len(w.Data)), int64(w.Rate * w.Channels * w.Bits / 8)
-}
-
-// mp3Duration walks MPEG audio frame headers (skipping an ID3v2 tag): the
-// samples counted, over the sample rate.
-func mp3Duration(b []byte) (int64, int64) {
-	off := 0
-	if len(b) >= 10 && string(b[:3]) == "ID3" {
-		off = 10 + int(b[6]&0x7F)<<21 | int(b[7]&0x7F)<<14 | int(b[8]&0x7F)<<7 | int(b[9]&0x7F)
-	}
-	var samples, rate int64
-	for off+4 <= len(b) {
-		n, spf, r := mp3Frame(b[off : off+4])
-		if n == 0 {
-			break
-		}
-		if rate == 0 {
-			rate = r
-		}
-		samples += spf
-		off += n
-	}
-	return samples, rate
-}
-
-var (
-	mp3Bitrates = [2][16]int{ // kbit/s, layer III: MPEG-1, MPEG-2/2.5
-		{0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 0},
-		{0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160, 0},
-	}
-	mp3Rates = [3][3]int{{44100, 48000, 32000}, {22050, 24000, 16000}, {11025, 12000, 8000}}
-)
-
-// mp3Frame reads a layer III frame header: its length in bytes, samples and
-// sample rate; 0 when h is not one.
-func mp3Frame(h []byte) (int, int64, int64) {
-	if h[0] != 0xFF || h[1]&0xE0 != 0xE0 || (h[1]>>1)&3 != 1 { // sync, layer III
-		return 0, 0, 0
-	}
-	version := (h[1] >> 3) & 3 // 3: MPEG-1, 2: MPEG-2, 0: MPEG-2.5
-	bi, ri, pad := int(h[2]>>4), int(h[2]>>2)&3, int(h[2]>>1)&1
-	if version == 1 || ri == 3 || bi == 0 || bi == 15 {
-		return 0, 0, 0
-	}
-	v, spf := 0, 1152
-	if version != 3 {
-		v, spf = 1, 576
-	}
-	rateRow := map[byte]int{3: 0, 2: 1, 0: 2}[version]
-	rate := mp3Rates[rateRow][ri]
-	n := spf/8*mp3Bitrates[v][bi]*1000/rate + pad
-	return n, int64(spf), int64(rate)
-}
-
-// oggDuration is the last page's granule position (less Opus's pre-skip)
-// over the stream's rate (48 kHz for Opus, the header's for Vorbis).
-func oggDuration(b []byte) (int64, int64) {
-	var rate, preSkip, granule int64
-	for off := 0; off+27 <= len(b) && string(b[off:off+4]) == "OggS"; {
-		segs := int(b[off+26])
-		if off+27+segs > len(b) {
-			break
-		}
-		size := 0
-		for _, s := range b[off+27 : off+27+segs] {
-			size += int(s)
-		}
-		body := b[off+27+segs : min(len(b), off+27+segs+size)]
-		if g := int64(binary.LittleEndian.Uint64(b[off+6 : off+14])); g > 0 {
-			granule = g
-		}
-		switch {
-		case len(body) >= 19 && string(body[:8]) == "OpusHead":
-			rate, preSkip = 48000, int64(binary.LittleEndian.Uint16(body[10:12]))
-		case len(body) >= 16 && string(body[:7]) == "\x01vorbis":
-			rate = int64(binary.LittleEndian.Uint32(body[12:16]))
-		}
-		off += 27 + segs + size
-	}
-	return granule - preSkip, rate
-}
-
-// flacDuration reads STREAMINFO's sample rate and total samples.
-func flacDuration(b []byte) (int64, int64) {
-	if len(b) < 8+34 || string(b[:4]) != "fLaC" || b[4]&0x7F != 0 {
-		return 0, 0
-	}
-	si := b[8:]
-	rate := int64(si[10])<<12 | int64(si[11])<<4 | int64(si[12])>>4
-	total := int64(si[13]&0x0F)<<32 | int64(binary.BigEndian.Uint32(si[14:18]))
-	return total, rate
 }

@@ -2,8 +2,10 @@
 // HTTP requests by route and status, generations by model, upstream and
 // status, latency histograms (total, upstream, added by the gateway), tokens
 // and credits, breaker states, requests in flight and credits reserved, and
-// the journal's lag and batch sizes, and calls whose upstream reported more
-// than was reserved. Handler exposes them for /metrics.
+// the journal's lag and batch sizes, calls whose upstream reported more
+// than was reserved, upstream attempts by outcome, and the last
+// reconciliation of balances against the ledger. Handler exposes them for
+// /metrics; deploy/ holds the dashboard and alert rules that read them.
 package metrics
 
 import (
@@ -35,6 +37,9 @@ type Metrics struct {
 	journalLag   prometheus.Histogram
 	journalFail  prometheus.Counter
 	overReserved *prometheus.CounterVec
+	attempts     *prometheus.CounterVec
+	mismatched   prometheus.Gauge
+	reconciled   prometheus.Gauge
 }
 
 // latencyBuckets run from 50µs (the gateway's own cost) to two minutes (a long generation).
@@ -74,9 +79,16 @@ func New() *Metrics {
 			Help: "Group commits that failed and were retried."}),
 		overReserved: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "shlyuz_over_reserved_total",
 			Help: "Model calls whose upstream reported more than was reserved (charged the reservation), by model and upstream."}, []string{"model", "upstream"}),
+		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "shlyuz_upstream_attempts_total",
+			Help: "Upstream attempts of model calls by upstream and outcome (ok, or error: refused, failed or timed out)."}, []string{"upstream", "outcome"}),
+		mismatched: prometheus.NewGauge(prometheus.GaugeOpts{Name: "shlyuz_reconcile_mismatched_accounts",
+			Help: "Accounts whose balance differed from the sum of their ledger entries at the last reconciliation (should be 0)."}),
+		reconciled: prometheus.NewGauge(prometheus.GaugeOpts{Name: "shlyuz_reconcile_last_run_timestamp_seconds",
+			Help: "When the last reconciliation of balances against the ledger finished (Unix seconds; 0: never)."}),
 	}
 	reg.MustRegister(m.httpRequests, m.httpDuration, m.generations, m.total, m.upstream, m.added, m.tokens,
-		m.credits, m.breaker, m.journalBatch, m.journalWrite, m.journalLag, m.journalFail, m.overReserved)
+		m.credits, m.breaker, m.journalBatch, m.journalWrite, m.journalLag, m.journalFail, m.overReserved,
+		m.attempts, m.mismatched, m.reconciled)
 	return m
 }
 
@@ -121,6 +133,31 @@ func (m *Metrics) Generation(g *shlyuz.Generation, total, upstream time.Duration
 	if g.OverReserved {
 		m.overReserved.WithLabelValues(g.Model, g.Upstream).Inc()
 	}
+	for _, a := range g.Attempts {
+		outcome := "ok"
+		if a.Error != "" || a.Status >= 400 {
+			outcome = "error"
+		}
+		m.attempts.WithLabelValues(a.Upstream, outcome).Inc()
+	}
+}
+
+// Upstreams starts every upstream's breaker gauge at closed and its attempt
+// counters at zero, so dashboards and alerts see each upstream before its
+// first call or breaker change.
+func (m *Metrics) Upstreams(names []string) {
+	for _, n := range names {
+		m.breaker.WithLabelValues(n).Set(float64(gobreaker.StateClosed))
+		m.attempts.WithLabelValues(n, "ok")
+		m.attempts.WithLabelValues(n, "error")
+	}
+}
+
+// Reconciled records a reconciliation of balances against the ledger: how
+// many accounts disagreed, and when.
+func (m *Metrics) Reconciled(mismatched int, at time.Time) {
+	m.mismatched.Set(float64(mismatched))
+	m.reconciled.Set(float64(at.Unix()))
 }
 
 // Breaker records an upstream breaker's new state.

@@ -306,23 +306,34 @@ func estimatePromptJSON(messages json.RawMessage) (PromptEstimate, error) {
 
 // EstimateDefinitions bounds the prompt tokens that request fields rendered
 // into the prompt by the upstream take (tools, functions, a response schema):
-// a token per byte of their JSON, which no tokenizer exceeds (a token is at
-// least a byte, and upstreams render definitions more tersely than JSON),
-// plus 16 per top-level element for the framing an upstream adds; likely is
-// a token per four bytes.
+// their JSON counted as text is (countText: a token per punctuation mark, per
+// three letters of a word, per digit), which stays above what tokenizers
+// make of it (they merge what the count splits, and upstreams render
+// definitions more tersely than JSON), plus 16 per top-level element for
+// the framing an upstream adds and, once, definitionsPreamble. A coding
+// agent's tools are most of its prompt: a token per byte held three to four
+// times what it was charged.
 func EstimateDefinitions(values ...json.RawMessage) PromptEstimate {
 	var e PromptEstimate
 	for _, v := range values {
 		if len(v) == 0 || string(v) == "null" {
 			continue
 		}
-		n := int64(len(v))
+		reserve, likely, _ := countText(v, false)
 		elements := int64(max(1, arrayLen(v)))
-		e.Reserve = shlyuz.AddChecked(e.Reserve, shlyuz.AddChecked(n, 16*elements))
-		e.Likely = shlyuz.AddChecked(e.Likely, (n+3)/4)
+		if e.Reserve == 0 {
+			reserve = shlyuz.AddChecked(reserve, definitionsPreamble)
+		}
+		e.Reserve = shlyuz.AddChecked(e.Reserve, shlyuz.AddChecked(reserve, 16*elements))
+		e.Likely = shlyuz.AddChecked(e.Likely, likely)
 	}
 	return e
 }
+
+// definitionsPreamble bounds the instructions an upstream adds to a prompt
+// with tools: Anthropic documents 346 tokens of tool-use system prompt for
+// its models (313 to 346 by tool_choice); OpenAI and Gemini add less.
+const definitionsPreamble = 400
 
 // arrayLen is the number of elements of v when it is a JSON array (opening
 // at v[0], spaces after it allowed), else 0: what decoding it into a slice

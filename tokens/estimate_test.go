@@ -2,7 +2,11 @@ package tokens
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+
+	"github.com/pkoukk/tiktoken-go"
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 )
 
 func TestEstimateCompletion(t *testing.T) {
@@ -29,16 +33,32 @@ func TestEstimateCompletion(t *testing.T) {
 	}
 }
 
+// TestEstimateDefinitions: definitions are counted as text (tighter than a
+// token per byte for the English of tool descriptions) and stay above what
+// OpenAI's tokenizer makes of their JSON, with the framing an upstream adds
+// (16 a definition) and the tool-use preamble once.
 func TestEstimateDefinitions(t *testing.T) {
-	tools := json.RawMessage(`[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object"}}},{"type":"function","function":{"name":"b"}}]`)
+	tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
+	enc, err := tiktoken.GetEncoding("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	desc := strings.Repeat("Reads a file from the local filesystem and returns its lines with numbers. ", 20)
+	tools := json.RawMessage(`[{"type":"function","function":{"name":"get_weather","description":"` + desc + `","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}},{"type":"function","function":{"name":"b"}}]`)
 	schema := json.RawMessage(`{"type":"json_schema","json_schema":{"name":"x","schema":{"type":"object"}}}`)
 	e := EstimateDefinitions(tools, nil, json.RawMessage("null"), schema)
-	// a token per byte plus 16 per element: 2 tools, 1 schema
-	if want := int64(len(tools)+2*16) + int64(len(schema)+16); e.Reserve != want {
-		t.Errorf("reserve %d, want %d", e.Reserve, want)
+	tokens := int64(len(enc.Encode(string(tools), nil, nil)) + len(enc.Encode(string(schema), nil, nil)))
+	if floor := tokens + 3*16 + 346; e.Reserve < floor {
+		t.Errorf("reserve %d is below the tokenizer's %d with framing and Anthropic's preamble (%d)", e.Reserve, tokens, floor)
 	}
-	if want := int64((len(tools)+3)/4 + (len(schema)+3)/4); e.Likely != want {
-		t.Errorf("likely %d, want %d", e.Likely, want)
+	if bytes := int64(len(tools) + len(schema)); e.Reserve > bytes/2+3*16+400 {
+		t.Errorf("reserve %d for %d bytes of mostly English definitions: not much tighter than a token per byte", e.Reserve, bytes)
+	}
+	if e.Likely < tokens/2 || e.Likely > e.Reserve {
+		t.Errorf("likely %d (tokenizer %d, reserve %d)", e.Likely, tokens, e.Reserve)
+	}
+	if z := EstimateDefinitions(nil, json.RawMessage("null")); z.Reserve != 0 || z.Likely != 0 {
+		t.Errorf("no definitions counted %+v", z)
 	}
 }
 

@@ -148,7 +148,7 @@ const benchPromptText = "The gateway reserves the worst case of a request before
 
 // BenchmarkEstimatePromptCode is the estimate of the 150,000-character
 // prompt cmd/bench sends (benchPromptText), the one whose end-to-end cost
-// issue 24 bounds, in MB/s of the messages array.
+// docs/performance.md reports, in MB/s of the messages array.
 func BenchmarkEstimatePromptCode(b *testing.B) {
 	text, _ := json.Marshal(strings.Repeat(benchPromptText, 150_000/len(benchPromptText)+1)[:150_000])
 	msgs := []byte(`[{"role":"system","content":"You are a careful coding assistant."},{"role":"user","content":` + string(text) + `}]`)

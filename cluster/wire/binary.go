@@ -12,7 +12,7 @@ import (
 	"sync"
 )
 
-// The binary form of a message (issue 20): a codec is compiled once per Go
+// The binary form of a message: a codec is compiled once per Go
 // type, from its exported fields in declaration order, and then only walks
 // values; nothing describes the type on the wire. Both ends compile the same
 // layout from the same code; the layout's fingerprint leads every message, so

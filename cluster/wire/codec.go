@@ -7,8 +7,8 @@
 // The data is a compact binary form compiled once per type (binary.go):
 // exported fields only, never the HTTP JSON tags, so fields the API hides (a
 // key's hash, an error's status) still travel, and no type description
-// travels with each message (gob sent one, and compiled a decoder, per
-// message: 20–28% of a node's CPU, issue 20).
+// travels with each message (gob sends one, and compiles a decoder, per
+// message, which costs a node a fifth or more of its CPU).
 package wire
 
 import (

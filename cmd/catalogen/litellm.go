@@ -23,6 +23,9 @@ type litellmModel struct {
 	VideoPerSecond    json.Number `json:"output_cost_per_video_per_second"`
 	OutputPerSecond   json.Number `json:"output_cost_per_second"`
 	SupportsReasoning bool        `json:"supports_reasoning"`
+	// DeprecationDate is, in LiteLLM's table, the day the provider shuts
+	// the model down ("YYYY-MM-DD").
+	DeprecationDate string `json:"deprecation_date"`
 	// The long-context tier: above 200k prompt tokens.
 	InputAbove200k      json.Number `json:"input_cost_per_token_above_200k_tokens"`
 	OutputAbove200k     json.Number `json:"output_cost_per_token_above_200k_tokens"`

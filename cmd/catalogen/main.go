@@ -79,6 +79,12 @@ func main() {
 	models = append(models, imageModels()...)
 	models = append(models, audioModels()...)
 	withTranscription(models)
+	if err := withLifecycle(models, lite, *pricesPath); err != nil {
+		log.Fatal(err)
+	}
+	if err := withAliases(models, *litellmPath, *modelsDevPath); err != nil {
+		log.Fatal(err)
+	}
 	sort.Slice(models, func(i, j int) bool { return models[i].ID < models[j].ID })
 
 	out, err := encode(models)
@@ -117,6 +123,10 @@ type catalogModel struct {
 	Image            *imageSpec         `json:"image,omitempty"`
 	Speech           *speechSpec        `json:"speech,omitempty"`
 	Transcription    *transcriptionSpec `json:"transcription,omitempty"`
+	DeprecationDate  string             `json:"deprecation_date,omitempty"`
+	ExpirationDate   string             `json:"expiration_date,omitempty"`
+	Successor        string             `json:"successor,omitempty"`
+	Aliases          []string           `json:"aliases,omitempty"` // aliases.go
 }
 
 type literalRUB struct {

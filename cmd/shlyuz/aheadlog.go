@@ -8,7 +8,7 @@ import (
 )
 
 // recoverJournal gives the journal its write-ahead log beside an SQLite
-// database when replies wait for their charges (issue 20): PATH-ahead.N next
+// database when replies wait for their charges: PATH-ahead.N next
 // to the database file. What a killed predecessor left there is committed
 // first; from then on a charge is durable once appended (one write(2)), and
 // the store's commits are grouped at the journal's tick instead of one a

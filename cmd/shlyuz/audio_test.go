@@ -34,6 +34,11 @@ var audioTestModels = func() string {
 	for _, id := range []string{"stt/whisper", "stt/fault-500", "stt/fault-nousage"} {
 		fmt.Fprintf(&b, `  - {id: %q, name: %q, input_modalities: [audio], output_modalities: [transcription], transcription: {formats: [wav, mp3, ogg, flac, m4a, webm], response_formats: [json, verbose_json, text, srt, vtt], max_bytes: 300000, max_seconds: 30, unit: second, usd_per_minute: "0.6"}}`+"\n", id, id)
 	}
+	// whisper-1 at OpenAI's price ($0.006 a minute: litellm-model-prices.json's input_cost_per_second 0.0001).
+	for _, id := range []string{"stt/whisper-1", "stt/whisper-1-fault-nousage"} {
+		fmt.Fprintf(&b, `  - {id: %q, name: %q, input_modalities: [audio], output_modalities: [transcription], transcription: {formats: [wav, mp3, ogg, flac], response_formats: [json], max_bytes: 1000000, max_seconds: 1500, unit: second, usd_per_minute: "0.006"}}`+"\n", id, id)
+	}
+	b.WriteString(`  - {id: "stt/whisper-1-30s", name: "30 seconds", input_modalities: [audio], output_modalities: [transcription], transcription: {formats: [wav, mp3, ogg, flac], response_formats: [json], max_bytes: 1000000, max_seconds: 30, unit: second, usd_per_minute: "0.006"}}` + "\n")
 	b.WriteString(`  - {id: "stt/transcribe-tokens", name: "tokens", max_output_tokens: 100, input_modalities: [audio], output_modalities: [transcription], usd: {prompt_usd_per_mtok: "10", completion_usd_per_mtok: "20"}, transcription: {formats: [wav, mp3, ogg], response_formats: [json, text], max_bytes: 300000, max_seconds: 30, unit: token, usd_per_m_audio_tokens: "30", audio_tokens_per_second: 10}}` + "\n")
 	return b.String()
 }()

@@ -260,12 +260,14 @@ func checkListPrice(t *testing.T, tc billingCase, stream bool) {
 	}
 }
 
-// TestOverReportedUsageChargesTheReservation: an upstream that reports more
-// than the reservation allowed (reasoning past max_tokens) is charged the
-// reservation, never more; the generation says so and /metrics counts it.
-func TestOverReportedUsageChargesTheReservation(t *testing.T) {
-	_, key := account(t, h.base, 10_000_000, nil)
-	before := balance(t, h.base, key).Data.TotalCredits
+// TestOverReportedUsageIsChargedInFull: an upstream that reports more than
+// the reservation allowed (reasoning past max_tokens) is charged its list
+// price in full, past the hold, so the operator never pays for it: the
+// balance goes below zero, the generation says over_reserved, /metrics
+// counts it, and the account grants nothing more (402) until a top-up
+// brings it back above zero.
+func TestOverReportedUsageIsChargedInFull(t *testing.T) {
+	acct, key := account(t, h.base, 300_000, nil)
 	text := "Think hard. " + fake.UsageMarker + " reasoning=100000]]"
 	resp := postChat(t, h.base, key, map[string]any{"model": "bill/gpt-4o-mini", "max_tokens": 5,
 		"messages": []map[string]any{{"role": "user", "content": text}}})
@@ -275,11 +277,12 @@ func TestOverReportedUsageChargesTheReservation(t *testing.T) {
 		t.Fatalf("%d %v", resp.StatusCode, err)
 	}
 	m := reported{fresh: int64(fake.Prompt{Chars: utf8.RuneCountInString(text)}.Tokens()), words: 5, reasoning: 100_000}
-	if list := billingPrices["bill/gpt-4o-mini"].credits(m); r.Usage.Credits >= list || r.Usage.Credits == 0 {
-		t.Fatalf("charged %d, the list price %d is above the reservation", r.Usage.Credits, list)
+	list := billingPrices["bill/gpt-4o-mini"].credits(m)
+	if r.Usage.Credits != list || list <= 300_000 {
+		t.Fatalf("charged %d, want the list price %d (above the balance of 300,000)", r.Usage.Credits, list)
 	}
-	if after := balance(t, h.base, key).Data.TotalCredits; before-after != r.Usage.Credits {
-		t.Errorf("debited %d, usage.credits %d", before-after, r.Usage.Credits)
+	if after := balance(t, h.base, key).Data.TotalCredits; after != 300_000-list {
+		t.Errorf("balance %d, want %d: the full price debited past the hold", after, 300_000-list)
 	}
 	var g struct {
 		Data struct {
@@ -287,10 +290,21 @@ func TestOverReportedUsageChargesTheReservation(t *testing.T) {
 			OverReserved bool  `json:"over_reserved"`
 		} `json:"data"`
 	}
-	if st := call(t, h.base, "GET", "/api/v1/generation?id="+resp.Header.Get("X-Generation-Id"), key, nil, &g); st != 200 || !g.Data.OverReserved || g.Data.Credits != r.Usage.Credits {
+	if st := call(t, h.base, "GET", "/api/v1/generation?id="+resp.Header.Get("X-Generation-Id"), key, nil, &g); st != 200 || !g.Data.OverReserved || g.Data.Credits != list {
 		t.Errorf("generation %d %+v", st, g.Data)
 	}
 	if body := get(t, h.base+"/metrics", adminToken, 200); !strings.Contains(body, `shlyuz_over_reserved_total{model="bill/gpt-4o-mini",upstream="fake"}`) {
 		t.Error("/metrics does not count the over-reported call")
+	}
+	small := map[string]any{"model": "bill/gpt-4o-mini", "max_tokens": 5, "messages": []map[string]any{{"role": "user", "content": "Hi"}}}
+	if st := call(t, h.base, "POST", "/api/v1/chat/completions", key, small, nil); st != 402 {
+		t.Fatalf("a request on a balance below zero: %d, want 402", st)
+	}
+	if st := call(t, h.base, "POST", "/api/admin/accounts/"+acct+"/topups", adminToken,
+		map[string]any{"credits": 1_000_000, "idempotency_key": "over-" + acct}, nil); st != 200 {
+		t.Fatalf("top up: %d", st)
+	}
+	if st := call(t, h.base, "POST", "/api/v1/chat/completions", key, small, nil); st != 200 {
+		t.Fatalf("after the top-up: %d, want 200", st)
 	}
 }

@@ -21,7 +21,7 @@ import (
 	"github.com/shlyuz/shlyuz/persistence/cockroach"
 )
 
-// The multi-process cluster test (issue 11): three child gateways in sql
+// The multi-process cluster test: three child gateways in sql
 // mode on one PostgreSQL database, one member per process, the fake upstream
 // of the harness. It needs SHLYUZ_TEST_POSTGRES.
 
@@ -274,7 +274,7 @@ func TestThreeNodeCluster(t *testing.T) {
 			t.Fatalf("spent %d of %d", sum, credits)
 		}
 		if sliced := sliceReservations(t, nodes, victim) - slicedBefore; sliced == 0 {
-			t.Fatal("the survivors reserved no call from a slice of the victim's account (issue 20)")
+			t.Fatal("the survivors reserved no call from a slice of the victim's account")
 		} else {
 			t.Logf("the survivors reserved %d calls from their slices", sliced)
 		}

@@ -13,7 +13,7 @@ import (
 )
 
 // clusterSettings are the cluster settings after the environment and the
-// defaults are applied (issue 11).
+// defaults are applied.
 type clusterSettings struct {
 	mode      string
 	host      string
@@ -61,7 +61,7 @@ func resolveCluster(cfg *Config, db string) (*clusterSettings, error) {
 	case cs.leaseTTL < 200*time.Millisecond || cs.leaseTTL > time.Minute:
 		return nil, bad("cluster.lease_ttl", fmt.Errorf("%s is out of range (200ms to 1m)", cs.leaseTTL))
 	}
-	cs.durable = true // issue 20: a reply's last bytes leave after its charge is committed, in every mode
+	cs.durable = true // a reply's last bytes leave after its charge is committed, in every mode
 	if c.DurableSettle != nil {
 		cs.durable = *c.DurableSettle
 	}

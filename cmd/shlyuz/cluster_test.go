@@ -90,7 +90,7 @@ func TestHealthReadinessAndClusterState(t *testing.T) {
 	}
 }
 
-// Durable settlement, the default in single mode too (issue 20): when the
+// Durable settlement, the default in single mode too: when the
 // reply has arrived, its charge and record are durable, plain and streamed:
 // on SQLite in the write-ahead log beside the database (or in the database
 // already, when the journal's tick came first); a clean stop commits the

@@ -42,18 +42,24 @@ type Config struct {
 	// Metrics: GET /metrics needs the admin token unless public is true.
 	Metrics struct {
 		Public bool `yaml:"public"`
+		// ReconcileInterval: how often balances are checked against the
+		// ledger for shlyuz_reconcile_mismatched_accounts (default 10m; negative: never).
+		ReconcileInterval time.Duration `yaml:"reconcile_interval"`
 	} `yaml:"metrics"`
 	// Pricing applies until the operator sets one through the admin API.
 	Pricing *struct {
 		Rate shlyuz.Decimal `yaml:"rate"`
 		K    shlyuz.Decimal `yaml:"K"`
 	} `yaml:"pricing"`
-	Plans     []shlyuz.Plan           `yaml:"plans"`  // upserted at start
-	Models    []shlyuz.Model          `yaml:"models"` // override or add catalog models
+	Plans  []shlyuz.Plan  `yaml:"plans"`  // upserted at start
+	Models []shlyuz.Model `yaml:"models"` // override or add catalog models
+	// Lifecycle sets models' deprecation and retirement dates and successors
+	// (model_lifecycle.go).
+	Lifecycle []lifecycleOverride     `yaml:"lifecycle"`
 	Upstreams []shlyuz.UpstreamConfig `yaml:"upstreams"`
 	Routes    []shlyuz.Route          `yaml:"routes"`
 	Cluster   struct {
-		// Issue 11: single (default) or sql; this node's actor address and the
+		// Single (default) or sql; this node's actor address and the
 		// one the others reach it at; the membership lease; durable settlement
 		// (default on in every mode). See cluster_config.go.
 		Mode          string        `yaml:"mode"`
@@ -67,9 +73,9 @@ type Config struct {
 		Peers    []string `yaml:"peers"`
 		AutoPort int      `yaml:"auto_port"`
 	} `yaml:"cluster"`
-	// Video jobs (issue 10): where finished files are kept and how jobs are polled.
+	// Video jobs: where finished files are kept and how jobs are polled.
 	Video videoConfig `yaml:"video"`
-	// The web account area and payments (issue 12): see web.go.
+	// The web account area and payments: see web.go.
 	Web      webConfig      `yaml:"web"`
 	Payments paymentsConfig `yaml:"payments"`
 	// ExchangeRate: an optional updater from the Central Bank's feed (web.go).

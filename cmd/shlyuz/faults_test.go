@@ -245,6 +245,11 @@ func TestFallbacks(t *testing.T) {
 		{"provider order without fallbacks", withFields(chatBody("fallback/model", false, 0), "provider", map[string]any{"order": []string{"fake"}, "allow_fallbacks": false}), 200, "fallback/model", 1},
 		{"only the dead upstream", withFields(chatBody("fallback/model", false, 0), "provider", map[string]any{"order": []string{"dead"}, "allow_fallbacks": false}), 502, "", 1},
 		{"client models list", withFields(chatBody("faulty/fault-500", false, 0), "models", []string{"faulty/fault-500", "test/other"}), 200, "test/other", 2},
+		{"models list past a context-length refusal, without provider fallbacks", withFields(chatBody("faulty/fault-400", false, 0),
+			"models", []string{"test/other"}, "provider", map[string]any{"allow_fallbacks": false}), 200, "test/other", 2},
+		{"a context-length refusal alone", chatBody("faulty/fault-400", false, 0), 400, "", 1},
+		{"a single 429 retried after its Retry-After", withFields(chatBody("retry/fault-429-once", false, 0),
+			"messages", []map[string]any{{"role": "user", "content": fmt.Sprintf("once %d", time.Now().UnixNano())}}), 200, "retry/fault-429-once", 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := balance(t, h.base, key).Data.TotalCredits
@@ -274,30 +279,6 @@ func withFields(b map[string]any, kv ...any) map[string]any {
 		b[kv[i].(string)] = kv[i+1]
 	}
 	return b
-}
-
-// Fields the gateway does not know reach the upstream untouched; gateway-only fields do not.
-func TestUnknownFieldsPassThrough(t *testing.T) {
-	_, key := account(t, h.base, 1_000_000, nil)
-	resp := postChat(t, h.base, key, withFields(chatBody("test/model", false, 5), "temperature", 0.25, "x_custom", map[string]any{"a": []int{1, 2}}))
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("%d", resp.StatusCode)
-	}
-	var sent map[string]json.RawMessage
-	if err := json.Unmarshal(h.fake.LastRequest(), &sent); err != nil {
-		t.Fatal(err)
-	}
-	for k, want := range map[string]string{"temperature": "0.25", "x_custom": `{"a":[1,2]}`, "max_tokens": "5", "model": `"test/model"`} {
-		if got := string(sent[k]); got != want {
-			t.Errorf("%s: sent %s, want %s", k, got, want)
-		}
-	}
-	for _, k := range []string{"usage", "models", "provider"} {
-		if _, ok := sent[k]; ok {
-			t.Errorf("gateway-only field %q reached the upstream", k)
-		}
-	}
 }
 
 var _ = fmt.Sprint

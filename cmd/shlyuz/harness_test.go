@@ -132,7 +132,9 @@ func testConfig(fakeURL string) string {
 	for _, id := range []string{"test/model", "test/other", "breaker/ok", "breaker/fault-500", "breaker/fault-503", "short/fault-hang", "tiny/model",
 		"faulty/fault-500", "faulty/fault-429", "faulty/fault-quota", "faulty/fault-cut", "faulty/fault-malformed",
 		"faulty/fault-nousage", "faulty/fault-midstream-error", "faulty/fault-401", "fallback/model", "tiny/fault-stall", "faulty/fault-stall", "faulty/fault-slow",
-		"claude/model", "gemini/model", "yagpt/model", "giga/model", "mixed/model", "permodel/model", "sorted/model", "params/model"} {
+		"claude/model", "gemini/model", "yagpt/model", "giga/model", "mixed/model", "permodel/model", "sorted/model", "params/model",
+		"faulty/fault-400", "retry/fault-429-once", "test/gpt-5",
+		"life/deprecated", "life/retired", "life/served"} {
 		fmt.Fprintf(&models, "  - {id: %q, name: %q, context_length: 100000, max_output_tokens: 4096, input_modalities: [text, image], output_modalities: [text], usd: {prompt_usd_per_mtok: \"1\", completion_usd_per_mtok: \"2\"}}\n", id, id)
 	}
 	models.WriteString(videoTestModels)
@@ -140,7 +142,8 @@ func testConfig(fakeURL string) string {
 	models.WriteString(audioTestModels)
 	models.WriteString(embeddingTestModels)
 	models.WriteString(billingTestModels)
-	return withYandexAudio(root, withSaluteAudio(root, withImageUpstreams(root, withVideoUpstreams(root, strings.ReplaceAll(fmt.Sprintf(`journal_interval: 20ms
+	models.WriteString(feeTestModels)
+	return withYandexAudio(root, withSaluteAudio(root, withImageUpstreams(root, withVideoUpstreams(root, strings.ReplaceAll(fmt.Sprintf(lifecycleTestConfig()+`journal_interval: 20ms
 video: {poll_min: 5ms, poll_max: 40ms, timeout: 60s}
 heartbeat: 100ms
 body_limit: 1048576
@@ -151,15 +154,17 @@ models:
 %supstreams:
   - {name: fake, base_url: %q, max_concurrent: 1024}
   - {name: dead, base_url: "http://127.0.0.1:1/v1", breaker: {consecutive_failures: 1000000}}
-  - {name: faulty, base_url: %q, breaker: {consecutive_failures: 1000000}}
+  - {name: faulty, base_url: %q, breaker: {consecutive_failures: 1000000}, retry: {attempts: 1}}
   - name: flaky
     base_url: %q
     breaker: {consecutive_failures: 3, open_for: 300ms}
+    retry: {attempts: 1}
+  - {name: retrying, base_url: "FAKE_URL", retry: {attempts: 2, backoff: 10ms, budget: 5s}}
   - {name: short, base_url: %q, timeout: 300ms, first_byte_timeout: 300ms, breaker: {consecutive_failures: 1000000}}
   - {name: tiny, base_url: %q, max_concurrent: 1}
   - {name: pricey, base_url: %q, price_multiplier: "2"}
-  - {name: pm-a, base_url: "FAKE_URL", breaker: {consecutive_failures: 2, open_for: 1h}}
-  - {name: pm-b, base_url: "FAKE_URL", breaker: {consecutive_failures: 2, open_for: 1h}}
+  - {name: pm-a, base_url: "FAKE_URL", breaker: {consecutive_failures: 2, open_for: 1h}, retry: {attempts: 1}}
+  - {name: pm-b, base_url: "FAKE_URL", breaker: {consecutive_failures: 2, open_for: 1h}, retry: {attempts: 1}}
   - {name: anthropic, protocol: anthropic, base_url: %q, api_key_env: SHLYUZ_TEST_FAKE_KEY}
   - {name: anthropic-dead, protocol: anthropic, base_url: "http://127.0.0.1:1", api_key_env: SHLYUZ_TEST_FAKE_KEY}
   - {name: gemini, protocol: gemini, base_url: %q, api_key_env: SHLYUZ_TEST_FAKE_KEY}
@@ -186,6 +191,7 @@ routes:
   - {match: "permodel/", upstreams: [pm-a, pm-b]}
   - {match: "sorted/", upstreams: [pricey, fake]}
   - {match: "params/", upstreams: [anthropic, fake]}
+  - {match: "retry/", upstreams: [retrying]}
 `, models.String(), fakeURL, fakeURL, fakeURL, fakeURL, fakeURL, fakeURL, root, root, root, root+"/gigachat/api/v1", root+"/gigachat/api/v2/oauth"), "FAKE_URL", fakeURL)))))
 }
 

@@ -228,7 +228,7 @@ func TestImageAPI(t *testing.T) {
 		})
 	}
 
-	t.Run("through chat too", func(t *testing.T) { // issue 19: chat serves image-only models (chat_images_test.go)
+	t.Run("through chat too", func(t *testing.T) { // chat serves image-only models (chat_images_test.go)
 		var r struct {
 			Choices []struct {
 				Message struct {

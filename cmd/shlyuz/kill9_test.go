@@ -16,7 +16,7 @@ import (
 	shlyuz "github.com/shlyuz/shlyuz"
 )
 
-// kill -9 of a single gateway under concurrent load (issue 20): every reply a
+// kill -9 of a single gateway under concurrent load: every reply a
 // client received in full (a JSON body, or a stream up to [DONE]) has its
 // charge in the ledger and its generation record, with the credits the reply
 // said, after the gateway is killed and started again; the ledger and the

@@ -102,7 +102,7 @@ func TestShapesAgree(t *testing.T) {
 	if st := call(t, h.base, "POST", acct+"/keys", adminToken, map[string]any{"limit": 100, "limit_reset": "week"}, &made); st != 201 {
 		t.Fatalf("weekly key %d", st)
 	}
-	if st := call(t, h.base, "GET", "/api/v1/key", made.Key, nil, &info); st != 200 || string(info.Data["limit_reset"]) != `"weekly"` /* OpenRouter's key shape (issue 23) */ {
+	if st := call(t, h.base, "GET", "/api/v1/key", made.Key, nil, &info); st != 200 || string(info.Data["limit_reset"]) != `"weekly"` /* OpenRouter's key shape */ {
 		t.Fatalf("weekly key: %d %v", st, info.Data)
 	}
 	var resets time.Time

@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-// openRouterSDK is OpenRouter's own TypeScript SDK at the version issue 23 names.
+// openRouterSDK is OpenRouter's own TypeScript SDK, pinned so that a new
+// release cannot change what the test checks.
 const openRouterSDK = "@openrouter/sdk@1.3.19"
 
 type endpointSeen struct {

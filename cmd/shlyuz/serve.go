@@ -150,6 +150,9 @@ func (in *instance) start(ctx context.Context, cfg *Config, addr address, db str
 		return err
 	}
 	models = shlyuz.MergeModels(models, cfg.Models)
+	if err := applyLifecycle(models, cfg.Lifecycle); err != nil {
+		return err
+	}
 
 	upCfgs, routes := cfg.Upstreams, cfg.Routes
 	builtIn := len(upCfgs) == 0
@@ -158,7 +161,7 @@ func (in *instance) start(ctx context.Context, cfg *Config, addr address, db str
 		demo = *cfg.Demo
 	}
 	if builtIn {
-		models = append(models, demoVideoModel()) // issue 10
+		models = append(models, demoVideoModel())
 		up, route, stopDemo, err := startDemo()
 		if err != nil {
 			return err
@@ -204,6 +207,12 @@ func (in *instance) start(ctx context.Context, cfg *Config, addr address, db str
 		return bad("routes", err)
 	}
 	m.Gauges(func() float64 { return float64(in.gw.InFlight()) }, func() float64 { return float64(in.gw.ReservedCredits()) })
+	upNames := make([]string, len(ups))
+	for i, u := range ups {
+		upNames[i] = u.Config.Name
+	}
+	m.Upstreams(upNames)
+	in.cleanup = append(in.cleanup, startReconciling(store, m, reconcileEvery(cfg.Metrics.ReconcileInterval), log))
 	in.dir, err = cluster.Start(sys, cluster.Config{Host: cs.host, Port: cs.port, Mode: cs.mode, Lease: in.lease, Advertise: cs.advertise,
 		Peers: cfg.Cluster.Peers, AutoPort: cfg.Cluster.AutoPort}, in.gw.Kinds())
 	if err != nil {
@@ -327,13 +336,13 @@ func newProvider(u shlyuz.UpstreamConfig) (shlyuz.Provider, error) {
 		return gigachat.New(u)
 	case "yandex":
 		return yandex.New(u)
-	case "kling": // video only (issue 10)
+	case "kling": // video only
 		return kling.New(u)
-	case "minimax": // video only (issue 10)
+	case "minimax": // video only
 		return minimax.New(u)
-	case "bfl": // images only (issue 8)
+	case "bfl": // images only
 		return bfl.New(u)
-	case "salute": // audio only (issue 9)
+	case "salute": // audio only
 		return salute.New(u)
 	}
 	return nil, fmt.Errorf("protocol %q is not supported (openai, anthropic, gemini, gigachat, yandex, kling, minimax, bfl, salute)", u.Protocol)

@@ -132,6 +132,9 @@ func validateConfig(cfg *Config) error {
 		if err := m.CheckPrice(); err != nil {
 			return bad(fmt.Sprintf("models[%d] (%s)", i, m.ID), errors.New(err.Message))
 		}
+		if err := shlyuz.CheckLifecycle(m.ID, m.Lifecycle); err != nil {
+			return bad(fmt.Sprintf("models[%d] (%s)", i, m.ID), err)
+		}
 	}
 	return nil
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/shlyuz/shlyuz/rates/cbr"
 )
 
-// webConfig is the account area (issue 12): on unless disabled.
+// webConfig is the account area: on unless disabled.
 type webConfig struct {
 	Disabled bool `yaml:"disabled"`
 	// PublicURL is where users reach the gateway (letters' links, the return

@@ -350,7 +350,7 @@ func TestWebAreaPayments(t *testing.T) {
 			t.Fatalf("reconcile: %d %+v", st, rec)
 		}
 	})
-	t.Run("management key", func(t *testing.T) { // issue 23: made in the web area, it manages keys at /api/v1/keys
+	t.Run("management key", func(t *testing.T) { // made in the web area, it manages keys at /api/v1/keys
 		u.get("/account/keys")
 		st, body := u.post("/account/keys", url.Values{"name": {"keys"}, "management": {"1"}})
 		key := regexp.MustCompile(`value="(sk-shz-v1-[0-9a-f]{64})"`).FindStringSubmatch(body)

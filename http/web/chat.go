@@ -65,8 +65,8 @@ func (w *Web) chatSend(c *fiber.Ctx) error {
 			return shlyuz.ErrInvalidValue("messages", "Each message is a user's or the assistant's, with text.")
 		}
 	}
-	if _, ok := w.gw.Catalog().Get(req.Model); !ok {
-		return shlyuz.ErrModelNotFound(req.Model)
+	if _, err := w.gw.Catalog().Lookup(req.Model); err != nil {
+		return err
 	}
 	hash, err := w.webChatKey(c, s.account.ID)
 	if err != nil {

@@ -159,8 +159,8 @@ func (w *Web) conversationBody(c *fiber.Ctx) (conversationBody, *shlyuz.Error) {
 	if len(b.Messages) > maxChatMessages {
 		return b, tooLong()
 	}
-	if _, ok := w.gw.Catalog().Get(b.Model); !ok {
-		return b, shlyuz.ErrModelNotFound(b.Model)
+	if _, err := w.gw.Catalog().Lookup(b.Model); err != nil {
+		return b, err
 	}
 	for _, m := range b.Messages {
 		if (m.Role != "user" && m.Role != "assistant") || (m.Role == "user" && m.Content == "") {

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -82,6 +83,17 @@ type modelRow struct {
 	Context                      int64
 	Served                       bool
 	Prices                       []unitPrice
+	// Deprecated: the model is still sold but retires (on Retires, "" when
+	// no date is known); Successor replaces it.
+	Deprecated         bool
+	Retires, Successor string
+}
+
+// lifecycleOf marks a deprecated model's row.
+func lifecycleOf(row *modelRow, m *shlyuz.PricedModel, now time.Time) {
+	if m.Deprecated(now) {
+		row.Deprecated, row.Retires, row.Successor = true, m.ExpirationDay(), m.Successor
+	}
 }
 
 // landingPage is how many model cards a page of the landing shows.
@@ -118,6 +130,7 @@ func (w *Web) landing(c *fiber.Ctx) error {
 			row.Name = m.ID
 		}
 		row.Prices = pricesOf(m, cat.Pricing)
+		lifecycleOf(&row, m, cat.Now())
 		d.Models = append(d.Models, row)
 	}
 	for _, m := range modalities {
@@ -201,6 +214,7 @@ func (w *Web) modelPage(c *fiber.Ctx) error {
 	if d.Name == "" {
 		d.Name = m.ID
 	}
+	lifecycleOf(&d.modelRow, m, cat.Now())
 	p := &page{Lang: langOf(c)}
 	switch d.Modality {
 	case "text":

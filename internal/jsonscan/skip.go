@@ -8,8 +8,8 @@
 // bytes that were validated before, or that are passed on as they came. The
 // validating ones (ValidValue, ValidMembers, ValidElements) accept exactly
 // what encoding/json's checkValid accepts, nesting limit included. Both jump
-// from quote to quote with bytes.IndexByte, which measured faster than a byte
-// loop even for short strings.
+// from quote to quote with bytes.IndexByte, which is faster than a byte loop
+// even for short strings.
 //
 // Every failure is ErrMalformed; callers map it to their own errors.
 package jsonscan

@@ -11,7 +11,7 @@ import (
 
 // BenchmarkCommitCharge is the journal's usual commit, a charge and its
 // generation record, one at a time (concurrency 1): on PostgreSQL with the
-// charge batches' asynchronous commit (the default, issue 20), and with
+// charge batches' asynchronous commit (the default), and with
 // every commit synchronous, which waits for the server's WAL flush.
 func BenchmarkCommitCharge(b *testing.B) {
 	for _, tc := range []struct {

@@ -96,7 +96,7 @@ func chargesOnly(b shlyuz.Batch) bool {
 }
 
 // asyncCommit lets PostgreSQL acknowledge the transaction's COMMIT before its
-// WAL reaches the disk. The journal's charge batches take it (issue 20): the
+// WAL reaches the disk. The journal's charge batches take it: the
 // threat they guard against is the gateway's crash, and a commit the server
 // has acknowledged survives a kill -9 of the gateway; only a crash of the
 // database server itself could lose the last few hundred milliseconds of

@@ -9,7 +9,7 @@ import (
 
 // Only one store on a schema holds the single-node lock, another schema's
 // store has its own, and the lock is free again once its holder closes
-// (issue 20: a restarted node proves its predecessor gone).
+// (a restarted node proves its predecessor gone).
 func TestLockSoleIsExclusivePerSchemaUntilClose(t *testing.T) {
 	dsn := freshSchema(t)
 	first, second, elsewhere := openAt(t, dsn), openAt(t, dsn), openFresh(t)

@@ -10,7 +10,7 @@ import (
 )
 
 // Only one store on a file holds the single-node lock; it is free again once
-// its holder closes (issue 20: a restarted node proves its predecessor gone).
+// its holder closes (a restarted node proves its predecessor gone).
 func TestLockSoleIsExclusiveUntilClose(t *testing.T) {
 	path := freshPath(t)
 	first, second := openAt(t, path), openAt(t, path)

@@ -40,7 +40,7 @@ func Run(t *testing.T, open func(t *testing.T) shlyuz.Store) {
 		{"Keys", testKeys},
 		{"KeyErrors", testKeyErrors},
 		{"RevokeKey", testRevokeKey},
-		{"SetKeyLimit", testSetKeyLimit}, // issue 12
+		{"SetKeyLimit", testSetKeyLimit},
 		{"KeyCap", testKeyCap},
 		{"APIKeysPaged", testAPIKeysPaged},
 		{"WebChatKey", testWebChatKey},
@@ -62,18 +62,18 @@ func Run(t *testing.T, open func(t *testing.T) shlyuz.Store) {
 		{"ModelOverrides", testModelOverrides},
 		{"ReconcileAfterManyCommits", testReconcileAfterManyCommits},
 		{"ConcurrentCommits", testConcurrentCommits},
-		{"Membership", testMembership},               // issue 11
-		{"LeaseGatedClaim", testLeaseGatedClaim},     // issue 11
-		{"VideoJobs", testVideoJobs},                 // issue 10
-		{"WebLogins", testWebLogins},                 // issue 12
-		{"WebSessions", testWebSessions},             // issue 12
-		{"Payments", testPayments},                   // issue 12
-		{"Activity", testActivity},                   // issue 12
-		{"RateChanges", testRateChanges},             // issue 12
-		{"Conversations", testConversations},         // issue 12
-		{"ConversationLimit", testConversationLimit}, // issue 12
-		{"AccountSpend", testAccountSpend},           // issue 23
-		{"ActivitySums", testActivitySums},           // issue 23
+		{"Membership", testMembership},
+		{"LeaseGatedClaim", testLeaseGatedClaim},
+		{"VideoJobs", testVideoJobs},
+		{"WebLogins", testWebLogins},
+		{"WebSessions", testWebSessions},
+		{"Payments", testPayments},
+		{"Activity", testActivity},
+		{"RateChanges", testRateChanges},
+		{"Conversations", testConversations},
+		{"ConversationLimit", testConversationLimit},
+		{"AccountSpend", testAccountSpend},
+		{"ActivitySums", testActivitySums},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })

@@ -129,6 +129,9 @@ func (u *streamUsage) delta(w *deltaUsage) {
 	if w.CacheCreation != nil {
 		u.w.CacheCreation = w.CacheCreation
 	}
+	if w.ServerToolUse != nil { // cumulative as the rest
+		u.w.ServerToolUse = w.ServerToolUse
+	}
 }
 
 // current is the running total, or nil when the upstream reported none.
@@ -153,4 +156,5 @@ type deltaUsage struct {
 	CacheCreationInputTokens *int64         `json:"cache_creation_input_tokens"`
 	CacheReadInputTokens     *int64         `json:"cache_read_input_tokens"`
 	CacheCreation            *cacheCreation `json:"cache_creation"`
+	ServerToolUse            *serverToolUse `json:"server_tool_use"`
 }

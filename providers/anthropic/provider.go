@@ -207,6 +207,13 @@ type wireUsage struct {
 	CacheCreationInputTokens int64          `json:"cache_creation_input_tokens"`
 	CacheReadInputTokens     int64          `json:"cache_read_input_tokens"`
 	CacheCreation            *cacheCreation `json:"cache_creation"`
+	ServerToolUse            *serverToolUse `json:"server_tool_use"`
+}
+
+// serverToolUse counts the uses of Anthropic's server tools that bear a
+// fee of their own (web search: per search).
+type serverToolUse struct {
+	WebSearchRequests int64 `json:"web_search_requests"`
 }
 
 // cacheCreation splits cache_creation_input_tokens by the cache's lifetime.
@@ -229,6 +236,9 @@ func (w *wireUsage) usage() shlyuz.Usage {
 	}
 	if c := w.CacheCreation; c != nil {
 		u.CacheWrite1hTokens = c.Ephemeral1h
+	}
+	if st := w.ServerToolUse; st != nil {
+		u.WebSearches = st.WebSearchRequests
 	}
 	return u.Normalized() // it fills TotalTokens
 }

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"sort"
@@ -32,13 +33,14 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 		writeAnthropicError(w, http.StatusBadRequest, "invalid_request_error", "anthropic-version: header is required", "")
 		return
 	}
-	req, ask, msg := parseAnthropic(body)
+	req, ask, msg := parseAnthropic(body, r.Header.Get("Anthropic-Beta"))
 	if msg != "" {
 		writeAnthropicError(w, http.StatusBadRequest, "invalid_request_error", msg, "")
 		return
 	}
 
 	ask.Usage = usageOf(body)
+	ask.Usage.WebSearches = ask.WebSearches
 	sc := s.Script(r, ask)
 	if !s.Begin(r.Context(), sc.Fault) {
 		return
@@ -71,8 +73,10 @@ type anthropicRequest struct {
 	} `json:"messages"`
 	Stream bool `json:"stream"`
 	Tools  []struct {
+		Type        string          `json:"type"`
 		Name        string          `json:"name"`
 		InputSchema json.RawMessage `json:"input_schema"`
+		MaxUses     *int            `json:"max_uses"`
 	} `json:"tools"`
 	Temperature   *float64 `json:"temperature"`
 	TopP          *float64 `json:"top_p"`
@@ -122,7 +126,9 @@ var anthropicImageTypes = map[string]bool{"image/jpeg": true, "image/png": true,
 
 // parseAnthropic validates a request the way the real API does and reads it
 // into an Ask; msg is the 400 message when the request is refused.
-func parseAnthropic(body []byte) (req anthropicRequest, ask Ask, msg string) {
+// betas is the anthropic-beta header: with mid-conversation-system, a
+// turn may be a system message (text blocks), as Claude Code sends.
+func parseAnthropic(body []byte, betas string) (req anthropicRequest, ask Ask, msg string) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(body, &top); err != nil {
 		return req, ask, "There was an error parsing the body of your request: it is not valid JSON."
@@ -172,6 +178,12 @@ func parseAnthropic(body []byte) (req anthropicRequest, ask Ask, msg string) {
 	ask.Model = req.Model
 	ask.MaxTokens = req.MaxTokens
 	for i, t := range req.Tools {
+		if strings.HasPrefix(t.Type, "web_search_") { // a server tool: Anthropic runs the search
+			if t.MaxUses == nil || *t.MaxUses > 0 {
+				ask.WebSearches++
+			}
+			continue
+		}
 		if t.Name == "" {
 			return req, ask, "tools." + strconv.Itoa(i) + ".name: Field required"
 		}
@@ -198,6 +210,20 @@ func parseAnthropic(body []byte) (req anthropicRequest, ask Ask, msg string) {
 	var pendingUses []string // tool_use ids of the previous assistant turn, awaiting results
 	for i, m := range req.Messages {
 		at := "messages." + strconv.Itoa(i)
+		if m.Role == "system" && strings.Contains(betas, "mid-conversation-system") {
+			blocks, msg := anthropicContent(m.Content, at+".content")
+			for j, b := range blocks {
+				if b.Type != "text" {
+					msg = cmp.Or(msg, at+".content."+strconv.Itoa(j)+": a system message holds text blocks only")
+				} else {
+					ask.Prompt.Chars += utf8.RuneCountInString(*b.Text)
+				}
+			}
+			if msg != "" {
+				return req, ask, msg
+			}
+			continue
+		}
 		if m.Role != "user" && m.Role != "assistant" {
 			return req, ask, at + ".role: Input should be 'user' or 'assistant'"
 		}
@@ -560,6 +586,7 @@ func (s *Server) anthropicStream(w http.ResponseWriter, r *http.Request, model s
 	if sc.Fault != FaultNoUsage {
 		b = append(b, `,"usage":{"output_tokens":`...)
 		b = strconv.AppendInt(b, int64(sc.Completion(sc.Tokens)), 10)
+		b = appendServerToolUse(b, sc)
 		b = append(b, '}')
 	}
 	b = append(b, '}')

@@ -161,16 +161,15 @@ func (s *Server) transcriptions(w http.ResponseWriter, r *http.Request) {
 	}
 	audio, _ := io.ReadAll(f)
 	kind := media.SniffAudio(audio)
-	secs, exact := media.AudioSeconds(kind, audio)
+	seconds, decoded := DecodedSeconds(kind, audio)
 	switch {
-	case kind == "" || !exact && kind != "m4a" && kind != "webm":
+	case kind == "" || !decoded:
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "file", "invalid_value", "Invalid file format. Supported formats: ['flac', 'm4a', 'mp3', 'mp4', 'mpeg', 'mpga', 'oga', 'ogg', 'wav', 'webm']")
 		return
 	case strings.HasSuffix(model, "fault-500"):
 		writeError(w, http.StatusInternalServerError, "server_error", "", "", "The server had an error while processing your request.")
 		return
 	}
-	seconds := secs.Float64()
 	text := Transcript(seconds)
 	reply := map[string]any{"text": text}
 	if format == "verbose_json" {

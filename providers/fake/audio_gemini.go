@@ -100,7 +100,7 @@ func (s *Server) geminiAudio(w http.ResponseWriter, r *http.Request, model, meth
 	}
 	secs := 0.0
 	for i, a := range audio {
-		d, exact := media.AudioSeconds(formats[i], a)
+		d, exact := DecodedSeconds(formats[i], a)
 		switch formats[i] {
 		case "aac", "aiff": // not measured: the estimate from the size
 		default:
@@ -109,7 +109,7 @@ func (s *Server) geminiAudio(w http.ResponseWriter, r *http.Request, model, meth
 				return true
 			}
 		}
-		secs += d.Float64()
+		secs += d
 	}
 	transcript := Transcript(secs)
 	at := audioTokens(secs, GeminiAudioTokensPerSecond)

@@ -127,11 +127,11 @@ func saluteSeconds(contentType string, body []byte) (float64, string) {
 	default:
 		return 0, "Unsupported audio format " + mt
 	}
-	d, exact := media.AudioSeconds(sniffed, body)
+	d, exact := DecodedSeconds(sniffed, body)
 	if !exact {
 		return 0, mismatch
 	}
-	return d.Float64(), ""
+	return d, ""
 }
 
 // saluteRecognize answers speech:recognize.

@@ -52,6 +52,10 @@ const (
 	FaultNoUsage        = "nousage"         // no usage: no usage chunk in a stream even if asked, no usage in a body
 	FaultMidstreamError = "midstream-error" // some chunks, then data: {"error":{…}} and the end
 	FaultStall          = "stall"           // some chunks, then silence until the client goes away or Close
+	// FaultRateOnce answers the first request of a conversation (its model
+	// and last message) 429 with Retry-After: 1, and its repeats as usual:
+	// an upstream's passing rate limit.
+	FaultRateOnce = "429-once"
 )
 
 // SlowDelay is how late FaultSlow's first byte comes.
@@ -80,6 +84,7 @@ type Server struct {
 	done       chan struct{}
 	closeOnce  sync.Once
 	vids       videoFake  // video jobs (video.go)
+	once       sync.Map   // conversations FaultRateOnce refused once
 	gate       speechGate // speech held before its first byte (audio.go)
 }
 
@@ -261,6 +266,7 @@ func (req *chatRequest) ask() Ask {
 		}
 	}
 	if n := len(req.Messages); n > 0 {
+		a.Conversation = req.Model + "\x00" + string(req.Messages[n-1].Content)
 		// "function" is the deprecated spelling of a tool result.
 		role := req.Messages[n-1].Role
 		a.LastIsToolResult = role == "tool" || role == "function"
@@ -282,6 +288,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.Model == "" {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "model", "", "you must provide a model parameter")
+		return
+	}
+	if msg, param, code := refusedArgument(body, req.Model); msg != "" {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", param, code, msg)
 		return
 	}
 	if len(req.Messages) == 0 {
@@ -308,6 +318,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	case quota:
 		writeError(w, http.StatusTooManyRequests, "insufficient_quota", "", "insufficient_quota",
 			"You exceeded your current quota, please check your plan and billing details.")
+		return
+	case sc.Fault == FaultRateOnce:
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusTooManyRequests, "requests", "", "rate_limit_exceeded", "Rate limit reached for requests. Please try again in 1s.")
 		return
 	case status != 0:
 		writeStatusFault(w, status) // 429 comes with Retry-After: 2

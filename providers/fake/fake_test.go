@@ -168,7 +168,7 @@ func TestStreamWireOrder(t *testing.T) {
 
 func TestReply(t *testing.T) {
 	f, url := start(t, fake.Options{})
-	body := `{"model":"m","messages":[{"role":"system","content":"0123456789"},{"role":"user","content":[{"type":"text","text":"0123456789"},{"type":"image_url","image_url":{"url":"x"}}]}],"max_completion_tokens":4,"extra":{"k":1}}`
+	body := `{"model":"m","messages":[{"role":"system","content":"0123456789"},{"role":"user","content":[{"type":"text","text":"0123456789"},{"type":"image_url","image_url":{"url":"x"}}]}],"max_completion_tokens":4}`
 	resp := post(t, url, body, nil)
 	if resp.StatusCode != 200 {
 		t.Fatalf("status %d", resp.StatusCode)

@@ -17,6 +17,11 @@ type Ask struct {
 	LastIsToolResult bool       // the last message carries a tool's result
 	Usage            ExtraUsage // asked for by a UsageMarker
 	N                int        // choices asked for (OpenAI n, Gemini candidateCount); 0: one
+	// Conversation tells one conversation from another (FaultRateOnce): the
+	// model and the last message; "" when the protocol does not say.
+	Conversation string
+	// WebSearches are the searches the request's server tools run (Anthropic's web search).
+	WebSearches int
 }
 
 // Prompt counts a request's prompt the fake's way: text characters / 4 (at
@@ -72,6 +77,11 @@ func (s *Server) Script(r *http.Request, a Ask) *Script {
 		PromptTokens: a.Prompt.Tokens(),
 		Extra:        a.Usage,
 		N:            a.N,
+	}
+	if sc.Fault == FaultRateOnce {
+		if _, seen := s.once.LoadOrStore(a.Conversation, true); seen {
+			sc.Fault = ""
+		}
 	}
 	if len(a.Tools) > 0 && !a.LastIsToolResult {
 		sc.ToolCall = &ToolCall{ID: "call_fake_" + sc.ID, Name: a.Tools[0], Arguments: ToolArguments}

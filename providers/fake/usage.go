@@ -17,6 +17,9 @@ const UsageMarker = "[[fake-usage"
 // ExtraUsage is what a UsageMarker asked for.
 type ExtraUsage struct {
 	Cached, Write, Write1h, Reasoning int
+	// WebSearches are the searches a server web search tool ran (one per
+	// web search tool offered, up to its max_uses).
+	WebSearches int
 }
 
 // usageOf reads the UsageMarker in a request body (any protocol: the marker
@@ -99,5 +102,17 @@ func appendAnthropicUsage(b []byte, sc *Script, output int) []byte {
 	b = append(b, `,"ephemeral_1h_input_tokens":`...)
 	b = strconv.AppendInt(b, int64(sc.Extra.Write1h), 10)
 	b = append(b, `},"output_tokens":`...)
-	return strconv.AppendInt(b, int64(output), 10)
+	b = strconv.AppendInt(b, int64(output), 10)
+	return appendServerToolUse(b, sc)
+}
+
+// appendServerToolUse appends Anthropic's server_tool_use member of usage
+// when the request offered a web search tool.
+func appendServerToolUse(b []byte, sc *Script) []byte {
+	if sc.Extra.WebSearches == 0 {
+		return b
+	}
+	b = append(b, `,"server_tool_use":{"web_search_requests":`...)
+	b = strconv.AppendInt(b, int64(sc.Extra.WebSearches), 10)
+	return append(b, '}')
 }

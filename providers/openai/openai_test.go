@@ -59,8 +59,8 @@ func TestChat(t *testing.T) {
 
 	adaptertest.CheckSent(t, u.SentBody(t), map[string]string{
 		"model": `"fake/model"`, "max_tokens": "100", "stream": "false",
-		"temperature": "0.2", "x_unknown": `{"a":[1, 2]}`,
-	}, "provider", "stream_options", "max_completion_tokens")
+		"temperature": "0.2",
+	}, "provider", "stream_options", "max_completion_tokens", "x_unknown")
 	h := u.Fake.LastHeader()
 	if h.Get("Authorization") != "Bearer sk-upstream-secret" || h.Get("OpenAI-Project") != "proj_1" ||
 		h.Get("Content-Type") != "application/json" {

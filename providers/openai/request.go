@@ -60,8 +60,8 @@ func appendBody(dst []byte, req *shlyuz.UpstreamRequest, stream bool, omit strin
 				continue
 			}
 		}
-		if gatewayOnly[k] || (reasoning && slices.Contains(shlyuz.ReasoningRefused, k)) {
-			continue
+		if gatewayOnly[k] || !shlyuz.OpenAITakes(k, req.UpstreamModel, req.ExtraParameters) {
+			continue // OpenAI refuses what it does not take: dropped, as OpenRouter does
 		}
 		keys = append(keys, k)
 		size += len(k) + len(v) + 4
@@ -85,6 +85,10 @@ func appendBody(dst []byte, req *shlyuz.UpstreamRequest, stream bool, omit strin
 		b = plainjson.AppendString(b, k)
 		b = append(b, ':')
 		b = append(b, v...)
+	}
+	if effort := reasoningEffort(req, reasoning); effort != nil {
+		b = append(b, `,"reasoning_effort":`...)
+		b = append(b, effort...)
 	}
 	n := req.MaxTokens
 	if n <= 0 && reasoning { // no ceiling decided: the client's, renamed
@@ -112,6 +116,26 @@ func appendBody(dst []byte, req *shlyuz.UpstreamRequest, stream bool, omit strin
 		b = append(b, `{"include_usage":true}`...)
 	}
 	return append(b, '}'), clientUsage
+}
+
+// reasoningEffort is OpenRouter's reasoning.effort as OpenAI's
+// reasoning_effort (a JSON string), for a reasoning model whose request sets
+// reasoning but not reasoning_effort itself; nil otherwise.
+func reasoningEffort(req *shlyuz.UpstreamRequest, reasoning bool) json.RawMessage {
+	if !reasoning || len(req.Fields["reasoning_effort"]) > 0 {
+		return nil
+	}
+	v := req.Fields["reasoning"]
+	if len(v) == 0 {
+		return nil
+	}
+	var r struct {
+		Effort json.RawMessage `json:"effort"`
+	}
+	if json.Unmarshal(v, &r) != nil || len(r.Effort) == 0 || r.Effort[0] != '"' {
+		return nil
+	}
+	return r.Effort
 }
 
 // clientMaxTokens is the client's max_completion_tokens or max_tokens, or 0.

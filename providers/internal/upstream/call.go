@@ -51,7 +51,7 @@ func (c *Call) Reply(ctx context.Context, maxBytes int64) ([]byte, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return nil, c.Status(resp.StatusCode, resp.Header, ReadErrorBody(resp.Body))
+		return nil, c.Status(resp.StatusCode, resp.Header, ReadErrorBody(resp.Body)).FromStatus(resp.StatusCode)
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBytes+1))
 	if err != nil {
@@ -81,7 +81,7 @@ func (c *Call) Open(ctx context.Context) (*Body, error) {
 		data := ReadErrorBody(resp.Body)
 		resp.Body.Close()
 		cancel(nil)
-		return nil, c.Status(resp.StatusCode, resp.Header, data)
+		return nil, c.Status(resp.StatusCode, resp.Header, data).FromStatus(resp.StatusCode)
 	}
 	if c.JSONError != nil {
 		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
