@@ -34,3 +34,20 @@ func RublesToCredits(rubles string) (Credits, error) {
 func FormatRubles(c Credits) string {
 	return NewDecimalFrac(c, CreditsPerRuble).String()
 }
+
+// RublesSign is credits as rubles for a person to read beside them in a
+// message: at least two decimals (kopecks), more only where the credits hold
+// a fraction of a kopeck, and the ruble sign ("10.00 ₽", "0.00012 ₽"). Exact.
+func RublesSign(c Credits) string {
+	sign := ""
+	u := uint64(c)
+	if c < 0 {
+		sign, u = "-", uint64(-(c+1))+1
+	}
+	whole, frac := u/uint64(CreditsPerRuble), u%uint64(CreditsPerRuble)
+	digits := fmt.Sprintf("%05d", frac)
+	for len(digits) > 2 && digits[len(digits)-1] == '0' {
+		digits = digits[:len(digits)-1]
+	}
+	return fmt.Sprintf("%s%d.%s ₽", sign, whole, digits)
+}

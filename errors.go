@@ -188,12 +188,12 @@ func ErrInsufficientCredits(available Credits, affordableTokens int64, wanted in
 	}
 	if affordableTokens < 1 {
 		return newErr(402, TypeInsufficient, "insufficient_credits",
-			"Insufficient credits: the balance is %d credits, which affords no completion token for this prompt. %s",
-			available, advice)
+			"Insufficient credits: the balance is %d credits (%s), which affords no completion token for this prompt. %s",
+			available, RublesSign(available), advice)
 	}
 	return newErr(402, TypeInsufficient, "insufficient_credits",
-		"Insufficient credits: the balance is %d credits, which affords %d completion tokens for this prompt, but the request may use up to %d. %s",
-		available, affordableTokens, wanted, advice)
+		"Insufficient credits: the balance is %d credits (%s), which affords %d completion tokens for this prompt, but the request may use up to %d. %s",
+		available, RublesSign(available), affordableTokens, wanted, advice)
 }
 
 // ErrKeyLimitExceeded is a request the key's ceiling cannot reserve.
@@ -203,16 +203,16 @@ func ErrKeyLimitExceeded(limit, spent Credits, resetsAt time.Time, affordableTok
 		reset = "resets at " + resetsAt.Format(time.RFC3339)
 	}
 	return newErr(403, TypePermission, "key_limit_exceeded",
-		"Key limit exceeded: the ceiling is %d credits, %d are spent or reserved this period (%s); that affords %d completion tokens for this prompt, but the request may use up to %d.",
-		limit, spent, reset, affordableTokens, wanted)
+		"Key limit exceeded: the ceiling is %d credits (%s), %d (%s) are spent or reserved this period (%s); that affords %d completion tokens for this prompt, but the request may use up to %d.",
+		limit, RublesSign(limit), spent, RublesSign(spent), reset, affordableTokens, wanted)
 }
 
 // ErrInsufficientCreditsFor is a media request (priced in images, seconds or
 // characters) whose worst case the balance cannot reserve.
 func ErrInsufficientCreditsFor(available, wanted Credits) *Error {
 	return newErr(402, TypeInsufficient, "insufficient_credits",
-		"Insufficient credits: the balance has %d credits free, but the request may cost up to %d. Top up, or ask for less.",
-		available, wanted)
+		"Insufficient credits: the balance has %d credits (%s) free, but the request may cost up to %d (%s). Top up, or ask for less.",
+		available, RublesSign(available), wanted, RublesSign(wanted))
 }
 
 // ErrKeyLimitExceededCredits is a media request whose worst case the key's ceiling cannot reserve.
@@ -222,8 +222,8 @@ func ErrKeyLimitExceededCredits(limit, spent Credits, resetsAt time.Time, wanted
 		reset = "resets at " + resetsAt.Format(time.RFC3339)
 	}
 	return newErr(403, TypePermission, "key_limit_exceeded",
-		"Key limit exceeded: the ceiling is %d credits, %d are spent or reserved this period (%s), but the request may cost up to %d.",
-		limit, spent, reset, wanted)
+		"Key limit exceeded: the ceiling is %d credits (%s), %d (%s) are spent or reserved this period (%s), but the request may cost up to %d (%s).",
+		limit, RublesSign(limit), spent, RublesSign(spent), reset, wanted, RublesSign(wanted))
 }
 
 // ErrModelNotFound is an unknown model id.

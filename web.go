@@ -40,9 +40,22 @@ const (
 	PaymentCanceled  = "canceled"
 )
 
+// What became of a payment's 54-FZ receipt: none (receipts are off), unsent
+// (to be registered after the payment, retried until it is), pending at the
+// acquirer, succeeded (registered), canceled (the acquirer could not register
+// it; the operator issues one by hand).
+const (
+	ReceiptNone      = ""
+	ReceiptUnsent    = "unsent"
+	ReceiptPending   = "pending"
+	ReceiptSucceeded = "succeeded"
+	ReceiptCanceled  = "canceled"
+)
+
 // Payment is one purchase through the acquirer. ID is the gateway's own id
 // (also the acquirer's Idempotence-Key); ExternalID is the acquirer's payment id.
 // Credits are what a top-up adds; a plan purchase adds the plan's package.
+// Receipt is what became of its receipt (Receipt* constants).
 type Payment struct {
 	ID          string      `json:"id"`
 	ExternalID  string      `json:"external_id"`
@@ -54,6 +67,7 @@ type Payment struct {
 	Status      string      `json:"status"`
 	CreatedAt   time.Time   `json:"created_at"`
 	CompletedAt *time.Time  `json:"completed_at,omitempty"`
+	Receipt     string      `json:"receipt,omitempty"`
 }
 
 // GenerationFilter selects an account's generations, newest first.
@@ -83,7 +97,7 @@ type WebStore interface {
 
 	// CreatePayment stores a new payment; ErrDuplicate for a taken id.
 	CreatePayment(ctx context.Context, p Payment) error
-	// UpdatePayment replaces the payment's external id, status and completion.
+	// UpdatePayment replaces the payment's external id, status, completion and receipt status.
 	UpdatePayment(ctx context.Context, p Payment) error
 	Payment(ctx context.Context, id string) (Payment, error)
 	PaymentByExternalID(ctx context.Context, externalID string) (Payment, error)

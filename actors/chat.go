@@ -40,6 +40,11 @@ type ChatCall struct {
 	// upstream run (its server tools' max_uses): reserved for at the
 	// model's web search fee, and billed as the upstream reports them.
 	WebSearches int64
+	// LeftOut are what the client asked for that no upstream of the call
+	// could carry and the protocol handler left out (a Responses request's
+	// hosted tools, "tools.web_search"): recorded on the generation with
+	// the dropped parameters.
+	LeftOut []string
 }
 
 // Receipt is what a finished call used and cost; Credits is exactly the debit.
@@ -650,7 +655,7 @@ func (cl *call) record(now time.Time, status, finish string, u shlyuz.Usage, cre
 		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Credits: credits,
 		PromptDetails: u.PromptDetails(), CompletionDetails: u.CompletionDetails(), CreditsDetails: cl.details, OverReserved: cl.over,
 		LatencyMS: now.Sub(cl.c.Started).Milliseconds(), Status: status, FinishReason: finish, CreatedAt: now,
-		Estimated: cl.estimated, Note: cl.lifecycleNote(), DroppedParameters: cl.dropped, User: cl.c.User,
+		Estimated: cl.estimated, Note: cl.lifecycleNote(), DroppedParameters: slices.Concat(cl.dropped, cl.c.LeftOut), User: cl.c.User,
 	}
 	if cl.g.observe != nil {
 		cl.g.observe(gen, now.Sub(cl.c.Started), cl.upTime)

@@ -31,6 +31,13 @@ func TestAgentRequestsHoldWhatTheyCost(t *testing.T) {
 			}
 			return c.Prompt.Reserve, nil
 		}},
+		{"codex-0.171.0.json", func(b []byte) (int64, error) {
+			c, _, err := parseResponses(b)
+			if err != nil {
+				return 0, err
+			}
+			return c.Prompt.Reserve, nil
+		}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			raw, err := os.ReadFile("testdata/agents/" + tc.file)

@@ -142,11 +142,17 @@ func TestMessagesNativeStreamRestamped(t *testing.T) {
 // TestResponsesRequestGolden: a Responses request in chat's shape.
 func TestResponsesRequestGolden(t *testing.T) {
 	runGolden(t, "responses/request", ".json", func(t *testing.T, raw []byte) []byte {
-		call, _, err := parseResponses(raw)
+		call, req, err := parseResponses(raw)
 		if err != nil {
 			return describe(err)
 		}
 		out := fmt.Appendf(nil, "models=%v stream=%v max_tokens=%d prompt_reserve=%d\n", call.Models, call.Stream, call.MaxTokens, call.Prompt.Reserve)
+		if len(req.leftOut) > 0 {
+			out = fmt.Appendf(out, "left out %v\n", req.leftOut)
+		}
+		if len(req.namespaced) > 0 {
+			out = fmt.Appendf(out, "namespaced %v\n", req.namespaced)
+		}
 		return append(out, indent(t, call.Fields)...)
 	})
 }

@@ -3,12 +3,18 @@ package http
 import (
 	"bufio"
 	"encoding/json"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
 	"github.com/shlyuz/shlyuz/internal/plainjson"
 )
+
+// LeftOutHeader names what a request asked for that was left out because
+// no upstream of its model carries it ("tools.web_search"); the generation
+// record lists it under dropped_parameters.
+const LeftOutHeader = "X-Shlyuz-Left-Out"
 
 // responses is POST /api/v1/responses, OpenAI's Responses API, stateless:
 // the request is put in chat's shape, reserved, served, settled and
@@ -24,6 +30,10 @@ func (s *Server) responses(c *fiber.Ctx) error {
 	call.KeyHash = c.Locals(localKeyHash).(string)
 	call.GenerationID = newID("gen-")
 	c.Set("X-Generation-Id", call.GenerationID)
+	if len(req.leftOut) > 0 { // hosted tools no upstream runs: served without them, and told
+		call.LeftOut = req.leftOut
+		c.Set(LeftOutHeader, strings.Join(req.leftOut, ", "))
+	}
 	s.announceModel(c, call.Models[0])
 	if call.Stream {
 		st, err := s.gw.OpenStream(c.UserContext(), call)

@@ -72,6 +72,7 @@ type outItem struct {
 	typ, id      string
 	text         strings.Builder // the message's text, the reasoning's summary
 	callID, name string
+	namespace    string // a namespace's function: name is its name there
 	args         strings.Builder
 	tool         int  // the chat tool call index it comes from
 	done         bool // closed: its .done events were told
@@ -86,8 +87,12 @@ func (it *outItem) render(status string) map[string]any {
 		}
 		return map[string]any{"type": "reasoning", "id": it.id, "summary": summary}
 	case "function_call":
-		return map[string]any{"type": "function_call", "id": it.id, "call_id": it.callID, "name": it.name,
+		call := map[string]any{"type": "function_call", "id": it.id, "call_id": it.callID, "name": it.name,
 			"arguments": it.args.String(), "status": status}
+		if it.namespace != "" {
+			call["namespace"] = it.namespace
+		}
+		return call
 	}
 	content := []any{}
 	if status == "completed" {
@@ -194,6 +199,9 @@ func (b *responseBuilder) toolCall(index int, id, name, args string) {
 		b.closeLast()
 		it = &outItem{typ: "function_call", id: "fc_" + strings.TrimPrefix(b.id, "gen-") + "_" + strconv.Itoa(len(b.items)),
 			callID: id, name: name, tool: index}
+		if nn, ok := b.req.namespaced[name]; ok { // named back as the client named it
+			it.namespace, it.name = nn.namespace, nn.name
+		}
 		b.items = append(b.items, it)
 		b.emit("response.output_item.added", map[string]any{"output_index": len(b.items) - 1, "item": it.render("in_progress")})
 	}

@@ -52,10 +52,25 @@ type responsesRequest struct {
 	// instructions is the instructions' literal (a span of the body) when
 	// fastResponses took it as it stands (then Instructions is empty).
 	instructions json.RawMessage
+	// namespaced names a namespace's function by the flat name chat calls
+	// it (responsesTools), for its calls to go back as the client named them.
+	namespaced map[string]namespacedName
+	// leftOut are the hosted tools (web_search, …) no chat upstream
+	// carries, as "tools.<type>": left out, and said so.
+	leftOut []string
 }
+
+// namespacedName is a function of a namespace, as the client named it.
+type namespacedName struct{ namespace, name string }
+
+// namespaceSep joins a namespace's name and its function's in the flat
+// name chat gets ("multi_agent_v1__spawn_agent"): a character every
+// upstream allows in a function name.
+const namespaceSep = "__"
 
 type responsesTool struct {
 	Type        string          `json:"type"`
+	Tools       []responsesTool `json:"tools"` // a namespace's functions
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
@@ -70,6 +85,7 @@ type responsesItem struct {
 	Content   json.RawMessage `json:"content"`
 	CallID    string          `json:"call_id"`
 	Name      string          `json:"name"`
+	Namespace string          `json:"namespace"` // a namespace's function (responsesTools)
 	Arguments string          `json:"arguments"`
 	Output    json.RawMessage `json:"output"`
 }
@@ -201,14 +217,11 @@ func stateless(field, what string) *shlyuz.Error {
 // r.chatTools) and tool_choice; other tools are refused.
 func responsesTools(r *responsesRequest, f map[string]any) *shlyuz.Error {
 	var tools []any
-	for i, t := range r.Tools {
-		if t.Type != "function" {
-			return shlyuz.ErrInvalidValue("tools", "tools[%d]: only function tools are served, not %q.", i, t.Type)
-		}
+	function := func(t responsesTool, name, at string) *shlyuz.Error {
 		if t.Name == "" {
-			return shlyuz.ErrInvalidValue("tools", "tools[%d]: a function needs a name.", i)
+			return shlyuz.ErrInvalidValue("tools", "%s: a function needs a name.", at)
 		}
-		fn := map[string]any{"name": t.Name}
+		fn := map[string]any{"name": name}
 		if t.Description != "" {
 			fn["description"] = t.Description
 		}
@@ -219,6 +232,39 @@ func responsesTools(r *responsesRequest, f map[string]any) *shlyuz.Error {
 			fn["strict"] = *t.Strict
 		}
 		tools = append(tools, map[string]any{"type": "function", "function": fn})
+		return nil
+	}
+	for i, t := range r.Tools {
+		at := "tools[" + strconv.Itoa(i) + "]"
+		switch t.Type {
+		case "function":
+			if err := function(t, t.Name, at); err != nil {
+				return err
+			}
+		case "namespace": // Codex's sub-agent tools: flat for chat, named back in the reply
+			if t.Name == "" {
+				return shlyuz.ErrInvalidValue("tools", "%s: a namespace needs a name.", at)
+			}
+			for j, inner := range t.Tools {
+				in := at + ".tools[" + strconv.Itoa(j) + "]"
+				if inner.Type != "function" {
+					r.leftOut = append(r.leftOut, "tools."+t.Name+"."+inner.Type)
+					continue
+				}
+				flat := t.Name + namespaceSep + inner.Name
+				if r.namespaced == nil {
+					r.namespaced = map[string]namespacedName{}
+				}
+				r.namespaced[flat] = namespacedName{t.Name, inner.Name}
+				if err := function(inner, flat, in); err != nil {
+					return err
+				}
+			}
+		case "":
+			return shlyuz.ErrInvalidValue("tools", "%s: a tool needs a type.", at)
+		default: // hosted tools (web_search, file_search, …): no chat upstream runs them
+			r.leftOut = append(r.leftOut, "tools."+t.Type)
+		}
 	}
 	switch {
 	case r.chatTools != nil: // fastResponses wrote them; the fields take them as written
@@ -285,8 +331,12 @@ func responsesMessages(r *responsesRequest) ([]map[string]any, *shlyuz.Error) {
 			}
 			msgs = append(msgs, m)
 		case "function_call":
+			name := it.Name
+			if it.Namespace != "" {
+				name = it.Namespace + namespaceSep + name
+			}
 			call := map[string]any{"id": it.CallID, "type": "function",
-				"function": map[string]any{"name": it.Name, "arguments": it.Arguments}}
+				"function": map[string]any{"name": name, "arguments": it.Arguments}}
 			if n := len(msgs); n > 0 && msgs[n-1]["role"] == "assistant" {
 				calls, _ := msgs[n-1]["tool_calls"].([]any)
 				msgs[n-1]["tool_calls"] = append(calls, call)

@@ -33,6 +33,8 @@ type Options struct {
 	// Web, when set, mounts the web account area (http/web) on the app; its
 	// chat answers through chat.
 	Web func(app *fiber.App, chat func(c *fiber.Ctx, keyHash string) error)
+	// WebAdmin, when set, adds the web area's operator routes (payments' refunds) under /api/admin.
+	WebAdmin func(r fiber.Router)
 	// Slow and idle clients (body.go): a new connection's first byte, and a
 	// request's headers after their first byte, must arrive within
 	// HeaderTimeout (default 10s), a keep-alive connection may idle IdleTimeout
@@ -145,7 +147,11 @@ func New(gw *actors.Gateway, o Options) *Server {
 	v1.Post("/embeddings", keyHashOnly, s.createEmbeddings)
 
 	if o.AdminToken != "" {
-		s.adminRoutes(s.App.Group("/api/admin", s.adminAuth))
+		admin := s.App.Group("/api/admin", s.adminAuth)
+		s.adminRoutes(admin)
+		if o.WebAdmin != nil {
+			o.WebAdmin(admin)
+		}
 		s.App.Use("/debug/pprof", s.adminAuth, pprof.New())
 	} else {
 		s.App.Use("/api/admin", operatorAPIOff)

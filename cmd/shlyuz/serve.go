@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
 	"github.com/shlyuz/shlyuz/cluster"
@@ -238,9 +239,14 @@ func (in *instance) start(ctx context.Context, cfg *Config, addr address, db str
 	} else {
 		log.Info("the operator API is off: set SHLYUZ_ADMIN_TOKEN to turn it on")
 	}
-	mountWeb, err := webArea(cfg, in.gw, addr.Addr(), loc, db, log)
+	area, err := webArea(cfg, in.gw, addr.Addr(), loc, db, log)
 	if err != nil {
 		return bad("web", err)
+	}
+	var mountWeb func(*fiber.App, func(*fiber.Ctx, string) error)
+	var webAdmin func(fiber.Router)
+	if area != nil {
+		mountWeb, webAdmin = area.Mount, area.AdminRoutes
 	}
 	stopRates, err := startRates(cfg, in.gw, log)
 	if err != nil {
@@ -248,7 +254,7 @@ func (in *instance) start(ctx context.Context, cfg *Config, addr address, db str
 	}
 	in.cleanup = append(in.cleanup, stopRates)
 	in.srv = shzhttp.New(in.gw, shzhttp.Options{BodyLimit: cfg.BodyLimit, Heartbeat: cfg.Heartbeat,
-		AdminToken: adminToken, Log: log, Metrics: m, CORSOrigins: corsOrigins(cfg.CORS.AllowedOrigins), Web: mountWeb,
+		AdminToken: adminToken, Log: log, Metrics: m, CORSOrigins: corsOrigins(cfg.CORS.AllowedOrigins), Web: mountWeb, WebAdmin: webAdmin,
 		HeaderTimeout: cfg.HTTP.HeaderTimeout, IdleTimeout: cfg.HTTP.IdleTimeout, BodyGrace: cfg.HTTP.BodyGrace,
 		MinBodyRate: cfg.HTTP.MinBodyRate, MaxConns: cfg.HTTP.MaxConnections, PublicMetrics: cfg.Metrics.Public})
 	ln, err := addr.Listen() // ready: from now on connections are accepted

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
+	"github.com/shlyuz/shlyuz/billing"
 	"github.com/shlyuz/shlyuz/http/web"
 	"github.com/shlyuz/shlyuz/payments/yookassa"
 	"github.com/shlyuz/shlyuz/rates/cbr"
@@ -53,11 +53,13 @@ type paymentsConfig struct {
 		BaseURL        string        `yaml:"base_url"` // default https://api.yookassa.ru; the fake's URL in demos
 		MinTopUpRubles int64         `yaml:"min_topup_rubles"`
 		Timeout        time.Duration `yaml:"timeout"`
+		// Receipts are the 54-FZ receipts: how they go (with_payment, after_payment, off) and their fields.
+		Receipts billing.Receipts `yaml:"receipts"`
 	} `yaml:"yookassa"`
 }
 
 // webArea builds the account area's mount, or nil when it is disabled.
-func webArea(cfg *Config, gw *actors.Gateway, listen net.Addr, loc *time.Location, db string, log *slog.Logger) (func(*fiber.App, func(*fiber.Ctx, string) error), error) {
+func webArea(cfg *Config, gw *actors.Gateway, listen net.Addr, loc *time.Location, db string, log *slog.Logger) (*web.Web, error) {
 	if cfg.Web.Disabled {
 		return nil, nil
 	}
@@ -84,9 +86,14 @@ func webArea(cfg *Config, gw *actors.Gateway, listen net.Addr, loc *time.Locatio
 		if timeout <= 0 {
 			timeout = 30 * time.Second
 		}
-		wc.YooKassa = &yookassa.Client{BaseURL: y.BaseURL, ShopID: y.ShopID, SecretKey: y.SecretKey, HTTP: &http.Client{Timeout: timeout}}
-		wc.MinTopUpKopecks = y.MinTopUpRubles * 100
-		log.Info("web: payments through YooKassa are on", "shop", y.ShopID, "base_url", wc.YooKassa.BaseURL)
+		yk := &yookassa.Client{BaseURL: y.BaseURL, ShopID: y.ShopID, SecretKey: y.SecretKey, HTTP: &http.Client{Timeout: timeout}}
+		b, err := billing.New(gw, billing.Config{YooKassa: yk, Receipts: y.Receipts, PublicURL: wc.PublicURL,
+			MinTopUpKopecks: y.MinTopUpRubles * 100, Log: log})
+		if err != nil {
+			return nil, fmt.Errorf("payments.yookassa.%v", err)
+		}
+		wc.Billing = b
+		log.Info("web: payments through YooKassa are on", "shop", y.ShopID, "base_url", yk.BaseURL, "receipts", b.ReceiptMode())
 	} else {
 		log.Info("web: payments are off (payments.yookassa.shop_id is empty); operator top-ups still work")
 	}
@@ -94,7 +101,7 @@ func webArea(cfg *Config, gw *actors.Gateway, listen net.Addr, loc *time.Locatio
 	if err != nil {
 		return nil, err
 	}
-	return w.Mount, nil
+	return w, nil
 }
 
 // rateConfig is the exchange-rate updater: off unless source is cbr.

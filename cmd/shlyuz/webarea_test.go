@@ -187,6 +187,16 @@ func TestWebAreaPayments(t *testing.T) {
 			t.Fatalf("return page:\n%s", body)
 		}
 		wantBalanceWeb(t, u, 0, 50_000_000)
+		// The shop requires receipts: the payment carried one, to the account's
+		// e-mail, whose one line adds up to the payment to the kopeck.
+		rcs := g.yk.Receipts()
+		if len(rcs) != 1 || rcs[0].Type != "payment" || rcs[0].Kopecks != 50000 || rcs[0].Customer.Email != email ||
+			len(rcs[0].Items) != 1 || rcs[0].Items[0].Description != "Пополнение баланса Шлюз" || rcs[0].Items[0].Amount.Value != "500.00" {
+			t.Fatalf("receipts: %+v", rcs)
+		}
+		if u.get("/account/"); !strings.Contains(u.last, `class="receipt">sent by e-mail<`) {
+			t.Fatalf("the payment history does not show the receipt's status:\n%s", u.last)
+		}
 	})
 	t.Run("notification replayed", func(t *testing.T) {
 		sent := g.yk.Sent()
@@ -246,6 +256,33 @@ func TestWebAreaPayments(t *testing.T) {
 			t.Fatalf("a refund YooKassa does not know: %d", st)
 		}
 		wantBalanceWeb(t, v, 0, 20_000_000-5_050_000)
+		// The operator refunds 20 ₽ more through the operator API: the refund
+		// carries its refund receipt, and a retry with the same key changes nothing.
+		yp, _ := g.yk.Payment(id)
+		var out struct {
+			Credits int64  `json:"credits"`
+			Receipt string `json:"receipt"`
+		}
+		for range 2 {
+			if st := call(t, g.base, "POST", "/api/admin/payments/"+yp.Metadata["payment_id"]+"/refunds", adminToken,
+				map[string]any{"rubles": "20.00", "idempotency_key": "r-1"}, &out); st != 200 || out.Credits != 2_000_000 || out.Receipt != "succeeded" {
+				t.Fatalf("operator refund: %d %+v", st, out)
+			}
+		}
+		wantBalanceWeb(t, v, 0, 20_000_000-5_050_000-2_000_000)
+		var refundReceipts int64
+		for _, rc := range g.yk.Receipts() {
+			if rc.Type == "refund" && rc.PaymentID == id {
+				refundReceipts += rc.Kopecks
+			}
+		}
+		if refundReceipts != 5050+2000 {
+			t.Fatalf("refund receipts add up to %d kopecks, want %d", refundReceipts, 5050+2000)
+		}
+		if st := call(t, g.base, "POST", "/api/admin/payments/"+yp.Metadata["payment_id"]+"/refunds", adminToken,
+			map[string]any{"rubles": "500.00", "idempotency_key": "r-2"}, nil); st != 400 {
+			t.Fatalf("a refund above the payment: %d", st)
+		}
 	})
 	t.Run("buy a plan", func(t *testing.T) {
 		u.get("/account/plans")

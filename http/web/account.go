@@ -217,13 +217,13 @@ func (w *Web) overview(c *fiber.Ctx) error {
 	if err != nil {
 		return w.fail(c, err)
 	}
-	pays, perr := w.store.PaymentsOf(w.ctx(c), s.account.ID, 10)
+	pays, perr := w.cfg.Billing.Payments(w.ctx(c), s.account.ID, 10)
 	if perr != nil {
 		return w.fail(c, perr)
 	}
 	now := w.now()
 	d := overviewData{Balance: b.Balance, Reserved: b.Reserved, PackageLive: b.Balance.PackageLive(now),
-		Available: b.Balance.Available(now), Payments: pays, PaymentsOn: w.cfg.YooKassa != nil,
+		Available: b.Balance.Available(now), Payments: pays, PaymentsOn: w.paymentsOn(),
 		PackageExpires: b.Balance.PackageExpiresAt, APIBase: w.cfg.PublicURL + "/api/v1"}
 	return w.render(c, fiber.StatusOK, "overview", "overview", d, "", "")
 }

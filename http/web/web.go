@@ -1,9 +1,9 @@
 // Package web is the account area: server-rendered pages (html/template,
 // embedded) on the gateway's own listener, in Russian with English. Users
 // register, confirm their email, log in, top up and buy plans through
-// YooKassa, manage their API keys and see their activity. Everything that
-// moves money goes through the gateway's account actor (actors.Gateway):
-// top-ups, plans and refunds are ledger entries with one id per payment.
+// YooKassa, manage their API keys and see their activity. Nothing here moves
+// money itself: payments go through billing, balances through the gateway's
+// account actor (actors.Gateway).
 package web
 
 import (
@@ -20,7 +20,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
-	"github.com/shlyuz/shlyuz/payments/yookassa"
+	"github.com/shlyuz/shlyuz/billing"
 )
 
 //go:embed templates/*.html
@@ -36,10 +36,8 @@ type Config struct {
 	// Secret signs confirmation and reset links; a random one when empty (links die with the process).
 	Secret []byte
 	Mailer Mailer
-	// YooKassa, when set, takes payments; nil: the top-up page says payments are off.
-	YooKassa *yookassa.Client
-	// MinTopUpKopecks is the smallest top-up; default 10 ₽.
-	MinTopUpKopecks int64
+	// Billing takes payments; nil or off: the top-up page says payments are off.
+	Billing *billing.Service
 	// Location is the zone of key periods and dates shown; default Europe/Moscow.
 	Location *time.Location
 	Log      *slog.Logger
@@ -71,9 +69,6 @@ func New(gw *actors.Gateway, cfg Config) (*Web, error) {
 	if len(cfg.Secret) == 0 {
 		cfg.Secret = randomBytes(32)
 	}
-	if cfg.MinTopUpKopecks <= 0 {
-		cfg.MinTopUpKopecks = 1000
-	}
 	if cfg.Location == nil {
 		loc, err := time.LoadLocation("Europe/Moscow")
 		if err != nil {
@@ -88,6 +83,13 @@ func New(gw *actors.Gateway, cfg Config) (*Web, error) {
 		cfg.Now = time.Now
 	}
 	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
+	if cfg.Billing == nil {
+		b, err := billing.New(gw, billing.Config{Log: cfg.Log, Now: cfg.Now})
+		if err != nil {
+			return nil, err
+		}
+		cfg.Billing = b
+	}
 	w := &Web{gw: gw, store: gw.Store(), cfg: cfg, links: signer{cfg.Secret}, throttle: newThrottle(throttleWindow), log: cfg.Log}
 	if err := w.parse(); err != nil {
 		return nil, err
@@ -254,7 +256,7 @@ func (w *Web) render(c *fiber.Ctx, status int, name, titleKey string, data any, 
 
 // formTargets are the origins a form may post to besides the gateway: the acquirer's checkout.
 func (w *Web) formTargets() string {
-	if w.cfg.YooKassa == nil {
+	if !w.paymentsOn() {
 		return ""
 	}
 	return "*"

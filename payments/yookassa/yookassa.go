@@ -1,6 +1,7 @@
 // Package yookassa is a client of YooKassa's payments API (v3): it creates a
-// payment with a redirect confirmation and a 54-FZ receipt, and fetches a
-// payment back — the only way a notification is believed.
+// payment with a redirect confirmation and a 54-FZ receipt, fetches a
+// payment back (the only way a notification is believed), makes refunds with
+// their refund receipts, and registers receipts after a payment (/v3/receipts).
 package yookassa
 
 import (
@@ -70,35 +71,6 @@ type Confirmation struct {
 	ConfirmationURL string `json:"confirmation_url,omitempty"`
 }
 
-// Receipt is the 54-FZ fiscal receipt sent with the payment.
-type Receipt struct {
-	Customer Customer      `json:"customer"`
-	Items    []ReceiptItem `json:"items"`
-}
-
-// Customer is whom the receipt is sent to.
-type Customer struct {
-	Email string `json:"email"`
-}
-
-// ReceiptItem is one line of a receipt.
-type ReceiptItem struct {
-	Description    string `json:"description"`
-	Quantity       string `json:"quantity"`
-	Amount         Amount `json:"amount"`
-	VATCode        int    `json:"vat_code"`
-	PaymentMode    string `json:"payment_mode"`
-	PaymentSubject string `json:"payment_subject"`
-}
-
-// ServiceReceipt is a receipt of one service line paid in full, without VAT.
-func ServiceReceipt(email, description string, kopecks int64) *Receipt {
-	return &Receipt{Customer: Customer{Email: email}, Items: []ReceiptItem{{
-		Description: description, Quantity: "1.00", Amount: Rubles(kopecks),
-		VATCode: 1, PaymentMode: "full_payment", PaymentSubject: "service",
-	}}}
-}
-
 // NewPayment is the body of POST /v3/payments.
 type NewPayment struct {
 	Amount       Amount            `json:"amount"`
@@ -120,6 +92,9 @@ type Payment struct {
 	Metadata     map[string]string `json:"metadata,omitempty"`
 	CreatedAt    time.Time         `json:"created_at"`
 	Test         bool              `json:"test"`
+	// ReceiptRegistration is how the receipt sent with the payment fares:
+	// pending, succeeded or canceled; absent when the payment carried none.
+	ReceiptRegistration string `json:"receipt_registration,omitempty"`
 }
 
 // Notification is what YooKassa POSTs to the shop's notification URL.
@@ -148,11 +123,23 @@ type Refund struct {
 	Status    string    `json:"status"` // pending, succeeded, canceled
 	Amount    Amount    `json:"amount"`
 	CreatedAt time.Time `json:"created_at"`
+	// ReceiptRegistration is how the refund's receipt fares (pending, succeeded, canceled).
+	ReceiptRegistration string `json:"receipt_registration,omitempty"`
+	Description         string `json:"description,omitempty"`
 }
 
-// APIError is an error reply of the API.
+// NewRefund is the body of POST /v3/refunds: what of a succeeded payment goes back, and its refund receipt.
+type NewRefund struct {
+	PaymentID   string   `json:"payment_id"`
+	Amount      Amount   `json:"amount"`
+	Description string   `json:"description,omitempty"`
+	Receipt     *Receipt `json:"receipt,omitempty"`
+}
+
+// APIError is an error reply of the API: {"type":"error","id","code","description","parameter"}.
 type APIError struct {
 	Status      int
+	ID          string `json:"id"`
 	Code        string `json:"code"`
 	Description string `json:"description"`
 	Parameter   string `json:"parameter"`
@@ -176,6 +163,16 @@ func (c *Client) CreatePayment(ctx context.Context, idempotenceKey string, p New
 func (c *Client) GetPayment(ctx context.Context, id string) (*Payment, error) {
 	var out Payment
 	return &out, c.do(ctx, http.MethodGet, "/v3/payments/"+id, "", nil, &out)
+}
+
+// CreateRefund returns money of a succeeded payment to the payer, once per idempotence key.
+func (c *Client) CreateRefund(ctx context.Context, idempotenceKey string, r NewRefund) (*Refund, error) {
+	body, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	var out Refund
+	return &out, c.do(ctx, http.MethodPost, "/v3/refunds", idempotenceKey, body, &out)
 }
 
 // GetRefund fetches a refund.

@@ -30,6 +30,8 @@ func TestAmounts(t *testing.T) {
 	}
 }
 
+var settings = yookassa.ReceiptSettings{VATCode: 1, PaymentSubject: "service", PaymentMode: "full_prepayment"}
+
 func TestClientAgainstFake(t *testing.T) {
 	f := fake.New("shop", "secret")
 	srv := httptest.NewServer(f)
@@ -38,7 +40,7 @@ func TestClientAgainstFake(t *testing.T) {
 	ctx := context.Background()
 	req := yookassa.NewPayment{Amount: yookassa.Rubles(50000), Capture: true,
 		Confirmation: yookassa.Confirmation{Type: "redirect", ReturnURL: "http://shop.test/back"},
-		Metadata:     map[string]string{"payment_id": "pay-1"}, Receipt: yookassa.ServiceReceipt("a@example.com", "credits", 50000)}
+		Metadata:     map[string]string{"payment_id": "pay-1"}, Receipt: settings.Receipt("a@example.com", "Пополнение баланса Шлюз", 50000)}
 	p, err := c.CreatePayment(ctx, "pay-1", req)
 	if err != nil || p.Status != yookassa.StatusPending || p.Confirmation == nil || p.Confirmation.ConfirmationURL == "" {
 		t.Fatalf("create: %+v %v", p, err)

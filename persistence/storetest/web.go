@@ -81,7 +81,7 @@ func testPayments(t *testing.T, s shlyuz.Store) {
 	mustAccount(t, s, "acct-1")
 	amount, _ := shlyuz.ParseDecimal("500.50")
 	p := shlyuz.Payment{ID: "pay-1", AccountID: "acct-1", Kind: shlyuz.PaymentTopUp, AmountRub: amount, Credits: 50_050_000,
-		Status: shlyuz.PaymentPending, CreatedAt: at(0)}
+		Status: shlyuz.PaymentPending, CreatedAt: at(0), Receipt: shlyuz.ReceiptPending}
 	if err := s.CreatePayment(ctx, p); err != nil {
 		t.Fatal(err)
 	}
@@ -91,13 +91,14 @@ func testPayments(t *testing.T, s shlyuz.Store) {
 	_, err := s.PaymentByExternalID(ctx, "")
 	wantNoRows(t, "PaymentByExternalID('')", err)
 	done := at(time.Minute)
-	p.ExternalID, p.Status, p.CompletedAt = "yk-77", shlyuz.PaymentSucceeded, &done
+	p.ExternalID, p.Status, p.CompletedAt, p.Receipt = "yk-77", shlyuz.PaymentSucceeded, &done, shlyuz.ReceiptSucceeded
 	if err := s.UpdatePayment(ctx, p); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.PaymentByExternalID(ctx, "yk-77")
 	if err != nil || got.ID != "pay-1" || got.Status != shlyuz.PaymentSucceeded || got.AmountRub.String() != "500.5" ||
-		got.Credits != 50_050_000 || got.CompletedAt == nil || !got.CompletedAt.Equal(norm(done)) || got.Kind != shlyuz.PaymentTopUp {
+		got.Credits != 50_050_000 || got.CompletedAt == nil || !got.CompletedAt.Equal(norm(done)) || got.Kind != shlyuz.PaymentTopUp ||
+		got.Receipt != shlyuz.ReceiptSucceeded {
 		t.Fatalf("PaymentByExternalID = %+v %v", got, err)
 	}
 	if got, err := s.Payment(ctx, "pay-1"); err != nil || got.ExternalID != "yk-77" {

@@ -1,5 +1,6 @@
 // Package fake is a fake YooKassa for tests and demos: the payments API
-// (create with Idempotence-Key, fetch), and a confirmation page with "pay" and
+// (create with Idempotence-Key, fetch), refunds, 54-FZ receipts (checked as
+// the real API checks them, and kept), and a confirmation page with "pay" and
 // "cancel" buttons that changes the payment, sends the shop its notification
 // and redirects the payer back, as the real checkout does.
 package fake
@@ -23,6 +24,9 @@ import (
 // Server is the fake. Set NotifyURL (or SetNotifyURL) to where notifications go.
 type Server struct {
 	ShopID, SecretKey string
+	// RequireReceipts is a shop with YooKassa's receipts switched on: a payment
+	// or refund without a receipt is refused. A receipt sent is checked either way.
+	RequireReceipts bool
 
 	mu        sync.Mutex
 	notifyURL string
@@ -30,17 +34,28 @@ type Server struct {
 	refunds   map[string]yookassa.Refund
 	byIdem    map[string]string // idempotence key → payment id
 	sent      []yookassa.Notification
+	receipts  []Receipt
+	replies   map[string]reply // idempotence key → the first reply of a refund or receipt
+}
+
+type reply struct {
+	path string
+	body []byte
+	out  []byte
 }
 
 type entry struct {
 	p         yookassa.Payment
 	returnURL string
 	request   []byte // the create request, to refuse a reused key with another body
+	receipt   *wireReceipt
+	email     string
 }
 
-// New is a fake shop with its credentials.
+// New is a fake shop with its credentials, receipts required.
 func New(shopID, secretKey string) *Server {
-	return &Server{ShopID: shopID, SecretKey: secretKey, payments: map[string]*entry{}, refunds: map[string]yookassa.Refund{}, byIdem: map[string]string{}}
+	return &Server{ShopID: shopID, SecretKey: secretKey, RequireReceipts: true, payments: map[string]*entry{},
+		refunds: map[string]yookassa.Refund{}, byIdem: map[string]string{}, replies: map[string]reply{}}
 }
 
 // SetNotifyURL says where notifications are POSTed.
@@ -77,6 +92,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.get(w, r, strings.TrimPrefix(r.URL.Path, "/v3/payments/"))
 	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v3/refunds/"):
 		s.getRefund(w, r, strings.TrimPrefix(r.URL.Path, "/v3/refunds/"))
+	case r.Method == http.MethodPost && (r.URL.Path == "/v3/refunds" || r.URL.Path == "/v3/receipts"):
+		s.once(w, r)
+	case r.Method == http.MethodGet && r.URL.Path == "/v3/receipts":
+		if !s.authorized(r) {
+			s.fail(w, http.StatusUnauthorized, "invalid_credentials", "", "Wrong shopId or secret key")
+			return
+		}
+		s.listReceipts(w, r)
 	case strings.HasPrefix(r.URL.Path, "/checkout/"):
 		s.checkout(w, r, strings.TrimPrefix(r.URL.Path, "/checkout/"))
 	default:
@@ -84,11 +107,74 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// fail writes YooKassa's error shape.
+func (s *Server) fail(w http.ResponseWriter, status int, code, param, desc string) {
+	apiError(w, status, code, param, desc)
+}
+
 func apiError(w http.ResponseWriter, status int, code, param, desc string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]string{"type": "error", "code": code, "parameter": param, "description": desc})
+	e := map[string]string{"type": "error", "id": newID(), "code": code, "description": desc}
+	if param != "" {
+		e["parameter"] = param
+	}
+	_ = json.NewEncoder(w).Encode(e)
 }
+
+// once runs a POST that makes a refund or a receipt once per Idempotence-Key:
+// a retry with the same body gets the first reply, with another body an error.
+func (s *Server) once(w http.ResponseWriter, r *http.Request) {
+	if !s.authorized(r) {
+		s.fail(w, http.StatusUnauthorized, "invalid_credentials", "", "Wrong shopId or secret key")
+		return
+	}
+	idem := r.Header.Get("Idempotence-Key")
+	if idem == "" {
+		s.fail(w, http.StatusBadRequest, "invalid_request", "Idempotence-Key", "Idempotence-Key header is required")
+		return
+	}
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	s.mu.Lock()
+	prev, seen := s.replies[idem]
+	s.mu.Unlock()
+	if seen {
+		if prev.path != r.URL.Path || !bytes.Equal(prev.body, body) {
+			s.fail(w, http.StatusBadRequest, "invalid_request", "Idempotence-Key", "The key was used with another request")
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(prev.out)
+		return
+	}
+	rec := &recorder{header: http.Header{}, status: http.StatusOK}
+	if r.URL.Path == "/v3/refunds" {
+		s.createRefund(rec, body)
+	} else {
+		s.createReceipt(rec, r, body)
+	}
+	if rec.status == http.StatusOK {
+		s.mu.Lock()
+		s.replies[idem] = reply{path: r.URL.Path, body: body, out: rec.buf.Bytes()}
+		s.mu.Unlock()
+	}
+	for k, v := range rec.header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rec.status)
+	_, _ = w.Write(rec.buf.Bytes())
+}
+
+// recorder keeps a reply to replay it for a retried key.
+type recorder struct {
+	header http.Header
+	status int
+	buf    bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header         { return r.header }
+func (r *recorder) Write(b []byte) (int, error) { return r.buf.Write(b) }
+func (r *recorder) WriteHeader(status int)      { r.status = status }
 
 func (s *Server) authorized(r *http.Request) bool {
 	u, p, ok := r.BasicAuth()
@@ -107,11 +193,15 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	}
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	var req yookassa.NewPayment
+	var wire struct {
+		Receipt *wireReceipt `json:"receipt"`
+	}
 	if err := json.Unmarshal(body, &req); err != nil {
 		apiError(w, http.StatusBadRequest, "invalid_request", "", "Invalid JSON: "+err.Error())
 		return
 	}
-	if param, msg := validate(&req); param != "" {
+	_ = json.Unmarshal(body, &wire)
+	if param, msg := s.validate(&req, wire.Receipt); param != "" {
 		apiError(w, http.StatusBadRequest, "invalid_request", param, msg)
 		return
 	}
@@ -130,13 +220,18 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	p := yookassa.Payment{ID: id, Status: yookassa.StatusPending, Amount: req.Amount, Description: req.Description,
 		Metadata: req.Metadata, CreatedAt: time.Now().UTC(), Test: true,
 		Confirmation: &yookassa.Confirmation{Type: "redirect", ConfirmationURL: "http://" + r.Host + "/checkout/" + id}}
-	s.payments[id] = &entry{p: p, returnURL: req.Confirmation.ReturnURL, request: body}
+	if wire.Receipt != nil {
+		p.ReceiptRegistration = "pending"
+	}
+	s.payments[id] = &entry{p: p, returnURL: req.Confirmation.ReturnURL, request: body, receipt: wire.Receipt}
 	s.byIdem[idem] = id
 	writeJSON(w, p)
 }
 
-// validate checks what the real API checks of a payment with a receipt.
-func validate(req *yookassa.NewPayment) (param, msg string) {
+// validate checks what the real API checks of a payment and of its receipt:
+// a shop that requires receipts refuses a payment without one, and a
+// receipt's lines add up to the payment to the kopeck.
+func (s *Server) validate(req *yookassa.NewPayment, rc *wireReceipt) (param, msg string) {
 	k, err := req.Amount.Kopecks()
 	switch {
 	case err != nil:
@@ -145,19 +240,17 @@ func validate(req *yookassa.NewPayment) (param, msg string) {
 		return "amount.value", "The amount must be positive"
 	case req.Confirmation.Type != "redirect" || req.Confirmation.ReturnURL == "":
 		return "confirmation.return_url", "A redirect confirmation needs a return_url"
-	case req.Receipt == nil || req.Receipt.Customer.Email == "" || len(req.Receipt.Items) == 0:
-		return "receipt", "A receipt with the customer's email and items is required (54-FZ)"
+	case rc == nil && s.RequireReceipts:
+		return "receipt", "Receipt is missing or illegal"
+	case rc == nil:
+		return "", ""
 	}
-	var sum int64
-	for _, it := range req.Receipt.Items {
-		v, err := it.Amount.Kopecks()
-		if err != nil || it.Quantity != "1.00" {
-			return "receipt.items", "Each item needs quantity 1.00 and an amount in rubles"
-		}
-		sum += v
+	sum, berr := checkReceipt(rc.Customer, rc.Items, rc.TaxSystemCode)
+	if berr != nil {
+		return berr.param, berr.desc
 	}
 	if sum != k {
-		return "receipt.items", "The items do not add up to the payment amount"
+		return "receipt", fmt.Sprintf("Receipt items amount sum (%s) is not equal to payment amount (%s)", rubles(sum).Value, req.Amount.Value)
 	}
 	return "", ""
 }
@@ -247,6 +340,15 @@ func (s *Server) Settle(id, status, event string) error {
 	e.p.Status = status
 	e.p.Paid = status == yookassa.StatusSucceeded
 	e.p.Confirmation = nil
+	if e.receipt != nil {
+		e.p.ReceiptRegistration = "canceled"
+		if e.p.Paid {
+			e.p.ReceiptRegistration = "succeeded"
+			sum, _ := e.p.Amount.Kopecks()
+			s.register(Receipt{Type: "payment", PaymentID: id, Customer: *e.receipt.Customer, Items: e.receipt.Items,
+				TaxSystemCode: e.receipt.TaxSystemCode, Kopecks: sum})
+		}
+	}
 	obj, _ := json.Marshal(e.p)
 	n := yookassa.Notification{Type: "notification", Event: event, Object: obj}
 	s.sent = append(s.sent, n)
@@ -279,17 +381,38 @@ func (s *Server) Refund(paymentID string, kopecks int64) (yookassa.Refund, error
 		s.mu.Unlock()
 		return yookassa.Refund{}, fmt.Errorf("refund of %d kopecks exceeds what is left of payment %s", kopecks, paymentID)
 	}
-	r := yookassa.Refund{ID: newID(), PaymentID: paymentID, Status: yookassa.StatusSucceeded, Amount: yookassa.Rubles(kopecks), CreatedAt: time.Now().UTC()}
-	s.refunds[r.ID] = r
-	obj, _ := json.Marshal(r)
-	n := yookassa.Notification{Type: "notification", Event: "refund.succeeded", Object: obj}
-	s.sent = append(s.sent, n)
-	url := s.notifyURL
+	r := s.refundLocked(paymentID, kopecks, "")
+	if e.receipt != nil && len(e.receipt.Items) > 0 {
+		// The dashboard makes the refund receipt from the payment's own receipt.
+		it := e.receipt.Items[0]
+		it.Quantity, it.Amount = json.RawMessage(`"1.00"`), rubles(kopecks)
+		rc := s.register(Receipt{Type: "refund", PaymentID: paymentID, RefundID: r.ID, Customer: *e.receipt.Customer,
+			Items: []wireItem{it}, TaxSystemCode: e.receipt.TaxSystemCode, Kopecks: kopecks})
+		r.ReceiptRegistration = rc.Status
+		s.refunds[r.ID] = r
+	}
+	n, url := s.refundNotice(r)
 	s.mu.Unlock()
 	if url != "" {
 		Notify(url, n)
 	}
 	return r, nil
+}
+
+// refundLocked makes a succeeded refund; the caller holds s.mu and has checked the amount.
+func (s *Server) refundLocked(paymentID string, kopecks int64, description string) yookassa.Refund {
+	r := yookassa.Refund{ID: newID(), PaymentID: paymentID, Status: yookassa.StatusSucceeded, Amount: yookassa.Rubles(kopecks),
+		CreatedAt: time.Now().UTC(), Description: description}
+	s.refunds[r.ID] = r
+	return r
+}
+
+// refundNotice records refund.succeeded and says where it goes; the caller holds s.mu.
+func (s *Server) refundNotice(r yookassa.Refund) (yookassa.Notification, string) {
+	obj, _ := json.Marshal(r)
+	n := yookassa.Notification{Type: "notification", Event: "refund.succeeded", Object: obj}
+	s.sent = append(s.sent, n)
+	return n, s.notifyURL
 }
 
 func (s *Server) getRefund(w http.ResponseWriter, r *http.Request, id string) {

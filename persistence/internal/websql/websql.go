@@ -27,9 +27,9 @@ const (
 	DeleteSession    = `DELETE FROM web_sessions WHERE id = ?`
 	DeleteSessionsOf = `DELETE FROM web_sessions WHERE account_id = ?`
 
-	paymentColumns = `id, external_id, account_id, kind, plan_id, amount, credits, status, created_at, completed_at`
-	InsertPayment  = `INSERT INTO payments (` + paymentColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	UpdatePayment  = `UPDATE payments SET external_id = ?, status = ?, completed_at = ? WHERE id = ?`
+	paymentColumns = `id, external_id, account_id, kind, plan_id, amount, credits, status, created_at, completed_at, receipt_status`
+	InsertPayment  = `INSERT INTO payments (` + paymentColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	UpdatePayment  = `UPDATE payments SET external_id = ?, status = ?, completed_at = ?, receipt_status = ? WHERE id = ?`
 	Payment        = `SELECT ` + paymentColumns + ` FROM payments WHERE id = ?`
 	PaymentByExt   = `SELECT ` + paymentColumns + ` FROM payments WHERE external_id = ? AND external_id <> ''`
 	PaymentsOf     = `SELECT ` + paymentColumns + ` FROM payments WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`
@@ -105,12 +105,12 @@ func ScanSession(row sqlutil.Scanner) (shlyuz.WebSession, error) {
 // PaymentArgs are InsertPayment's arguments.
 func PaymentArgs(p shlyuz.Payment) []any {
 	return []any{p.ID, p.ExternalID, p.AccountID, string(p.Kind), p.PlanID, p.AmountRub.String(), p.Credits, p.Status,
-		sqlutil.Micros(p.CreatedAt), completed(p)}
+		sqlutil.Micros(p.CreatedAt), completed(p), p.Receipt}
 }
 
 // UpdatePaymentArgs are UpdatePayment's arguments.
 func UpdatePaymentArgs(p shlyuz.Payment) []any {
-	return []any{p.ExternalID, p.Status, completed(p), p.ID}
+	return []any{p.ExternalID, p.Status, completed(p), p.Receipt, p.ID}
 }
 
 func completed(p shlyuz.Payment) int64 {
@@ -125,7 +125,7 @@ func ScanPayment(row sqlutil.Scanner) (shlyuz.Payment, error) {
 	var p shlyuz.Payment
 	var kind, amount string
 	var created, done int64
-	if err := row.Scan(&p.ID, &p.ExternalID, &p.AccountID, &kind, &p.PlanID, &amount, &p.Credits, &p.Status, &created, &done); err != nil {
+	if err := row.Scan(&p.ID, &p.ExternalID, &p.AccountID, &kind, &p.PlanID, &amount, &p.Credits, &p.Status, &created, &done, &p.Receipt); err != nil {
 		return p, err
 	}
 	var err error
