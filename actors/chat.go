@@ -11,6 +11,8 @@ import (
 
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/tokens"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // ChatCall is one chat request as the HTTP layer parsed it.
@@ -84,8 +86,12 @@ type call struct {
 	estimated bool                   // the usage is the gateway's count, not the upstream's
 	dropped   []string               // the request's parameters the serving upstream does not take
 	asked     *shlyuz.PricedModel    // the retired model the client named, when its successor serves the call
-	upTime    time.Duration          // spent in the serving upstream's call (to the first event for streams)
-	slice     *slice                 // the slice this node reserved the call from; nil: the owner's grant
+	// tctx is the request's context when its span is recording (tracing.go);
+	// attempt is the serving attempt's span, ended at settlement.
+	tctx    context.Context
+	attempt trace.Span
+	upTime  time.Duration // spent in the serving upstream's call (to the first event for streams)
+	slice   *slice        // the slice this node reserved the call from; nil: the owner's grant
 	// sliceable: the call may reserve from this node's slice, its charge
 	// settling through settleAccount (chat and media). A video job's hold
 	// outlives the request at the owner, by its id: never from a slice.
@@ -283,6 +289,7 @@ type attemptFunc func(ctx context.Context, u *Upstream, req *shlyuz.UpstreamRequ
 // one succeeds. On success the call holds its reservation and its slot; on
 // failure both are released and the failure is recorded.
 func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
+	cl.traceFrom(ctx)
 	cat := cl.g.Catalog()
 	models := make([]*shlyuz.PricedModel, 0, len(cl.c.Models))
 	var asked []*shlyuz.PricedModel // by models' index: the retired model its successor stands for
@@ -328,7 +335,13 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 			continue
 		}
 		upstreamModel := route.UpstreamName(m.ID)
-		if err := cl.reserve(m, ups); err != nil {
+		rs := cl.span("shlyuz.reserve", trace.SpanKindInternal)
+		err := cl.reserve(m, ups)
+		if rs != nil {
+			rs.SetAttributes(attrModel.String(m.ID), attrHeld.Int64(int64(cl.held)))
+			endSpan(rs, err)
+		}
+		if err != nil {
 			if cl.model == nil {
 				return err // nothing reserved: a money or key error ends the request
 			}
@@ -381,15 +394,23 @@ func (cl *call) tryUpstream(ctx context.Context, attempt attemptFunc, m *shlyuz.
 			cl.note(u, m.ID, err)
 			return err
 		}
+		actx, as := cl.attemptSpan(u, req)
+		if as == nil {
+			actx = ctx
+		}
 		began := time.Now()
-		err := attempt(ctx, u, req)
+		err := attempt(actx, u, req)
 		cl.upTime = time.Since(began)
 		if err == nil {
+			cl.attempt = as // ended at settlement, with the usage
 			cl.note(u, m.ID, nil)
 			cl.g.stats.observeLatency(u, cl.upTime)
 			cl.upstream = u
 			cl.dropped = shlyuz.DroppedParameters(u.Config.Protocol, m.ID, u.Config.Parameters, cl.c.Fields)
 			return nil
+		}
+		if as != nil {
+			endSpan(as, err)
 		}
 		cl.release(err)
 		cl.note(u, m.ID, err)
@@ -586,6 +607,8 @@ func (cl *call) settleBill(b shlyuz.Bill, u shlyuz.Usage, status, finish string)
 		return nil
 	}
 	cl.settled = true
+	cl.endAttempt(u, finish)
+	ss := cl.span("shlyuz.settle", trace.SpanKindInternal)
 	billed := b.Credits
 	over := billed > cl.held
 	if u.TotalTokens == 0 {
@@ -599,7 +622,17 @@ func (cl *call) settleBill(b shlyuz.Bill, u shlyuz.Usage, status, finish string)
 			"generation", gen.ID, "model", gen.Model, "upstream", gen.Upstream, "billed", billed, "reserved", cl.held,
 			"prompt_tokens", u.PromptTokens, "completion_tokens", u.CompletionTokens)
 	}
+	if ss != nil {
+		ss.SetAttributes(attrCredits.Int64(int64(b.Credits)), attrHeld.Int64(int64(cl.held)), attrStatus.String(status),
+			attrInputTokens.Int64(u.PromptTokens), attrOutputTokens.Int64(u.CompletionTokens), attrGeneration.String(gen.ID))
+		ss.End()
+	}
+	cs := cl.span("shlyuz.commit", trace.SpanKindInternal)
 	err := cl.settleAccount(&acctSettle{GenID: cl.c.GenerationID, KeyID: cl.keyID, Amount: b.Credits, Tokens: u.TotalTokens, Generation: gen, Now: now})
+	if cs != nil {
+		cs.SetAttributes(attribute.Bool("shlyuz.durable", cl.g.durable))
+		endSpan(cs, err)
+	}
 	return &Receipt{Usage: u, Credits: b.Credits, Details: b.Details, Model: cl.model.ID, Upstream: gen.Upstream, FinishReason: finish, Status: status, Err: err,
 		MaxTokens: cl.decidedMaxTokens()}
 }
@@ -610,6 +643,10 @@ func (cl *call) fail(err error) *Receipt {
 		return nil
 	}
 	cl.settled = true
+	if cl.attempt != nil { // a stream that failed after its first event
+		endSpan(cl.attempt, err)
+		cl.attempt = nil
+	}
 	now := cl.g.now()
 	gen := cl.record(now, shlyuz.GenerationFailed, "error", shlyuz.Usage{}, 0)
 	_ = cl.settleAccount(&acctSettle{GenID: cl.c.GenerationID, KeyID: cl.keyID, Generation: gen, Now: now})

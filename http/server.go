@@ -49,6 +49,9 @@ type Options struct {
 	// BodyMemory bounds the bytes all request bodies being read hold at once
 	// (default 512 MiB); past it a request is answered 503.
 	BodyMemory int64
+	// Tracing: a span for every /api request (tracing.go); the tracer
+	// provider is the global one that package tracing installs.
+	Tracing bool
 }
 
 // Server is the Fiber app and what it needs.
@@ -113,6 +116,9 @@ func New(gw *actors.Gateway, o Options) *Server {
 	s.App.Use(requestID)
 	if o.Metrics != nil {
 		s.App.Use(s.measure)
+	}
+	if o.Tracing {
+		s.App.Use("/api", s.traceRequest)
 	}
 	s.App.Use(s.readBody)
 	if o.Metrics != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/tracing"
 	"gopkg.in/yaml.v3"
 )
 
@@ -80,6 +81,9 @@ type Config struct {
 	Payments paymentsConfig `yaml:"payments"`
 	// ExchangeRate: an optional updater from the Central Bank's feed (web.go).
 	ExchangeRate rateConfig `yaml:"exchange_rate"`
+	// Tracing exports OpenTelemetry traces over OTLP/HTTP; off without an
+	// endpoint (see package tracing).
+	Tracing tracing.Config `yaml:"tracing"`
 }
 
 // httpConfig is the http section: see http.Options.

@@ -30,6 +30,7 @@ import (
 	"github.com/shlyuz/shlyuz/providers/openai"
 	"github.com/shlyuz/shlyuz/providers/salute"
 	"github.com/shlyuz/shlyuz/providers/yandex"
+	"github.com/shlyuz/shlyuz/tracing"
 	_ "time/tzdata" // key periods in Europe/Moscow on machines without zone files
 )
 
@@ -190,6 +191,18 @@ func (in *instance) start(ctx context.Context, cfg *Config, addr address, db str
 	if err := in.joinCluster(ctx, cs, sys.ID, addr.Addr().String()); err != nil {
 		return err
 	}
+	stopTracing, tracingOn, err := tracing.Start(cfg.Tracing, version())
+	if err != nil {
+		return bad("tracing", err)
+	}
+	in.cleanup = append(in.cleanup, func() { // registered early: flushed after the last settlement
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = stopTracing(ctx)
+	})
+	if tracingOn {
+		log.Info("tracing: exporting OpenTelemetry traces", "endpoint", redactDSN(cfg.Tracing.Endpoint))
+	}
 	m := metrics.New()
 	vopts, err := videoOptions(ctx, cfg, db)
 	if err != nil {
@@ -256,7 +269,8 @@ func (in *instance) start(ctx context.Context, cfg *Config, addr address, db str
 	in.srv = shzhttp.New(in.gw, shzhttp.Options{BodyLimit: cfg.BodyLimit, Heartbeat: cfg.Heartbeat,
 		AdminToken: adminToken, Log: log, Metrics: m, CORSOrigins: corsOrigins(cfg.CORS.AllowedOrigins), Web: mountWeb, WebAdmin: webAdmin,
 		HeaderTimeout: cfg.HTTP.HeaderTimeout, IdleTimeout: cfg.HTTP.IdleTimeout, BodyGrace: cfg.HTTP.BodyGrace,
-		MinBodyRate: cfg.HTTP.MinBodyRate, MaxConns: cfg.HTTP.MaxConnections, PublicMetrics: cfg.Metrics.Public})
+		MinBodyRate: cfg.HTTP.MinBodyRate, MaxConns: cfg.HTTP.MaxConnections, PublicMetrics: cfg.Metrics.Public,
+		Tracing: tracingOn})
 	ln, err := addr.Listen() // ready: from now on connections are accepted
 	if err != nil {
 		return bad("--listen (SHLYUZ_LISTEN, listen in the config)", err)

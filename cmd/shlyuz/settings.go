@@ -73,6 +73,9 @@ func validateConfig(cfg *Config) error {
 	if cfg.Heartbeat < 0 {
 		return bad("heartbeat", fmt.Errorf("%s is negative", cfg.Heartbeat))
 	}
+	if err := cfg.Tracing.Check(); err != nil {
+		return bad("tracing", err)
+	}
 	if cfg.BodyLimit < 0 {
 		return bad("body_limit", fmt.Errorf("%d is negative", cfg.BodyLimit))
 	}

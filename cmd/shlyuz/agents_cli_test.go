@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The agent CLIs as they ship, pinned from npm, in their one-shot modes
+// against the gateway and the fake upstream, with nothing set but what
+// docs/clients.md tells a user to set. Each answers a prompt and is billed.
+
+// runCLI runs bin (from npmInstall's folder) with args in a fresh home, env
+// added, and returns what it printed.
+func runCLI(t *testing.T, modules, bin string, home string, env []string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(modules, "node_modules", ".bin", bin), args...)
+	cmd.Dir = home
+	cmd.Env = append([]string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=dumb", "NO_COLOR=1"}, env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %v: %v\n%s", bin, args, err, out)
+	}
+	return string(out)
+}
+
+func TestClaudeCodeAnswersThroughTheFake(t *testing.T) {
+	modules := npmInstall(t, "@anthropic-ai/claude-code@2.1.197")
+	// Installed with --ignore-scripts: the package's own installer puts its native binary in place.
+	if _, err := os.Stat(filepath.Join(modules, ".claude-installed")); err != nil {
+		cmd := exec.Command("node", filepath.Join(modules, "node_modules", "@anthropic-ai", "claude-code", "install.cjs"))
+		cmd.Dir = modules
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("claude-code install.cjs: %v\n%s", err, out)
+		}
+		_ = os.WriteFile(filepath.Join(modules, ".claude-installed"), nil, 0o600)
+	}
+	_, key := account(t, h.base, 200_000_000, nil)
+	before := balance(t, h.base, key).Data.TotalCredits
+	out := runCLI(t, modules, "claude", t.TempDir(), []string{
+		"ANTHROPIC_BASE_URL=" + h.base + "/api", "ANTHROPIC_AUTH_TOKEN=" + key,
+	}, "-p", "Say hi.")
+	if !strings.Contains(out, "tok0") {
+		t.Fatalf("claude -p printed no answer of the fake's:\n%s", out)
+	}
+	if after := balance(t, h.base, key).Data.TotalCredits; after >= before {
+		t.Fatalf("not billed: %d → %d", before, after)
+	}
+}
+
+func TestCodexAnswersThroughTheFake(t *testing.T) {
+	modules := npmInstall(t, "@openai/codex@0.171.0")
+	_, key := account(t, h.base, 200_000_000, nil)
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".codex"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	config := `model = "openai/gpt-5"
+model_provider = "shlyuz"
+
+[model_providers.shlyuz]
+name = "Shlyuz"
+base_url = "` + h.base + `/api/v1"
+env_key = "SHLYUZ_API_KEY"
+wire_api = "responses"
+`
+	if err := os.WriteFile(filepath.Join(home, ".codex", "config.toml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := balance(t, h.base, key).Data.TotalCredits
+	out := runCLI(t, modules, "codex", home, []string{"SHLYUZ_API_KEY=" + key}, "exec", "--skip-git-repo-check", "Say hi.")
+	if !strings.Contains(out, "tok0") {
+		t.Fatalf("codex exec printed no answer of the fake's:\n%s", out)
+	}
+	if after := balance(t, h.base, key).Data.TotalCredits; after >= before {
+		t.Fatalf("not billed: %d → %d", before, after)
+	}
+}
