@@ -8,6 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/actors"
 	"github.com/shlyuz/shlyuz/http/internal/api"
 )
 
@@ -73,9 +74,16 @@ func (s *server) createVideo(c *fiber.Ctx) error {
 	return c.Status(fiber.StatusAccepted).JSON(toVideoObject(job))
 }
 
+// videoOwner is the calling key as an owner of video jobs: it sees, lists,
+// downloads and deletes only the jobs it made.
+func videoOwner(c *fiber.Ctx) actors.VideoOwner {
+	k := &api.KeyStatus(c).Key
+	return actors.VideoOwner{AccountID: k.AccountID, KeyID: k.ID}
+}
+
 // getVideo is GET /api/v1/videos/{id}.
 func (s *server) getVideo(c *fiber.Ctx) error {
-	j, e := s.Gw.VideoJob(c.UserContext(), api.KeyStatus(c).Key.AccountID, c.Params("id"))
+	j, e := s.Gw.VideoJob(c.UserContext(), videoOwner(c), c.Params("id"))
 	if e != nil {
 		return e
 	}
@@ -92,7 +100,7 @@ func (s *server) listVideos(c *fiber.Ctx) error {
 		}
 		limit = n
 	}
-	js, e := s.Gw.VideoJobs(c.UserContext(), api.KeyStatus(c).Key.AccountID, c.Query("after"), limit+1)
+	js, e := s.Gw.VideoJobs(c.UserContext(), videoOwner(c), c.Query("after"), limit+1)
 	if e != nil {
 		return e
 	}
@@ -119,7 +127,7 @@ func (s *server) listVideos(c *fiber.Ctx) error {
 // deleteVideo is DELETE /api/v1/videos/{id}: cancel a running job (0
 // credits) or remove a finished job's file.
 func (s *server) deleteVideo(c *fiber.Ctx) error {
-	j, e := s.Gw.DeleteVideo(c.UserContext(), api.KeyStatus(c).Key.AccountID, c.Params("id"))
+	j, e := s.Gw.DeleteVideo(c.UserContext(), videoOwner(c), c.Params("id"))
 	if e != nil {
 		return e
 	}
@@ -129,7 +137,7 @@ func (s *server) deleteVideo(c *fiber.Ctx) error {
 // videoContent is GET /api/v1/videos/{id}/content: the file from our blob
 // store, with Range support.
 func (s *server) videoContent(c *fiber.Ctx) error {
-	j, e := s.Gw.VideoJob(c.UserContext(), api.KeyStatus(c).Key.AccountID, c.Params("id"))
+	j, e := s.Gw.VideoJob(c.UserContext(), videoOwner(c), c.Params("id"))
 	if e != nil {
 		return e
 	}
