@@ -31,6 +31,17 @@ type UpstreamConfig struct {
 	// PriceMultiplier scales the catalog price of calls this upstream serves
 	// (an aggregator's fee, a dearer region); empty or 0 means 1.
 	PriceMultiplier Decimal `yaml:"price_multiplier"`
+	// What the operator declares of the upstream for OpenRouter's provider
+	// preferences: Slug is OpenRouter's name of its provider ("openai",
+	// "together"), which provider.order, only and ignore take beside Name;
+	// DataCollection is "deny" when the provider neither stores nor trains
+	// on prompts ("allow", the default, otherwise); ZDR: it retains no data
+	// at all; Quantization is its weights' (OpenRouter's names: fp8,
+	// bf16…; "" is "unknown").
+	Slug           string `yaml:"slug"`
+	DataCollection string `yaml:"data_collection"`
+	ZDR            bool   `yaml:"zdr"`
+	Quantization   string `yaml:"quantization"`
 	// Parameters are the request parameters the upstream takes beyond its
 	// protocol's (top_k, min_p for an OpenAI-compatible server): sent on,
 	// where the protocol's adapter would drop them.

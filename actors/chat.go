@@ -31,6 +31,9 @@ type ChatCall struct {
 	Native         *shlyuz.NativeRequest // the request in the client's own protocol, for an upstream that speaks it
 	Only, Ignore   []string              // provider.only / provider.ignore: upstream names
 	Sort           string                // provider.sort: price, latency or throughput (route_prefs.go)
+	// Policy is what the client asks of the upstreams' data handling and
+	// weights (provider.data_collection, zdr, quantizations; route_prefs.go).
+	Policy Policy
 	// RequireParameters (provider.require_parameters): only upstreams that carry
 	// every parameter the request sets may serve it (require_params.go).
 	RequireParameters bool
@@ -125,7 +128,7 @@ func (g *Gateway) Complete(ctx context.Context, c *ChatCall) (*shlyuz.ChatRespon
 		u = shlyuz.Usage{PromptTokens: c.Prompt.Likely, CompletionTokens: tokens.EstimateCompletion(resp.Choices)}
 		resp.Usage = u
 	}
-	r := cl.settle(u, shlyuz.GenerationCompleted, resp.FinishReason)
+	r := cl.settleInsured(u, shlyuz.GenerationCompleted, resp.FinishReason)
 	if r.Err != nil { // durable settlement: no committed charge, no reply
 		return nil, nil, r.Err
 	}
@@ -274,10 +277,21 @@ func (s *Stream) Finish(outcome error) *Receipt {
 	}
 	if status == shlyuz.GenerationCancelled {
 		s.release(errClientGone)
-	} else {
-		s.release(nil)
+		return s.settle(u, status, finish)
 	}
-	return s.settle(u, status, finish)
+	s.release(nil)
+	return s.settleInsured(u, status, finish)
+}
+
+// settleInsured settles a finished call, but for OpenRouter's zero-completion
+// insurance: a reply that ended with no completion token and no finish
+// reason (the upstream produced nothing) costs nothing; its record keeps the
+// usage the upstream reported.
+func (cl *call) settleInsured(u shlyuz.Usage, status, finish string) *Receipt {
+	if finish == "" && u.CompletionTokens <= 0 {
+		return cl.settleBill(shlyuz.Bill{}, u.Normalized(), status, finish)
+	}
+	return cl.settle(u, status, finish)
 }
 
 // ErrClientGone is the outcome of a stream whose client disconnected.
@@ -294,9 +308,9 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 	models := make([]*shlyuz.PricedModel, 0, len(cl.c.Models))
 	var asked []*shlyuz.PricedModel // by models' index: the retired model its successor stands for
 	for i, id := range cl.c.Models {
-		m, ok := cat.Get(id)
-		if !ok {
-			return cat.Missing(id)
+		m, err := variantOf(cat, id, cl.c)
+		if err != nil {
+			return err
 		}
 		if m.ID != id { // served by its successor (the operator's choice)
 			if asked == nil {
@@ -324,6 +338,9 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 			last = cl.g.noUpstream(m.ID, cl.c.Order)
 			if len(routed) > 0 && len(cl.c.Only)+len(cl.c.Ignore) > 0 {
 				last = excludedAll(m.ID, routed)
+			}
+			if name := cl.c.Policy.unmet(routed); name != "" && len(routed) > 0 {
+				last = policyUnmet(m.ID, name)
 			}
 			if len(unsupported) > 0 {
 				last = unsupportedParameters(m.ID, unsupported)

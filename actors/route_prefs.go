@@ -85,8 +85,11 @@ func (g *Gateway) checkUpstreamNames(field string, names []string) *shlyuz.Error
 		field, strings.Join(unknown, ", "), strings.Join(valid, ", "))
 }
 
-// checkPrefs checks the client's provider preferences before anything is reserved.
+// checkPrefs checks the client's provider preferences before anything is
+// reserved; OpenRouter's provider slugs in them become the names of the
+// upstreams the operator gave that slug.
 func (g *Gateway) checkPrefs(c *ChatCall) *shlyuz.Error {
+	c.Order, c.Only, c.Ignore = g.bySlug(c.Order), g.bySlug(c.Only), g.bySlug(c.Ignore)
 	if err := g.checkUpstreamNames("provider.only", c.Only); err != nil {
 		return err
 	}
@@ -105,12 +108,12 @@ func (g *Gateway) checkPrefs(c *ChatCall) *shlyuz.Error {
 // (or provider.order's) order, and those never measured come after the
 // measured ones.
 func (g *Gateway) preferUpstreams(ups []*Upstream, c *ChatCall) []*Upstream {
-	if len(c.Only) == 0 && len(c.Ignore) == 0 && c.Sort == "" {
+	if len(c.Only) == 0 && len(c.Ignore) == 0 && c.Sort == "" && c.Policy.none() {
 		return ups
 	}
 	out := make([]*Upstream, 0, len(ups))
 	for _, u := range ups {
-		if (len(c.Only) == 0 || slices.Contains(c.Only, u.Config.Name)) && !slices.Contains(c.Ignore, u.Config.Name) {
+		if (len(c.Only) == 0 || slices.Contains(c.Only, u.Config.Name)) && !slices.Contains(c.Ignore, u.Config.Name) && c.Policy.meets(u) {
 			out = append(out, u)
 		}
 	}
@@ -151,4 +154,95 @@ func excludedAll(model string, routed []*Upstream) *shlyuz.Error {
 	}
 	return shlyuz.ErrInvalidValue("provider", "provider.only and provider.ignore leave no upstream for %q; its upstreams are: %s.",
 		model, strings.Join(names, ", "))
+}
+
+// bySlug replaces each of names that is no upstream's name but the slug
+// of some (UpstreamConfig.Slug) by the names of those upstreams.
+func (g *Gateway) bySlug(names []string) []string {
+	var out []string
+	for i, n := range names {
+		if _, ok := g.upstreams[n]; ok {
+			if out != nil {
+				out = append(out, n)
+			}
+			continue
+		}
+		var named []string
+		for name, u := range g.upstreams {
+			if u.Config.Slug != "" && u.Config.Slug == n {
+				named = append(named, name)
+			}
+		}
+		if len(named) == 0 {
+			if out != nil {
+				out = append(out, n)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]string, 0, len(names)+len(named)), names[:i]...)
+		}
+		slices.Sort(named)
+		out = append(out, named...)
+	}
+	if out == nil {
+		return names
+	}
+	return out
+}
+
+// Policy is OpenRouter's data and weights preferences of a request: each
+// keeps only the upstreams the operator declared to meet it.
+type Policy struct {
+	DenyDataCollection bool     // provider.data_collection: "deny"
+	ZDR                bool     // provider.zdr: true
+	Quantizations      []string // provider.quantizations; "unknown" takes an upstream that declares none
+}
+
+func (p Policy) none() bool { return !p.DenyDataCollection && !p.ZDR && len(p.Quantizations) == 0 }
+
+// meets reports whether the upstream meets every preference.
+func (p Policy) meets(u *Upstream) bool { return p.failed(u) == "" }
+
+// failed names the first preference the upstream does not meet, or "".
+func (p Policy) failed(u *Upstream) string {
+	switch {
+	case p.DenyDataCollection && u.Config.DataCollection != "deny" && !u.Config.ZDR:
+		return "provider.data_collection"
+	case p.ZDR && !u.Config.ZDR:
+		return "provider.zdr"
+	case len(p.Quantizations) > 0:
+		q := u.Config.Quantization
+		if q == "" {
+			q = "unknown"
+		}
+		if !slices.Contains(p.Quantizations, q) {
+			return "provider.quantizations"
+		}
+	}
+	return ""
+}
+
+// unmet names a preference that no upstream of routed meets (the first
+// failed of each), or "" when some upstream meets them all.
+func (p Policy) unmet(routed []*Upstream) string {
+	if p.none() {
+		return ""
+	}
+	name := ""
+	for _, u := range routed {
+		f := p.failed(u)
+		if f == "" {
+			return ""
+		}
+		if name == "" {
+			name = f
+		}
+	}
+	return name
+}
+
+// policyUnmet is the 400 of a data or weights preference no upstream of the model meets.
+func policyUnmet(model, pref string) *shlyuz.Error {
+	return shlyuz.ErrInvalidValue(pref, "%s: no upstream of %q meets it.", pref, model)
 }

@@ -2,6 +2,8 @@ package http
 
 import (
 	"encoding/json"
+	"slices"
+	"strings"
 
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
@@ -16,7 +18,53 @@ type providerPrefs struct {
 	Ignore         []string `json:"ignore"`
 	Sort           string   `json:"sort"` // price, latency, throughput
 	// RequireParameters: only upstreams that carry every parameter set may serve.
-	RequireParameters bool `json:"require_parameters"`
+	RequireParameters bool     `json:"require_parameters"`
+	DataCollection    string   `json:"data_collection"` // allow (the default) or deny
+	ZDR               *bool    `json:"zdr"`
+	Quantizations     []string `json:"quantizations"`
+	// Soft preferences: they order the upstreams (by throughput, by
+	// latency) when the client set no sort.
+	PreferredMinThroughput json.RawMessage `json:"preferred_min_throughput"`
+	PreferredMaxLatency    json.RawMessage `json:"preferred_max_latency"`
+	// Refused with a 400 naming them: the gateway cannot honour them.
+	MaxPrice               json.RawMessage `json:"max_price"`
+	EnforceDistillableText *bool           `json:"enforce_distillable_text"`
+}
+
+// quantizations are OpenRouter's names of weights' quantizations.
+var quantizations = []string{"int4", "int8", "fp4", "mxfp4", "nvfp4", "fp6", "fp8", "mxfp8", "fp16", "bf16", "fp32", "unknown"}
+
+// policy reads the data and weights preferences, refusing what the gateway cannot honour.
+func (p *providerPrefs) policy(call *actors.ChatCall) *shlyuz.Error {
+	switch p.DataCollection {
+	case "", "allow":
+	case "deny":
+		call.Policy.DenyDataCollection = true
+	default:
+		return shlyuz.ErrInvalidValue("provider.data_collection", "provider.data_collection is allow or deny, not %q.", p.DataCollection)
+	}
+	call.Policy.ZDR = p.ZDR != nil && *p.ZDR
+	for _, q := range p.Quantizations {
+		if !slices.Contains(quantizations, q) {
+			return shlyuz.ErrInvalidValue("provider.quantizations", "provider.quantizations takes %s, not %q.", strings.Join(quantizations, ", "), q)
+		}
+	}
+	call.Policy.Quantizations = p.Quantizations
+	if len(p.MaxPrice) > 0 && !isNull(p.MaxPrice) {
+		return shlyuz.ErrInvalidValue("provider.max_price", "provider.max_price is not supported: the price of every model is in GET /api/v1/models; ask for the one you can afford.")
+	}
+	if p.EnforceDistillableText != nil && *p.EnforceDistillableText {
+		return shlyuz.ErrInvalidValue("provider.enforce_distillable_text", "provider.enforce_distillable_text is not supported: the gateway does not know the models' distillation terms.")
+	}
+	if call.Sort == "" {
+		switch {
+		case len(p.PreferredMinThroughput) > 0 && !isNull(p.PreferredMinThroughput):
+			call.Sort = actors.SortThroughput
+		case len(p.PreferredMaxLatency) > 0 && !isNull(p.PreferredMaxLatency):
+			call.Sort = actors.SortLatency
+		}
+	}
+	return nil
 }
 
 // routingFields are the members of a request the gateway reads to route it
@@ -46,6 +94,9 @@ func readRouting(fields map[string]json.RawMessage, call *actors.ChatCall) *shly
 		call.RequireParameters = prefs.RequireParameters
 		if prefs.AllowFallbacks != nil {
 			call.AllowFallbacks = *prefs.AllowFallbacks
+		}
+		if err := prefs.policy(call); err != nil {
+			return err
 		}
 	}
 	var user string

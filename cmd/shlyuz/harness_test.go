@@ -133,7 +133,7 @@ func testConfig(fakeURL string) string {
 		"faulty/fault-500", "faulty/fault-429", "faulty/fault-quota", "faulty/fault-cut", "faulty/fault-malformed",
 		"faulty/fault-nousage", "faulty/fault-midstream-error", "faulty/fault-401", "fallback/model", "tiny/fault-stall", "faulty/fault-stall", "faulty/fault-slow",
 		"claude/model", "gemini/model", "yagpt/model", "giga/model", "mixed/model", "permodel/model", "sorted/model", "params/model",
-		"faulty/fault-400", "retry/fault-429-once", "test/gpt-5",
+		"faulty/fault-400", "retry/fault-429-once", "test/gpt-5", "faulty/fault-empty",
 		"life/deprecated", "life/retired", "life/served"} {
 		fmt.Fprintf(&models, "  - {id: %q, name: %q, context_length: 100000, max_output_tokens: 4096, input_modalities: [text, image], output_modalities: [text], usd: {prompt_usd_per_mtok: \"1\", completion_usd_per_mtok: \"2\"}}\n", id, id)
 	}
@@ -162,7 +162,7 @@ models:
   - {name: retrying, base_url: "FAKE_URL", retry: {attempts: 2, backoff: 10ms, budget: 5s}}
   - {name: short, base_url: %q, timeout: 300ms, first_byte_timeout: 300ms, breaker: {consecutive_failures: 1000000}}
   - {name: tiny, base_url: %q, max_concurrent: 1}
-  - {name: pricey, base_url: %q, price_multiplier: "2"}
+  - {name: pricey, base_url: %q, price_multiplier: "2", slug: openai, data_collection: deny, quantization: fp8}
   - {name: pm-a, base_url: "FAKE_URL", breaker: {consecutive_failures: 2, open_for: 1h}, retry: {attempts: 1}}
   - {name: pm-b, base_url: "FAKE_URL", breaker: {consecutive_failures: 2, open_for: 1h}, retry: {attempts: 1}}
   - {name: anthropic, protocol: anthropic, base_url: %q, api_key_env: SHLYUZ_TEST_FAKE_KEY}

@@ -69,3 +69,85 @@ func TestParametersCarriedOrDropped(t *testing.T) {
 		})
 	}
 }
+
+// Zero-completion insurance (OpenRouter's): a 200 with no completion token
+// and no finish reason costs nothing, and its record says what came back.
+func TestZeroCompletionInsurance(t *testing.T) {
+	_, key := account(t, h.base, 1_000_000, nil)
+	before := balance(t, h.base, key).Data.TotalCredits
+	var r chatReply
+	resp := postChat(t, h.base, key, chatBody("faulty/fault-empty", false, 0))
+	_ = jsonDecode(resp.Body, &r)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || r.Usage.Credits != 0 {
+		t.Fatalf("status %d, credits %d", resp.StatusCode, r.Usage.Credits)
+	}
+	if after := balance(t, h.base, key).Data.TotalCredits; after != before {
+		t.Fatalf("charged %d for nothing", before-after)
+	}
+	var g generationView
+	call(t, h.base, "GET", "/api/v1/generation?id="+resp.Header.Get("X-Generation-Id"), key, nil, &g)
+	if g.Data.Credits != 0 || g.Data.TokensCompletion != 0 || g.Data.TokensPrompt == 0 {
+		t.Fatalf("record %+v", g.Data)
+	}
+}
+
+// Variants and provider preferences: honoured, or a 400 naming what no
+// upstream meets. sorted/ goes to pricey (slug openai, no data collection,
+// fp8) then fake (nothing declared).
+func TestVariantsAndPreferences(t *testing.T) {
+	_, key := account(t, h.base, 10_000_000, nil)
+	for _, tc := range []struct {
+		name     string
+		model    string
+		provider map[string]any
+		status   int
+		served   string // the upstream, for a 200; the error's param otherwise
+	}{
+		{"floor", "sorted/model:floor", nil, 200, "fake"},
+		{"nitro", "test/model:nitro", nil, 200, "fake"},
+		{"thinking", "test/model:thinking", nil, 200, "fake"},
+		{"online without a search engine", "test/model:online", nil, 400, "model"},
+		{"free of a priced model", "test/model:free", nil, 400, "model"},
+		{"unknown variant", "test/model:bogus", nil, 404, ""},
+		{"a slug in only", "sorted/model", map[string]any{"only": []string{"openai"}, "sort": "price"}, 200, "pricey"},
+		{"a slug in ignore", "sorted/model", map[string]any{"ignore": []string{"openai"}}, 200, "fake"},
+		{"no data collection", "sorted/model", map[string]any{"data_collection": "deny", "sort": "price"}, 200, "pricey"},
+		{"no data collection, none meets", "test/model", map[string]any{"data_collection": "deny"}, 400, "provider.data_collection"},
+		{"zero retention, none meets", "sorted/model", map[string]any{"zdr": true}, 400, "provider.zdr"},
+		{"quantization unknown", "test/model", map[string]any{"quantizations": []string{"unknown"}}, 200, "fake"},
+		{"quantization fp8", "sorted/model", map[string]any{"quantizations": []string{"fp8"}, "sort": "price"}, 200, "pricey"},
+		{"quantization none meets", "test/model", map[string]any{"quantizations": []string{"bf16"}}, 400, "provider.quantizations"},
+		{"max_price", "test/model", map[string]any{"max_price": map[string]any{"prompt": 1}}, 400, "provider.max_price"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := chatBody(tc.model, false, 10)
+			if tc.provider != nil {
+				body["provider"] = tc.provider
+			}
+			if tc.status != 200 {
+				var e apiError
+				st := call(t, h.base, "POST", "/api/v1/chat/completions", key, body, &e)
+				param := ""
+				if e.Error.Param != nil {
+					param = *e.Error.Param
+				}
+				if st != tc.status || (tc.served != "" && param != tc.served) {
+					t.Fatalf("status %d param %q: %s", st, param, e.Error.Message)
+				}
+				return
+			}
+			var r struct {
+				ID string `json:"id"`
+			}
+			if st := call(t, h.base, "POST", "/api/v1/chat/completions", key, body, &r); st != 200 {
+				t.Fatalf("status %d", st)
+			}
+			var g generationView
+			call(t, h.base, "GET", "/api/v1/generation?id="+r.ID, key, nil, &g)
+			if g.Data.Upstream != tc.served {
+				t.Fatalf("served by %q, want %q", g.Data.Upstream, tc.served)
+			}
+		})
+	}
+}

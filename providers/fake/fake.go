@@ -56,6 +56,9 @@ const (
 	// and last message) 429 with Retry-After: 1, and its repeats as usual:
 	// an upstream's passing rate limit.
 	FaultRateOnce = "429-once"
+	// FaultEmpty answers 200 with a choice that says nothing and has no
+	// finish reason, and no completion token in its usage (non-streamed).
+	FaultEmpty = "empty"
 )
 
 // SlowDelay is how late FaultSlow's first byte comes.
@@ -318,6 +321,14 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	case quota:
 		writeError(w, http.StatusTooManyRequests, "insufficient_quota", "", "insufficient_quota",
 			"You exceeded your current quota, please check your plan and billing details.")
+		return
+	case sc.Fault == FaultEmpty && !req.Stream:
+		b := []byte(`{"id":"chatcmpl-fake-` + sc.ID + `","object":"chat.completion","created":` + strconv.FormatInt(sc.Created, 10) +
+			`,"model":` + string(appendJSONString(nil, req.Model)) + `,"choices":[{"index":0,"message":{"role":"assistant","content":""},` +
+			`"logprobs":null,"finish_reason":null}],"usage":{"prompt_tokens":` + strconv.Itoa(sc.PromptTokens) +
+			`,"completion_tokens":0,"total_tokens":` + strconv.Itoa(sc.PromptTokens) + `}}`)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(b)
 		return
 	case sc.Fault == FaultRateOnce:
 		w.Header().Set("Retry-After", "1")
