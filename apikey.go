@@ -28,9 +28,17 @@ type Key struct {
 	Management bool `json:"management,omitempty"`
 	// AllowedModels limits the models the key may call: model ids, and
 	// "provider/" prefixes matching every model under them. Empty: any model.
-	AllowedModels []string   `json:"allowed_models,omitempty"`
-	RevokedAt     *time.Time `json:"revoked_at,omitempty"`
-	CreatedAt     time.Time  `json:"created_at"`
+	AllowedModels []string `json:"allowed_models,omitempty"`
+	// WebChat marks the key the web area's chat spends through: one live
+	// one per account, made by the web area only and never shown to or
+	// changed through the API. It is found by this mark, never by its name.
+	WebChat bool `json:"web_chat,omitempty"`
+	// Disabled: the key is refused until enabled again; a revoked key
+	// (RevokedAt) is refused for good.
+	Disabled  bool       `json:"disabled,omitempty"`
+	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+	CreatedAt time.Time  `json:"created_at"`
+	UpdatedAt *time.Time `json:"updated_at,omitempty"` // the last change of name, ceiling, period or state
 }
 
 // NewKeySecret makes a fresh key: 256 bits from crypto/rand as 64 hex characters
@@ -80,6 +88,10 @@ func (k *Key) Expired(now time.Time) bool {
 	return k.ExpiresAt != nil && !now.Before(*k.ExpiresAt)
 }
 
+// Live reports whether the key may be used at now: neither revoked,
+// disabled nor expired.
+func (k *Key) Live(now time.Time) bool { return k.Usable(now) == nil }
+
 // Revoked reports whether the key was revoked.
 func (k *Key) Revoked() bool { return k.RevokedAt != nil }
 
@@ -88,6 +100,8 @@ func (k *Key) Usable(now time.Time) *Error {
 	switch {
 	case k.Revoked():
 		return ErrKeyRevoked()
+	case k.Disabled:
+		return ErrKeyDisabled()
 	case k.Expired(now):
 		return ErrKeyExpired()
 	}

@@ -147,6 +147,23 @@ func ErrKeyRevoked() *Error {
 	return newErr(401, TypeAuthentication, "key_revoked", "The API key was revoked. Create a new one in your account.")
 }
 
+// ErrBeyondMaker is a key a managing key asks to make (or change) with more
+// than it has itself: the field names what.
+func ErrBeyondMaker(field, format string, args ...any) *Error {
+	return newErr(403, TypePermission, "exceeds_managing_key", format, args...).WithParam(field)
+}
+
+// ErrTooManyKeys is a key past its account's cap.
+func ErrTooManyKeys(max int) *Error {
+	return newErr(403, TypePermission, "too_many_keys",
+		"This account already has %d keys, the most it may have. Delete a key you no longer use to make another.", max)
+}
+
+// ErrKeyDisabled is a key its account disabled (it may enable it again).
+func ErrKeyDisabled() *Error {
+	return newErr(401, TypeAuthentication, "key_disabled", "The API key is disabled. Enable it again or use another key.")
+}
+
 // ErrManagementKey is a management key used to call a model: it only manages keys.
 func ErrManagementKey() *Error {
 	return newErr(403, TypePermission, "management_key", "A management key manages API keys (/api/v1/keys) and cannot call models. Use an API key.")

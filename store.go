@@ -13,7 +13,7 @@ var ErrNoRows = errors.New("not found")
 var ErrDuplicate = errors.New("already exists")
 
 // ErrLimitReached is what a Store returns when a bounded collection (an
-// account's conversations) is full.
+// account's conversations, its keys) is full.
 var ErrLimitReached = errors.New("limit reached")
 
 // Settings are the operator's money settings.
@@ -37,6 +37,14 @@ type Batch struct {
 	Generations []Generation
 }
 
+// KeyPage selects a page of an account's API keys.
+type KeyPage struct {
+	Offset, Limit int
+	// LiveAt, when not zero, leaves out the keys disabled or expired at
+	// that instant.
+	LiveAt time.Time
+}
+
 // Store is the durable state of the gateway. Every method is safe for concurrent use.
 // Two implementations (persistence/sqlite and persistence/cockroach) pass one contract suite.
 type Store interface {
@@ -45,13 +53,26 @@ type Store interface {
 	Account(ctx context.Context, id string) (Account, error)
 
 	// Keys.
-	CreateKey(ctx context.Context, k Key) error
+	// CreateKey stores a new key unless its account has max keys that are
+	// not revoked already (ErrLimitReached), judged in the same transaction;
+	// max 0: no cap.
+	CreateKey(ctx context.Context, k Key, max int) error
 	KeyByHash(ctx context.Context, hash string) (Key, error)
 	Key(ctx context.Context, id string) (Key, error)
+	// KeysOf lists every key of the account, oldest first (the account's
+	// key cap bounds them).
 	KeysOf(ctx context.Context, accountID string) ([]Key, error)
+	// APIKeys reads one page of the account's API keys that are not revoked
+	// (neither management keys nor the web chat's), oldest first, then by id.
+	APIKeys(ctx context.Context, accountID string, q KeyPage) ([]Key, error)
+	// WebChatKey is the account's web chat key that is not revoked (ErrNoRows: none).
+	WebChatKey(ctx context.Context, accountID string) (Key, error)
 	RevokeKey(ctx context.Context, id string, at time.Time) error
 	// SetKeyLimit changes a key's ceiling (nil: none), keeping its period.
 	SetKeyLimit(ctx context.Context, id string, limit *Credits) error
+	// UpdateKey writes k's name, ceiling, period, disabled flag and
+	// UpdatedAt over the stored key with k's id (ErrNoRows: none).
+	UpdateKey(ctx context.Context, k Key) error
 	// KeySpend is what the key's charges add up to since the instant (inclusive).
 	KeySpend(ctx context.Context, keyID string, since time.Time) (Credits, error)
 

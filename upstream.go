@@ -51,7 +51,7 @@ type UpstreamConfig struct {
 // BreakerConfig tunes an upstream's circuit breaker.
 type BreakerConfig struct {
 	ConsecutiveFailures uint32        `yaml:"consecutive_failures"` // trip after this many; 0: 5
-	OpenFor             time.Duration `yaml:"open_for"`             // open → half-open; 0: 30s
+	OpenFor             time.Duration `yaml:"open_for"`             // the longest pause between two probes of a tripped breaker; 0: 1s
 	HalfOpenProbes      uint32        `yaml:"half_open_probes"`     // 0: 1
 }
 
@@ -88,7 +88,7 @@ func (u UpstreamConfig) WithDefaults() UpstreamConfig {
 		u.Breaker.ConsecutiveFailures = 5
 	}
 	if u.Breaker.OpenFor <= 0 {
-		u.Breaker.OpenFor = 30 * time.Second
+		u.Breaker.OpenFor = time.Second
 	}
 	if u.Retry.Attempts <= 0 {
 		u.Retry.Attempts = 3

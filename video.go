@@ -148,15 +148,17 @@ type VideoJob struct {
 // at its key and account: the account's actor counts it as reserved when it
 // loads, and against the key's ceiling when it loads the key.
 type VideoStore interface {
-	// CreateVideoJob inserts a job; ErrDuplicate when the account already has
-	// a job with its IdempotencyKey.
+	// CreateVideoJob inserts a job; ErrDuplicate when its key already made a
+	// job with its IdempotencyKey.
 	CreateVideoJob(ctx context.Context, j VideoJob) error
 	// UpdateVideoJob replaces a job's state.
 	UpdateVideoJob(ctx context.Context, j VideoJob) error
 	VideoJob(ctx context.Context, id string) (VideoJob, error)
-	VideoJobByIdempotencyKey(ctx context.Context, accountID, key string) (VideoJob, error)
-	// VideoJobs lists an account's jobs, newest first, after the cursor (a job id; "" from the start).
-	VideoJobs(ctx context.Context, accountID, after string, limit int) ([]VideoJob, error)
+	// VideoJobByIdempotencyKey is the job an API key made with the Idempotency-Key.
+	VideoJobByIdempotencyKey(ctx context.Context, keyID, key string) (VideoJob, error)
+	// VideoJobs lists an account's jobs, newest first, after the cursor (a job
+	// id; "" from the start): those one API key made, or every key's for keyID "".
+	VideoJobs(ctx context.Context, accountID, keyID, after string, limit int) ([]VideoJob, error)
 	// UnsettledVideoJobs are the jobs still holding credits, to resume on start.
 	UnsettledVideoJobs(ctx context.Context) ([]VideoJob, error)
 	// VideoHolds are the unsettled jobs' holds of an account, or of a key, by job id.

@@ -75,6 +75,9 @@ func (a *accountActor) Receive(ctx actor.Context) {
 	case *keyLimit:
 		a.limit(m)
 		ctx.Respond(a.sliceHolders(m.KeyID))
+	case *keyUpdate:
+		a.update(m)
+		ctx.Respond(a.sliceHolders(m.Key.ID))
 	case *sliceReturn:
 		a.returnSlice(m)
 	case *requestersLeft:

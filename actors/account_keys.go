@@ -95,6 +95,38 @@ func (a *accountActor) revoke(m *keyRevoke) {
 	}
 }
 
+// update applies a change of a loaded key's name, ceiling, period or
+// disabled state. A new period recounts the spend: what was charged between
+// the new period's start and the old one's is added (or, for a shorter
+// period, taken away), read from the store oldest start first, so that a
+// charge committed between the two reads is counted rather than missed.
+func (a *accountActor) update(m *keyUpdate) {
+	k, ok := a.keys[m.Key.ID]
+	if !ok {
+		return
+	}
+	k.key.Name, k.key.Limit, k.key.Disabled, k.key.UpdatedAt = m.Key.Name, m.Key.Limit, m.Key.Disabled, m.Key.UpdatedAt
+	k.version++
+	if m.Key.LimitReset == k.key.LimitReset {
+		return
+	}
+	k.key.LimitReset = m.Key.LimitReset
+	oldStart := k.periodStart
+	k.periodStart = shlyuz.PeriodStart(m.Now, k.key.LimitReset, a.deps.loc)
+	k.periodEnd = shlyuz.PeriodEnd(m.Now, k.key.LimitReset, a.deps.loc)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	before, err := a.deps.store.KeySpend(ctx, k.key.ID, oldStart)
+	if err != nil {
+		return // the spend of the old period stands until the next one
+	}
+	since, err := a.deps.store.KeySpend(ctx, k.key.ID, k.periodStart)
+	if err != nil {
+		return
+	}
+	k.spent = max(k.spent+since-before, 0)
+}
+
 func (a *accountActor) limit(m *keyLimit) { // the spend of the period and the holds stay
 	if k, ok := a.keys[m.KeyID]; ok {
 		k.key.Limit = m.Limit

@@ -19,15 +19,18 @@ var errNotThisBreaker = errors.New("counted by the other breaker")
 var errBreakerOpen = errors.New("the circuit breaker is open")
 
 // firstProbe is how soon a tripped breaker lets a probe through: an upstream
-// that restarts is served again about a second after it is back.
-const firstProbe = time.Second
+// that blinks is served again a quarter of a second after it is back.
+const firstProbe = 250 * time.Millisecond
 
 // breaker is a two-step circuit breaker (Allow, then the call's outcome to
 // done exactly once) that trips after the configured run of upstream faults
 // and ignores cancelled calls. Unlike a breaker with one fixed open period,
 // it probes firstProbe after a trip and doubles the pause after each failed
-// probe up to open_for; while the upstream refuses connections (it is
-// restarting, not sick) it probes every firstProbe.
+// probe up to open_for (1 s by default), so that however long an outage
+// lasts, the upstream is served again within open_for of its recovery
+// while every request between two probes gets a fast 503; while the
+// upstream refuses connections (it is restarting, not sick) it probes every
+// firstProbe.
 type breaker struct {
 	name    string
 	cfg     shlyuz.BreakerConfig
@@ -44,9 +47,12 @@ type breaker struct {
 	until      time.Time // open until
 }
 
-// newBreaker is a breaker with the upstream's settings.
-func newBreaker(cfg shlyuz.UpstreamConfig, name string, onState func(string, gobreaker.State, gobreaker.State)) *breaker {
-	return &breaker{name: name, cfg: cfg.Breaker, onState: onState, now: time.Now}
+// newBreaker is a breaker with the upstream's settings and a clock (nil: time.Now).
+func newBreaker(cfg shlyuz.UpstreamConfig, name string, now func() time.Time, onState func(string, gobreaker.State, gobreaker.State)) *breaker {
+	if now == nil {
+		now = time.Now
+	}
+	return &breaker{name: name, cfg: cfg.Breaker, onState: onState, now: now}
 }
 
 // State is the breaker's state now (an open breaker past its pause is
@@ -167,7 +173,7 @@ func (g *guard) modelBreaker(model string) *breaker {
 	if b, ok := g.models.Load(model); ok {
 		return b.(*breaker)
 	}
-	b, _ := g.models.LoadOrStore(model, newBreaker(g.cfg, g.cfg.Name+"/"+model, nil))
+	b, _ := g.models.LoadOrStore(model, newBreaker(g.cfg, g.cfg.Name+"/"+model, g.now, nil))
 	return b.(*breaker)
 }
 

@@ -70,7 +70,15 @@ type Options struct {
 	PassivateBatch int64
 	// Video: video jobs' storage, polling and time limits.
 	Video VideoOptions
+	// MaxKeys caps the keys of an account that are not revoked (0:
+	// DefaultMaxKeys; negative: no cap).
+	MaxKeys int
 }
+
+// DefaultMaxKeys is an account's key cap when Options leave it out: far more
+// than one account's people and programs need, few enough that a list of
+// them, a page of it or their state in the account's activation stays small.
+const DefaultMaxKeys = 1_000
 
 type deps struct {
 	store   shlyuz.Store
@@ -120,6 +128,7 @@ type Gateway struct {
 	reserved       atomic.Int64  // credits they hold
 	video          *videoRuntime
 	slicesHere     atomic.Bool // tests: slices for accounts served on this node too
+	maxKeys        int         // an account's key cap; 0: none
 }
 
 // InFlight is the number of model calls between reservation and settlement.
@@ -147,8 +156,15 @@ func New(o Options) (*Gateway, error) {
 	if o.PassivateBatch <= 0 {
 		o.PassivateBatch = 2_000
 	}
+	switch {
+	case o.MaxKeys == 0:
+		o.MaxKeys = DefaultMaxKeys
+	case o.MaxKeys < 0:
+		o.MaxKeys = 0
+	}
 	g := &Gateway{
 		passivateBatch: o.PassivateBatch,
+		maxKeys:        o.MaxKeys,
 		deps: deps{store: o.Store, journal: o.Journal, loc: o.Location, now: o.Now, lease: o.Lease, durable: o.DurableSettle, idle: o.ActorIdle,
 			calls: newCallRegistry(memberID(o.Lease))},
 		sys:       o.System,
@@ -171,7 +187,7 @@ func New(o Options) (*Gateway, error) {
 	}
 	for _, u := range o.Upstreams {
 		u.Config = u.Config.WithDefaults()
-		u.guard = newGuard(u.Config, u.Provider, o.OnBreaker)
+		u.guard = newGuard(u.Config, u.Provider, o.OnBreaker, o.Now)
 		gd := u.guard
 		pid, err := spawnUnder(o.System, root, "upstream-"+u.Config.Name,
 			actor.PropsFromProducer(func() actor.Actor { return &providerActor{guard: gd} }))

@@ -24,6 +24,7 @@ type testUpstream struct {
 	name       string
 	provider   shlyuz.Provider
 	multiplier string // price multiplier; "": 1
+	baseURL    string // the upstream's address, for an adapter that reaches one
 }
 
 // tb is what the gateway helpers need of a test: a *testing.T or B, or the
@@ -117,6 +118,12 @@ func startGateway(tb tb, idle time.Duration, batch int64, durable bool, ups ...t
 // beside its database when logged is set, as serve does on SQLite.
 func startGatewayLogged(tb tb, idle time.Duration, batch int64, durable, logged bool, ups ...testUpstream) *testGateway {
 	tb.Helper()
+	return startGatewayClocked(tb, idle, batch, durable, logged, nil, ups...)
+}
+
+// startGatewayClocked is startGatewayLogged on a clock (nil: time.Now).
+func startGatewayClocked(tb tb, idle time.Duration, batch int64, durable, logged bool, now func() time.Time, ups ...testUpstream) *testGateway {
+	tb.Helper()
 	ctx := context.Background()
 	path := filepath.Join(tb.TempDir(), "gateway.db")
 	store, err := sqlite.Open(ctx, path)
@@ -143,14 +150,14 @@ func startGatewayLogged(tb tb, idle time.Duration, batch int64, durable, logged 
 	var upstreams []*actors.Upstream
 	var names []string
 	for _, u := range ups {
-		cfg := shlyuz.UpstreamConfig{Name: u.name, MaxConcurrent: 100000}
+		cfg := shlyuz.UpstreamConfig{Name: u.name, MaxConcurrent: 100000, BaseURL: u.baseURL}
 		if u.multiplier != "" {
 			cfg.PriceMultiplier = shlyuz.MustDecimal(u.multiplier)
 		}
 		upstreams = append(upstreams, &actors.Upstream{Config: cfg, Provider: u.provider})
 		names = append(names, u.name)
 	}
-	gw, err := actors.New(actors.Options{System: sys, Store: store, Journal: journal, Log: quiet, ActorIdle: idle, PassivateBatch: batch, DurableSettle: durable,
+	gw, err := actors.New(actors.Options{System: sys, Store: store, Journal: journal, Log: quiet, ActorIdle: idle, PassivateBatch: batch, DurableSettle: durable, Now: now,
 		Upstreams: upstreams, Models: []shlyuz.Model{model, text},
 		Routes: []shlyuz.Route{{Match: "text/model", Upstreams: names[:1]}, {Match: "*", Upstreams: names}}})
 	if err != nil {
@@ -186,7 +193,7 @@ func (tg *testGateway) account(id string, credits, ceiling shlyuz.Credits) strin
 	}
 	plain, hash := shlyuz.NewKeySecret()
 	if err := tg.store.CreateKey(ctx, shlyuz.Key{ID: "key-" + id, AccountID: id, Hash: hash, Label: shlyuz.MaskKey(plain),
-		Limit: &ceiling, LimitReset: shlyuz.ResetMonth, CreatedAt: time.Now()}); err != nil {
+		Limit: &ceiling, LimitReset: shlyuz.ResetMonth, CreatedAt: time.Now()}, 0); err != nil {
 		tg.tb.Fatal(err)
 	}
 	return hash

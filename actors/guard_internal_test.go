@@ -21,7 +21,7 @@ func (p pooled) CloseIdleConnections() { p.dropped <- struct{}{} }
 func TestBreakerOpeningDropsIdleConnections(t *testing.T) {
 	p := pooled{dropped: make(chan struct{}, 1)}
 	cfg := shlyuz.UpstreamConfig{Name: "u", Breaker: shlyuz.BreakerConfig{ConsecutiveFailures: 2}}.WithDefaults()
-	g := newGuard(cfg, p, nil)
+	g := newGuard(cfg, p, nil, nil)
 	for i := range 2 {
 		select {
 		case <-p.dropped:

@@ -82,6 +82,13 @@ type keyLimit struct {
 	Limit *shlyuz.Credits
 }
 
+// keyUpdate tells a live account activation its key's name, ceiling,
+// period or disabled state changed (Key as stored now).
+type keyUpdate struct {
+	Key shlyuz.Key
+	Now time.Time
+}
+
 // acctSettle debits Amount for a finished request (0: a release only) and
 // journals the generation record. Sent as a request, it is answered with a
 // settleAck once the charge is committed, and may be sent again: it is

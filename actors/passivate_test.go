@@ -79,7 +79,7 @@ func BenchmarkIdleKeysMemory(b *testing.B) {
 		}
 		plain, hash := shlyuz.NewKeySecret()
 		if err := tg.store.CreateKey(ctx, shlyuz.Key{ID: fmt.Sprintf("key-mem-%d", i), AccountID: acc, Hash: hash,
-			Label: shlyuz.MaskKey(plain), LimitReset: shlyuz.ResetMonth, CreatedAt: time.Now()}); err != nil {
+			Label: shlyuz.MaskKey(plain), LimitReset: shlyuz.ResetMonth, CreatedAt: time.Now()}, 0); err != nil {
 			b.Fatal(err)
 		}
 		hashes[i] = hash

@@ -21,8 +21,9 @@ var errClientGone = errors.New("client went away")
 // need no serialization of their own.
 type guard struct {
 	cfg      shlyuz.UpstreamConfig
-	breaker  *breaker // the upstream's, for faults of the whole upstream
-	models   sync.Map // model id → *breaker
+	breaker  *breaker         // the upstream's, for faults of the whole upstream
+	models   sync.Map         // model id → *breaker
+	now      func() time.Time // the breakers' clock
 	inFlight atomic.Int64
 }
 
@@ -32,10 +33,10 @@ type idleCloser interface{ CloseIdleConnections() }
 // newGuard makes an upstream's guard. When its breaker opens, the adapter's
 // idle connections (when it has a pool) are dropped, so that the probe after
 // the pause goes out on a new connection, not on one the upstream closed.
-func newGuard(cfg shlyuz.UpstreamConfig, p shlyuz.Provider, onState func(string, gobreaker.State)) *guard {
+func newGuard(cfg shlyuz.UpstreamConfig, p shlyuz.Provider, onState func(string, gobreaker.State), now func() time.Time) *guard {
 	closer, _ := p.(idleCloser)
-	g := &guard{cfg: cfg}
-	g.breaker = newBreaker(cfg, cfg.Name, func(name string, from, to gobreaker.State) {
+	g := &guard{cfg: cfg, now: now}
+	g.breaker = newBreaker(cfg, cfg.Name, now, func(name string, from, to gobreaker.State) {
 		if to == gobreaker.StateOpen {
 			if closer != nil {
 				go closer.CloseIdleConnections() // not under the breaker's lock

@@ -67,6 +67,7 @@ func (v *videoRuntime) stop() {
 type VideoCall struct {
 	KeyHash        string
 	AccountID      string
+	KeyID          string // the calling key: its Idempotency-Keys are its own
 	Model          string // the catalog id
 	IdempotencyKey string
 	Request        shlyuz.VideoRequest // Model is filled in here
@@ -98,7 +99,7 @@ func NewVideoID(now time.Time) string {
 // more; the bool says it was a repeat.
 func (g *Gateway) CreateVideo(ctx context.Context, c *VideoCall) (*shlyuz.VideoJob, bool, error) {
 	if c.IdempotencyKey != "" {
-		if j, err := g.store.VideoJobByIdempotencyKey(ctx, c.AccountID, c.IdempotencyKey); err == nil {
+		if j, err := g.store.VideoJobByIdempotencyKey(ctx, c.KeyID, c.IdempotencyKey); err == nil {
 			if j.Model != c.Model || j.Request.Prompt != c.Request.Prompt || j.Request.Seconds != c.Request.Seconds || j.Size != c.Size {
 				return nil, false, shlyuz.ErrConflict("idempotency_conflict", "The Idempotency-Key %q was used for another video (%s); use a new key.", c.IdempotencyKey, j.ID)
 			}
@@ -139,7 +140,7 @@ func (g *Gateway) CreateVideo(ctx context.Context, c *VideoCall) (*shlyuz.VideoJ
 		}
 		err := g.store.CreateVideoJob(ctx, job)
 		if errors.Is(err, shlyuz.ErrDuplicate) { // a concurrent create with the same key won
-			if j, e := g.store.VideoJobByIdempotencyKey(ctx, c.AccountID, c.IdempotencyKey); e == nil {
+			if j, e := g.store.VideoJobByIdempotencyKey(ctx, cl.keyID, c.IdempotencyKey); e == nil {
 				dup = &j
 			}
 		}
@@ -166,10 +167,23 @@ func (g *Gateway) CreateVideo(ctx context.Context, c *VideoCall) (*shlyuz.VideoJ
 	return &job, false, nil
 }
 
-// VideoJob is one of the account's jobs; another account's is not found.
-func (g *Gateway) VideoJob(ctx context.Context, accountID, id string) (*shlyuz.VideoJob, *shlyuz.Error) {
+// VideoOwner is who asks for video jobs: an API key sees the jobs it made,
+// the account's owner (KeyID "": the web area, the operator) sees every job
+// of the account.
+type VideoOwner struct {
+	AccountID string
+	KeyID     string
+}
+
+// owns reports whether the job is one the owner may see.
+func (o VideoOwner) owns(j *shlyuz.VideoJob) bool {
+	return j.AccountID == o.AccountID && (o.KeyID == "" || j.KeyID == o.KeyID)
+}
+
+// VideoJob is one of the owner's jobs; another key's or account's is not found.
+func (g *Gateway) VideoJob(ctx context.Context, owner VideoOwner, id string) (*shlyuz.VideoJob, *shlyuz.Error) {
 	j, err := g.store.VideoJob(ctx, id)
-	if errors.Is(err, shlyuz.ErrNoRows) || (err == nil && j.AccountID != accountID) {
+	if errors.Is(err, shlyuz.ErrNoRows) || (err == nil && !owner.owns(&j)) {
 		return nil, shlyuz.ErrNotFound("Video " + id)
 	}
 	if err != nil {
@@ -178,9 +192,9 @@ func (g *Gateway) VideoJob(ctx context.Context, accountID, id string) (*shlyuz.V
 	return &j, nil
 }
 
-// VideoJobs lists the account's jobs, newest first, after the cursor.
-func (g *Gateway) VideoJobs(ctx context.Context, accountID, after string, limit int) ([]shlyuz.VideoJob, *shlyuz.Error) {
-	js, err := g.store.VideoJobs(ctx, accountID, after, limit)
+// VideoJobs lists the owner's jobs, newest first, after the cursor.
+func (g *Gateway) VideoJobs(ctx context.Context, owner VideoOwner, after string, limit int) ([]shlyuz.VideoJob, *shlyuz.Error) {
+	js, err := g.store.VideoJobs(ctx, owner.AccountID, owner.KeyID, after, limit)
 	if err != nil {
 		return nil, shlyuz.ErrInternal(err)
 	}
@@ -189,8 +203,8 @@ func (g *Gateway) VideoJobs(ctx context.Context, accountID, after string, limit 
 
 // DeleteVideo cancels a running job (it costs nothing and its hold is
 // released) or removes a finished job's file. It returns the job as it ended.
-func (g *Gateway) DeleteVideo(ctx context.Context, accountID, id string) (*shlyuz.VideoJob, *shlyuz.Error) {
-	j, e := g.VideoJob(ctx, accountID, id)
+func (g *Gateway) DeleteVideo(ctx context.Context, owner VideoOwner, id string) (*shlyuz.VideoJob, *shlyuz.Error) {
+	j, e := g.VideoJob(ctx, owner, id)
 	if e != nil {
 		return nil, e
 	}
@@ -198,7 +212,7 @@ func (g *Gateway) DeleteVideo(ctx context.Context, accountID, id string) (*shlyu
 		if _, err := g.dir.Request(id, KindVideo, &videoCancel{}, 30*time.Second); err != nil {
 			return nil, shlyuz.ErrInternal(err)
 		}
-		return g.VideoJob(ctx, accountID, id)
+		return g.VideoJob(ctx, owner, id)
 	}
 	if j.State == shlyuz.VideoCompleted {
 		if err := g.purgeVideo(ctx, j); err != nil {

@@ -21,10 +21,14 @@ type KeySpec struct {
 	Management bool              // a management key: manages keys, calls no model
 	// AllowedModels: model ids and "provider/" prefixes the key may call; empty: any.
 	AllowedModels []string
+	// WebChat: the web area's chat key of the account (made by the web area only).
+	WebChat bool
 }
 
 // CreateKey makes a key for an account (the operator API and the web area
-// both make keys here) and returns the plain key, which is never kept.
+// both make keys here) and returns the plain key, which is never kept. An
+// account holds at most Options.MaxKeys keys that are not revoked: past it,
+// a 403.
 func (g *Gateway) CreateKey(ctx context.Context, accountID string, s KeySpec) (string, shlyuz.Key, *shlyuz.Error) {
 	if s.Limit != nil && *s.Limit < 0 {
 		return "", shlyuz.Key{}, shlyuz.ErrInvalidValue("limit", "limit is a whole number of credits, 0 or more.")
@@ -38,8 +42,13 @@ func (g *Gateway) CreateKey(ctx context.Context, accountID string, s KeySpec) (s
 	}
 	plain, hash := shlyuz.NewKeySecret()
 	k := shlyuz.Key{ID: newKeyID(now.Unix()), AccountID: accountID, Name: s.Name, Hash: hash, Label: shlyuz.MaskKey(plain),
-		Limit: s.Limit, LimitReset: s.LimitReset, ExpiresAt: s.ExpiresAt, RateLimit: s.RateLimit, Management: s.Management, AllowedModels: s.AllowedModels, CreatedAt: now.UTC()}
-	if err := g.store.CreateKey(ctx, k); err != nil {
+		Limit: s.Limit, LimitReset: s.LimitReset, ExpiresAt: s.ExpiresAt, RateLimit: s.RateLimit, Management: s.Management, AllowedModels: s.AllowedModels,
+		WebChat: s.WebChat, CreatedAt: now.UTC()}
+	err := g.store.CreateKey(ctx, k, g.maxKeys)
+	if errors.Is(err, shlyuz.ErrLimitReached) {
+		return "", shlyuz.Key{}, shlyuz.ErrTooManyKeys(g.maxKeys)
+	}
+	if err != nil {
 		return "", shlyuz.Key{}, shlyuz.ErrInternal(err)
 	}
 	return plain, k, nil

@@ -18,6 +18,7 @@ var clusterMessages = []remote.RootSerializable{
 	&reserved{},
 	&keyRevoke{},
 	&keyLimit{},
+	&keyUpdate{},
 	&acctReserve{},
 	&acctSettle{},
 	&drain{},
@@ -49,6 +50,7 @@ func (m *keyState) Serialize() (remote.RootSerialized, error)         { return w
 func (m *reserved) Serialize() (remote.RootSerialized, error)         { return wire.Encode(m) }
 func (m *keyRevoke) Serialize() (remote.RootSerialized, error)        { return wire.Encode(m) }
 func (m *keyLimit) Serialize() (remote.RootSerialized, error)         { return wire.Encode(m) }
+func (m *keyUpdate) Serialize() (remote.RootSerialized, error)        { return wire.Encode(m) }
 func (m *acctReserve) Serialize() (remote.RootSerialized, error)      { return wire.Encode(m) }
 func (m *acctSettle) Serialize() (remote.RootSerialized, error)       { return wire.Encode(m) }
 func (m *drain) Serialize() (remote.RootSerialized, error)            { return wire.Encode(m) }

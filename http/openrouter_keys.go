@@ -7,14 +7,18 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/actors"
 )
 
 // Key management as OpenRouter's provisioning API has it (/api/v1/keys),
 // authorised by a management key of the account, and /api/v1/activity.
-// A key is named by its hash (SHA-256 of the secret, as OpenRouter's are);
-// deleting a key revokes it (its charges stay in the ledger under its id),
-// and a deleted or revoked key is a disabled one. Management keys are
-// neither listed nor changed here.
+// A key is named by its hash (SHA-256 of the secret, as OpenRouter's are).
+// Deleting a key revokes it for good (its charges stay in the ledger under
+// its id) and it is not found here any more; disabling one (PATCH
+// disabled: true) stops it until it is enabled again. Management keys and
+// the web chat's key are neither listed nor changed here. A key a
+// management key makes or changes stays within the management key's own
+// ceiling, models and expiry (shlyuz.BoundGrant).
 
 func (s *Server) keyRoutes(v1 fiber.Router) {
 	v1.Get("/activity", s.authenticated, s.activity)
@@ -47,10 +51,15 @@ func (s *Server) orKey(c *fiber.Ctx, k *shlyuz.Key) (fiber.Map, *shlyuz.Error) {
 			remaining = &r
 		}
 	}
+	var updated *string
+	if k.UpdatedAt != nil {
+		u := k.UpdatedAt.UTC().Format(time.RFC3339Nano)
+		updated = &u
+	}
 	for name, v := range (fiber.Map{
-		"hash": k.Hash, "id": k.ID, "name": k.Name, "label": k.Label, "disabled": k.Revoked() || k.Expired(time.Now()),
+		"hash": k.Hash, "id": k.ID, "name": k.Name, "label": k.Label, "disabled": k.Usable(time.Now()) != nil,
 		"limit": k.Limit, "limit_remaining": remaining, "limit_reset": orLimitReset(k.LimitReset),
-		"created_at": k.CreatedAt.UTC().Format(time.RFC3339Nano), "updated_at": nil, "expires_at": k.ExpiresAt,
+		"created_at": k.CreatedAt.UTC().Format(time.RFC3339Nano), "updated_at": updated, "expires_at": k.ExpiresAt,
 		"creator_user_id": nil, "external_user": nil, "workspace_id": "", "allowed_models": k.AllowedModels, // null: any model
 	}) {
 		out[name] = v
@@ -58,38 +67,38 @@ func (s *Server) orKey(c *fiber.Ctx, k *shlyuz.Key) (fiber.Map, *shlyuz.Error) {
 	return out, nil
 }
 
-// accountKey is the account's API key of the :hash parameter, or a 404.
+// accountKey is the account's API key of the :hash parameter, or a 404 (a
+// deleted key, a management key and the web chat's key are not found).
 func (s *Server) accountKey(c *fiber.Ctx) (*shlyuz.Key, error) {
 	k, err := s.gw.Store().KeyByHash(c.UserContext(), c.Params("hash"))
-	if err != nil || k.AccountID != keyStatus(c).Key.AccountID || k.Management {
+	if err != nil || k.AccountID != keyStatus(c).Key.AccountID || k.Management || k.WebChat || k.Revoked() {
 		return nil, shlyuz.ErrNotFound("Key " + c.Params("hash"))
 	}
 	return &k, nil
 }
 
+// keysPage is how many keys a page of GET /api/v1/keys holds, as OpenRouter's.
+const keysPage = 100
+
 // listKeys is GET /api/v1/keys: the account's API keys, oldest first, 100 a
-// page from offset; disabled ones only with include_disabled=true.
+// page from offset, read a page at a time from the store; disabled and
+// expired ones only with include_disabled=true.
 func (s *Server) listKeys(c *fiber.Ctx) error {
-	offset, err := queryInt(c, "offset", 0, 0, 1<<62)
+	offset, err := queryInt(c, "offset", 0, 0, 1<<31)
 	if err != nil {
 		return err
 	}
-	keys, kerr := s.gw.Store().KeysOf(c.UserContext(), keyStatus(c).Key.AccountID)
+	p := shlyuz.KeyPage{Offset: int(offset), Limit: keysPage}
+	if c.Query("include_disabled") != "true" {
+		p.LiveAt = time.Now()
+	}
+	keys, kerr := s.gw.Store().APIKeys(c.UserContext(), keyStatus(c).Key.AccountID, p)
 	if kerr != nil {
 		return shlyuz.ErrInternal(kerr)
 	}
-	all := c.Query("include_disabled") == "true"
-	out := []fiber.Map{}
-	var seen int64
+	out := make([]fiber.Map, 0, len(keys))
 	for i := range keys {
-		k := &keys[i]
-		if k.Management || (!all && (k.Revoked() || k.Expired(time.Now()))) {
-			continue
-		}
-		if seen++; seen <= offset || len(out) == 100 {
-			continue
-		}
-		m, err := s.orKey(c, k)
+		m, err := s.orKey(c, &keys[i])
 		if err != nil {
 			return err
 		}
@@ -99,7 +108,8 @@ func (s *Server) listKeys(c *fiber.Ctx) error {
 }
 
 // createKey is POST /api/v1/keys: {name, limit (credits), limit_reset,
-// expires_at}; the plain key is in this answer only.
+// expires_at, allowed_models}, within the management key's own bounds; the
+// plain key is in this answer only.
 func (s *Server) createKey(c *fiber.Ctx) error {
 	var req createKeyReq
 	d := json.NewDecoder(bytes.NewReader(c.Body()))
@@ -112,7 +122,7 @@ func (s *Server) createKey(c *fiber.Ctx) error {
 	if serr != nil {
 		return serr
 	}
-	plain, k, kerr := s.gw.CreateKey(c.UserContext(), keyStatus(c).Key.AccountID, spec)
+	plain, k, kerr := s.gw.CreateKeyBy(c.UserContext(), keyStatus(c), spec)
 	if kerr != nil {
 		return kerr
 	}
@@ -136,16 +146,20 @@ func (s *Server) getKey(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"data": m})
 }
 
+// updateKeyReq is OpenRouter's PATCH body; a field left out stays as it is.
 type updateKeyReq struct {
-	Name       *string         `json:"name"`
-	Disabled   *bool           `json:"disabled"`
-	Limit      json.RawMessage `json:"limit"` // absent: unchanged; null: none
-	LimitReset *string         `json:"limit_reset"`
+	Name               *string         `json:"name"`
+	Disabled           *bool           `json:"disabled"`
+	Limit              json.RawMessage `json:"limit"` // null: none
+	LimitReset         json.RawMessage `json:"limit_reset"`
+	IncludeBYOKInLimit *bool           `json:"include_byok_in_limit"` // no BYOK spend here: accepted, nothing to count
 }
 
-// updateKey is PATCH /api/v1/keys/{hash}: a new limit (or null for none),
-// or disabled: true. A key's name and period stay as created, and a
-// disabled key is never enabled again.
+// updateKey is PATCH /api/v1/keys/{hash}: a new name, disabled (true stops
+// the key, false enables it again), limit (credits, or null for none) and
+// limit_reset (daily, weekly, monthly, or null for never), within the
+// management key's own bounds as for a new key. A period that changes
+// recounts the key's spend from the new period's start.
 func (s *Server) updateKey(c *fiber.Ctx) error {
 	k, err := s.accountKey(c)
 	if err != nil {
@@ -157,19 +171,12 @@ func (s *Server) updateKey(c *fiber.Ctx) error {
 	if err := d.Decode(&req); err != nil {
 		return decodeError(err)
 	}
-	if req.Name != nil && *req.Name != k.Name {
-		return shlyuz.ErrInvalidValue("name", "A key's name stays as it was created.")
-	}
-	if req.LimitReset != nil {
-		if r, perr := shlyuz.ParseLimitReset(*req.LimitReset); perr != nil || r != k.LimitReset {
-			return shlyuz.ErrInvalidValue("limit_reset", "A key's limit_reset stays as it was created.")
-		}
-	}
-	if req.Disabled != nil && !*req.Disabled && k.Revoked() {
-		return shlyuz.ErrInvalidValue("disabled", "A disabled key is never enabled again: create a new one.")
+	ch := actors.KeyChange{Name: req.Name, Disabled: req.Disabled}
+	if req.Name != nil && (*req.Name == "" || !shlyuz.KeyNameFits(*req.Name)) {
+		return shlyuz.ErrInvalidValue("name", "A key's name is 1 to %d characters without control characters.", shlyuz.MaxKeyName)
 	}
 	if req.Limit != nil {
-		var limit *shlyuz.Credits
+		ch.SetLimit = true
 		if string(req.Limit) != "null" {
 			v, werr := wholeNumber(req.Limit)
 			if werr != nil || v < 0 {
@@ -178,33 +185,36 @@ func (s *Server) updateKey(c *fiber.Ctx) error {
 			if cerr := shlyuz.CheckCredits("limit", v); cerr != nil {
 				return cerr
 			}
-			limit = &v
-		}
-		if k.LimitReset != shlyuz.ResetNever && limit == nil {
-			return shlyuz.ErrInvalidValue("limit", "This key's limit resets %s: it needs a limit.", k.LimitReset)
-		}
-		if kerr := s.gw.SetKeyLimit(c.UserContext(), k.ID, limit); kerr != nil {
-			return kerr
+			ch.Limit = &v
 		}
 	}
-	if req.Disabled != nil && *req.Disabled && !k.Revoked() {
-		if kerr := s.gw.RevokeKey(c.UserContext(), k.ID); kerr != nil {
-			return kerr
+	if req.LimitReset != nil {
+		var name string
+		if string(req.LimitReset) != "null" {
+			if json.Unmarshal(req.LimitReset, &name) != nil {
+				return shlyuz.ErrInvalidValue("limit_reset", "limit_reset is daily, weekly, monthly or null.")
+			}
 		}
+		r, perr := shlyuz.ParseLimitReset(name)
+		if perr != nil {
+			return shlyuz.ErrInvalidValue("limit_reset", "limit_reset is daily, weekly, monthly or null.")
+		}
+		ch.LimitReset = &r
+	}
+	if _, kerr := s.gw.UpdateKey(c.UserContext(), keyStatus(c), k.ID, ch); kerr != nil {
+		return kerr
 	}
 	return s.getKey(c)
 }
 
-// deleteKey is DELETE /api/v1/keys/{hash}: the key is revoked.
+// deleteKey is DELETE /api/v1/keys/{hash}: the key is revoked for good.
 func (s *Server) deleteKey(c *fiber.Ctx) error {
 	k, err := s.accountKey(c)
 	if err != nil {
 		return err
 	}
-	if !k.Revoked() {
-		if kerr := s.gw.RevokeKey(c.UserContext(), k.ID); kerr != nil {
-			return kerr
-		}
+	if kerr := s.gw.RevokeKey(c.UserContext(), k.ID); kerr != nil {
+		return kerr
 	}
 	return c.JSON(fiber.Map{"deleted": true})
 }

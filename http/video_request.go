@@ -169,7 +169,7 @@ func (s *Server) videoCall(c *fiber.Ctx, in *videoInput, st *actors.KeyStatus) (
 		}
 	}
 	vc := &actors.VideoCall{
-		KeyHash: c.Locals(localKeyHash).(string), AccountID: st.Key.AccountID, Model: m.ID,
+		KeyHash: c.Locals(localKeyHash).(string), AccountID: st.Key.AccountID, KeyID: st.Key.ID, Model: m.ID,
 		IdempotencyKey: c.Get("Idempotency-Key"), Size: size, CallbackURL: in.CallbackURL, AllowFallbacks: true,
 		Request: shlyuz.VideoRequest{Prompt: in.Prompt, Seconds: seconds, Size: size, Resolution: in.Resolution,
 			AspectRatio: in.AspectRatio, InputReference: ref, InputMIME: mimeType, GenerateAudio: in.GenerateAudio, Seed: in.Seed},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/actors"
 )
 
 // videoObject is OpenAI's video object with the gateway's extras: credits
@@ -72,9 +73,16 @@ func (s *Server) createVideo(c *fiber.Ctx) error {
 	return c.Status(fiber.StatusAccepted).JSON(toVideoObject(job))
 }
 
+// videoOwner is the calling key as an owner of video jobs: it sees, lists,
+// downloads and deletes only the jobs it made.
+func videoOwner(c *fiber.Ctx) actors.VideoOwner {
+	k := &keyStatus(c).Key
+	return actors.VideoOwner{AccountID: k.AccountID, KeyID: k.ID}
+}
+
 // getVideo is GET /api/v1/videos/{id}.
 func (s *Server) getVideo(c *fiber.Ctx) error {
-	j, e := s.gw.VideoJob(c.UserContext(), keyStatus(c).Key.AccountID, c.Params("id"))
+	j, e := s.gw.VideoJob(c.UserContext(), videoOwner(c), c.Params("id"))
 	if e != nil {
 		return e
 	}
@@ -91,7 +99,7 @@ func (s *Server) listVideos(c *fiber.Ctx) error {
 		}
 		limit = n
 	}
-	js, e := s.gw.VideoJobs(c.UserContext(), keyStatus(c).Key.AccountID, c.Query("after"), limit+1)
+	js, e := s.gw.VideoJobs(c.UserContext(), videoOwner(c), c.Query("after"), limit+1)
 	if e != nil {
 		return e
 	}
@@ -118,7 +126,7 @@ func (s *Server) listVideos(c *fiber.Ctx) error {
 // deleteVideo is DELETE /api/v1/videos/{id}: cancel a running job (0
 // credits) or remove a finished job's file.
 func (s *Server) deleteVideo(c *fiber.Ctx) error {
-	j, e := s.gw.DeleteVideo(c.UserContext(), keyStatus(c).Key.AccountID, c.Params("id"))
+	j, e := s.gw.DeleteVideo(c.UserContext(), videoOwner(c), c.Params("id"))
 	if e != nil {
 		return e
 	}
@@ -128,7 +136,7 @@ func (s *Server) deleteVideo(c *fiber.Ctx) error {
 // videoContent is GET /api/v1/videos/{id}/content: the file from our blob
 // store, with Range support.
 func (s *Server) videoContent(c *fiber.Ctx) error {
-	j, e := s.gw.VideoJob(c.UserContext(), keyStatus(c).Key.AccountID, c.Params("id"))
+	j, e := s.gw.VideoJob(c.UserContext(), videoOwner(c), c.Params("id"))
 	if e != nil {
 		return e
 	}

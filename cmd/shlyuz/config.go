@@ -35,6 +35,9 @@ type Config struct {
 	// is in the store); 0: the default 10m; a negative value: never.
 	ActorIdle time.Duration `yaml:"actor_idle"`
 	BodyLimit int           `yaml:"body_limit"` // bytes, of an /api/v1 body (after inflating)
+	// MaxKeysPerAccount caps an account's keys that are not revoked (API,
+	// management and the web chat's); 0: the default 1,000.
+	MaxKeysPerAccount int `yaml:"max_keys_per_account"`
 	// HTTP bounds slow and idle clients; zero values take http.Options' defaults.
 	HTTP httpConfig `yaml:"http"`
 	// Metrics: GET /metrics needs the admin token unless public is true.

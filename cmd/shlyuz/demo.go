@@ -77,7 +77,7 @@ func bootstrapDemo(ctx context.Context, store shlyuz.Store, gw *actors.Gateway, 
 		return err
 	}
 	k := shlyuz.Key{ID: "key-demo", AccountID: id, Name: "demo", Hash: hash, Label: shlyuz.MaskKey(plain), CreatedAt: time.Now().UTC()}
-	if err := store.CreateKey(ctx, k); err != nil {
+	if err := store.CreateKey(ctx, k, 0); err != nil {
 		return err
 	}
 	log.Info("demo: an account with 10 rubles of credits was created; its API key is in " + keyPath)

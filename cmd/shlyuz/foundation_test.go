@@ -122,7 +122,7 @@ func TestAuthErrors(t *testing.T) {
 	plain, hash := shlyuz.NewKeySecret()
 	past := time.Now().Add(-time.Second)
 	if err := h.in.store.CreateKey(context.Background(), shlyuz.Key{ID: "key-expired-" + hash[:8], AccountID: accID, Hash: hash,
-		Label: shlyuz.MaskKey(plain), ExpiresAt: &past, CreatedAt: time.Now()}); err != nil {
+		Label: shlyuz.MaskKey(plain), ExpiresAt: &past, CreatedAt: time.Now()}, 0); err != nil {
 		t.Fatal(err)
 	}
 	unknown, _ := shlyuz.NewKeySecret()

@@ -54,10 +54,16 @@ type sdkReport struct {
 		Limit              int64
 		Disabled           bool
 	}
-	KeyListed, ListedAfterDelete, Deleted, ListedDisabled bool
-	Updated                                               struct{ Limit, Remaining int64 }
-	Got                                                   struct{ Usage, Remaining, Monthly int64 }
-	Activity                                              []struct {
+	KeyListed, ListedAfterDelete, Deleted, ListedDisabled, ListedWhileDisabled bool
+	DisabledChat                                                               any
+	Enabled                                                                    struct {
+		Disabled    bool
+		Name, Reset string
+		Remaining   int64
+	}
+	Updated  struct{ Limit, Remaining int64 }
+	Got      struct{ Usage, Remaining, Monthly int64 }
+	Activity []struct {
 		Model, Provider                     string
 		Usage, Requests, Prompt, Completion int64
 	}
@@ -154,8 +160,16 @@ func TestOpenRouterSDK(t *testing.T) {
 	if r.Got.Usage != third || r.Got.Monthly != third || r.Got.Remaining != 200_000-third {
 		t.Fatalf("the made key after its chat: %+v, chat cost %d", r.Got, third)
 	}
-	if !r.Deleted || r.ListedAfterDelete || !r.ListedDisabled {
-		t.Fatalf("deleted %v, listed after %v, listed disabled %v", r.Deleted, r.ListedAfterDelete, r.ListedDisabled)
+	// PATCH as OpenRouter's: disabled, it is listed only with include_disabled and refused (401);
+	// enabled again, renamed and its period changed; deleted, it is gone.
+	if !r.ListedDisabled || r.ListedWhileDisabled || r.DisabledChat != float64(401) {
+		t.Fatalf("disabled: listed with include_disabled %v, listed %v, its chat %v", r.ListedDisabled, r.ListedWhileDisabled, r.DisabledChat)
+	}
+	if r.Enabled.Disabled || r.Enabled.Name != "renamed-by-sdk" || r.Enabled.Reset != "daily" || r.Enabled.Remaining != 200_000-third {
+		t.Fatalf("enabled again: %+v", r.Enabled)
+	}
+	if !r.Deleted || r.ListedAfterDelete {
+		t.Fatalf("deleted %v, listed after %v", r.Deleted, r.ListedAfterDelete)
 	}
 	if len(r.Activity) != 1 || r.Activity[0].Model != "test/model" || r.Activity[0].Provider != "fake" || r.Activity[0].Requests != 3 ||
 		r.Activity[0].Usage != spent || r.Activity[0].Completion != 24 {

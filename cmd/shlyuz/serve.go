@@ -215,7 +215,8 @@ func (in *instance) start(ctx context.Context, cfg *Config, addr address, db str
 	}
 	in.gw, err = actors.New(actors.Options{System: sys, Store: store, Journal: in.journal, Location: loc,
 		Upstreams: ups, Routes: routes, Models: models, Log: log, OnBreaker: m.Breaker, Observe: m.Generation,
-		Lease: in.lease, DurableSettle: cs.durable, Video: vopts, ActorIdle: actorIdle(cfg.ActorIdle)})
+		Lease: in.lease, DurableSettle: cs.durable, Video: vopts, ActorIdle: actorIdle(cfg.ActorIdle),
+		MaxKeys: cfg.MaxKeysPerAccount})
 	if err != nil {
 		return bad("routes", err)
 	}

@@ -79,6 +79,9 @@ func validateConfig(cfg *Config) error {
 	if cfg.BodyLimit < 0 {
 		return bad("body_limit", fmt.Errorf("%d is negative", cfg.BodyLimit))
 	}
+	if cfg.MaxKeysPerAccount < 0 || cfg.MaxKeysPerAccount > 1_000_000 {
+		return bad("max_keys_per_account", fmt.Errorf("%d is out of range (0 for the default 1000, at most 1000000)", cfg.MaxKeysPerAccount))
+	}
 	if h := cfg.HTTP; h.HeaderTimeout < 0 || h.IdleTimeout < 0 || h.BodyGrace < 0 || h.MinBodyRate < 0 || h.MaxConnections < 0 {
 		return bad("http", errors.New("timeouts, min_body_rate and max_connections cannot be negative"))
 	}

@@ -400,6 +400,30 @@ func TestWebAreaPayments(t *testing.T) {
 		if st := call(t, g.base, "GET", "/api/v1/keys", key[1], nil, &keys); st != 200 || !slices.ContainsFunc(keys.Data, func(k struct{ Name string }) bool { return k.Name == "ci" }) {
 			t.Fatalf("GET /api/v1/keys: %d %+v", st, keys)
 		}
+		// The web chat finds its key by identity, not by name: a key named as
+		// it once was, made through the API with a zero ceiling, is the user's
+		// own (listed, shown in the area), and the chat goes on through its key.
+		var squatter struct {
+			Data struct{ Hash string } `json:"data"`
+		}
+		if st := call(t, g.base, "POST", "/api/v1/keys", key[1], map[string]any{"name": "shlyuz:web-chat", "limit": 0}, &squatter); st != 201 {
+			t.Fatalf("a key named shlyuz:web-chat through the API: %d", st)
+		}
+		keys.Data = nil
+		call(t, g.base, "GET", "/api/v1/keys", key[1], nil, &keys)
+		if n := len(slices.DeleteFunc(keys.Data, func(k struct{ Name string }) bool { return k.Name != "shlyuz:web-chat" })); n != 1 {
+			t.Fatalf("GET /api/v1/keys lists %d keys named shlyuz:web-chat; want the one made through the API (the web chat's own is not listed)", n)
+		}
+		if u.get("/account/keys"); !strings.Contains(u.last, "shlyuz:web-chat") {
+			t.Fatal("a key the user named shlyuz:web-chat is hidden from the user's keys page")
+		}
+		u.get("/account/chat")
+		req, _ := http.NewRequest("POST", g.base+"/account/chat", strings.NewReader(`{"model":"test/model","messages":[{"role":"user","content":"Hi"}]}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-CSRF-Token", u.csrf())
+		if st, sse := u.do(req); st != 200 || !strings.Contains(sse, "data: [DONE]") || strings.Contains(sse, "key_limit_exceeded") {
+			t.Fatalf("the web chat beside a key named as its own: %d\n%s", st, sse)
+		}
 	})
 }
 

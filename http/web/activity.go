@@ -48,7 +48,7 @@ func (w *Web) filter(c *fiber.Ctx) shlyuz.GenerationFilter {
 func keyNames(keys []shlyuz.Key, lang string) map[string]string {
 	m := map[string]string{"": "—"}
 	for i, k := range keys {
-		if k.Name == webChatKeyName {
+		if k.WebChat {
 			keys[i].Name = tr(lang, "web_chat")
 			k.Name = keys[i].Name
 		}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 
 	"github.com/gofiber/fiber/v2"
@@ -11,6 +12,8 @@ import (
 
 // webChatKeyName names the key the web chat spends through: one per account,
 // made on the first chat, its secret thrown away (only the gateway uses it).
+// The key is found by its web-chat mark (shlyuz.Key.WebChat), never by this
+// name, which any key made through the API may carry too.
 const webChatKeyName = "shlyuz:web-chat"
 
 // maxChatMessages bounds a conversation sent in one request.
@@ -78,16 +81,14 @@ func (w *Web) chatSend(c *fiber.Ctx) error {
 
 // webChatKey is the hash of the account's web-chat key, made when missing.
 func (w *Web) webChatKey(c *fiber.Ctx, accountID string) (string, error) {
-	keys, err := w.store.KeysOf(w.ctx(c), accountID)
-	if err != nil {
+	k, err := w.store.WebChatKey(w.ctx(c), accountID)
+	if err == nil {
+		return k.Hash, nil
+	}
+	if !errors.Is(err, shlyuz.ErrNoRows) {
 		return "", shlyuz.ErrInternal(err)
 	}
-	for _, k := range keys {
-		if k.Name == webChatKeyName && !k.Revoked() {
-			return k.Hash, nil
-		}
-	}
-	_, k, kerr := w.gw.CreateKey(w.ctx(c), accountID, actors.KeySpec{Name: webChatKeyName})
+	_, k, kerr := w.gw.CreateKey(w.ctx(c), accountID, actors.KeySpec{Name: webChatKeyName, WebChat: true})
 	if kerr != nil {
 		return "", kerr
 	}

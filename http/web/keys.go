@@ -41,7 +41,7 @@ func (w *Web) renderKeys(c *fiber.Ctx, status int, plain string, form fiber.Map,
 	_, d.Model = w.chatModels()
 	for i := len(keys) - 1; i >= 0; i-- { // newest first
 		k := keys[i]
-		if k.Name == webChatKeyName {
+		if k.WebChat {
 			continue // the web chat's own key is not the user's to manage
 		}
 		row := keyRow{Key: k, Live: k.Usable(now) == nil}
@@ -115,7 +115,7 @@ func ceiling(lang, v string) (*shlyuz.Credits, bool) {
 // ownKey is the account's key named by the path, or false after a 404 page.
 func (w *Web) ownKey(c *fiber.Ctx) (shlyuz.Key, bool, error) {
 	k, err := w.store.Key(w.ctx(c), c.Params("id"))
-	if errors.Is(err, shlyuz.ErrNoRows) || (err == nil && (k.AccountID != sessionOf(c).account.ID || k.Name == webChatKeyName)) {
+	if errors.Is(err, shlyuz.ErrNoRows) || (err == nil && (k.AccountID != sessionOf(c).account.ID || k.WebChat)) {
 		return k, false, w.render(c, fiber.StatusNotFound, "notice", "keys", nil, "", w.t(c, "not_found"))
 	}
 	if err != nil {

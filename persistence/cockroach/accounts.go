@@ -64,15 +64,26 @@ func (s *Store) oneKey(ctx context.Context, what, query string, arg string) (shl
 	return k, nil
 }
 
-// CreateKey stores a key record (its hash, never the plain key). A taken id or
-// hash is shlyuz.ErrDuplicate; an unknown account is shlyuz.ErrNoRows.
-func (s *Store) CreateKey(ctx context.Context, k shlyuz.Key) error {
+// CreateKey stores a key record (its hash, never the plain key) unless the
+// account has max keys that are not revoked (shlyuz.ErrLimitReached; max 0:
+// no cap), the count and the insert in one serializable transaction. A
+// taken id or hash is shlyuz.ErrDuplicate; an unknown account is
+// shlyuz.ErrNoRows.
+func (s *Store) CreateKey(ctx context.Context, k shlyuz.Key, max int) error {
 	if k.ID == "" || k.Hash == "" {
 		return errors.New("cockroach: create key: id and hash are required")
 	}
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO api_keys (`+sqlutil.KeyColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-			sqlutil.KeyArgs(k)...)
+		if max > 0 {
+			var n int
+			if err := tx.QueryRow(ctx, rebind(sqlutil.CountKeys), k.AccountID).Scan(&n); err != nil {
+				return fmt.Errorf("cockroach: count keys of %s: %w", k.AccountID, err)
+			}
+			if n >= max {
+				return fmt.Errorf("cockroach: create key: %s has %d: %w", k.AccountID, n, shlyuz.ErrLimitReached)
+			}
+		}
+		_, err := tx.Exec(ctx, rebind(sqlutil.InsertKey), sqlutil.KeyArgs(k)...)
 		switch {
 		case isUniqueViolation(err):
 			return fmt.Errorf("cockroach: create key %s: %w", k.ID, shlyuz.ErrDuplicate)
@@ -111,6 +122,23 @@ func (s *Store) KeysOf(ctx context.Context, accountID string) ([]shlyuz.Key, err
 	}
 	sqlutil.SortKeys(keys)
 	return keys, nil
+}
+
+// APIKeys reads one page of the account's API keys, oldest first.
+func (s *Store) APIKeys(ctx context.Context, accountID string, p shlyuz.KeyPage) ([]shlyuz.Key, error) {
+	q, args := sqlutil.APIKeys(accountID, p)
+	return query(s, ctx, "API keys of "+accountID, sqlutil.ScanKey, q, args...)
+}
+
+// WebChatKey is the account's web chat key that is not revoked, or shlyuz.ErrNoRows.
+func (s *Store) WebChatKey(ctx context.Context, accountID string) (shlyuz.Key, error) {
+	return one(s, ctx, "web chat key of "+accountID, sqlutil.ScanKey, sqlutil.WebChatKey, accountID)
+}
+
+// UpdateKey writes k's name, ceiling, period, disabled flag and update time
+// over the stored key; an unknown id is shlyuz.ErrNoRows.
+func (s *Store) UpdateKey(ctx context.Context, k shlyuz.Key) error {
+	return s.touchOne(ctx, "update key "+k.ID, sqlutil.UpdateKey, sqlutil.UpdateKeyArgs(k)...)
 }
 
 // RevokeKey marks the key revoked at the instant; revoking it again keeps the

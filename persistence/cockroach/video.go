@@ -17,6 +17,7 @@ var (
 	videoByID      = videosql.Rebind(videosql.ByID)
 	videoByKey     = videosql.Rebind(videosql.ByKey)
 	videoList      = videosql.Rebind(videosql.List)
+	videoListOfKey = videosql.Rebind(videosql.ListOfKey)
 	videoHolds     = videosql.Rebind(videosql.Holds)
 	videoKeyHolds  = videosql.Rebind(videosql.KeyHolds)
 	videoExpired   = videosql.Rebind(videosql.Expired)
@@ -64,9 +65,9 @@ func (s *Store) VideoJob(ctx context.Context, id string) (shlyuz.VideoJob, error
 	return s.oneVideo(ctx, "video job "+id, videoByID, id)
 }
 
-// VideoJobByIdempotencyKey finds an account's job by its idempotency key.
-func (s *Store) VideoJobByIdempotencyKey(ctx context.Context, accountID, key string) (shlyuz.VideoJob, error) {
-	return s.oneVideo(ctx, "video job by idempotency key", videoByKey, accountID, key)
+// VideoJobByIdempotencyKey finds the job an API key made with the idempotency key.
+func (s *Store) VideoJobByIdempotencyKey(ctx context.Context, keyID, key string) (shlyuz.VideoJob, error) {
+	return s.oneVideo(ctx, "video job by idempotency key", videoByKey, keyID, key)
 }
 
 func (s *Store) oneVideo(ctx context.Context, what, q string, args ...any) (shlyuz.VideoJob, error) {
@@ -94,10 +95,14 @@ func (s *Store) videos(ctx context.Context, what, q string, args ...any) ([]shly
 	return videosql.DecodeAll(data)
 }
 
-// VideoJobs lists an account's jobs, newest first, after the cursor.
-func (s *Store) VideoJobs(ctx context.Context, accountID, after string, limit int) ([]shlyuz.VideoJob, error) {
+// VideoJobs lists an account's jobs (of one API key, or of all for keyID
+// ""), newest first, after the cursor.
+func (s *Store) VideoJobs(ctx context.Context, accountID, keyID, after string, limit int) ([]shlyuz.VideoJob, error) {
 	if after == "" {
 		after = videosql.ListStart
+	}
+	if keyID != "" {
+		return s.videos(ctx, "video jobs", videoListOfKey, accountID, keyID, after, limit)
 	}
 	return s.videos(ctx, "video jobs", videoList, accountID, after, limit)
 }

@@ -47,15 +47,25 @@ func (s *Store) Account(ctx context.Context, id string) (shlyuz.Account, error) 
 	return a, nil
 }
 
-// CreateKey stores a key record (its hash, never the plain key). A taken id or
-// hash is shlyuz.ErrDuplicate; an unknown account is shlyuz.ErrNoRows.
-func (s *Store) CreateKey(ctx context.Context, k shlyuz.Key) error {
+// CreateKey stores a key record (its hash, never the plain key) unless the
+// account has max keys that are not revoked (shlyuz.ErrLimitReached; max 0:
+// no cap). A taken id or hash is shlyuz.ErrDuplicate; an unknown account is
+// shlyuz.ErrNoRows.
+func (s *Store) CreateKey(ctx context.Context, k shlyuz.Key, max int) error {
 	if k.ID == "" || k.Hash == "" {
 		return errors.New("sqlite: create key: id and hash are required")
 	}
 	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (`+sqlutil.KeyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			sqlutil.KeyArgs(k)...)
+		if max > 0 {
+			var n int
+			if err := tx.QueryRowContext(ctx, sqlutil.CountKeys, k.AccountID).Scan(&n); err != nil {
+				return fmt.Errorf("sqlite: count keys of %s: %w", k.AccountID, err)
+			}
+			if n >= max {
+				return fmt.Errorf("sqlite: create key: %s has %d: %w", k.AccountID, n, shlyuz.ErrLimitReached)
+			}
+		}
+		_, err := tx.ExecContext(ctx, sqlutil.InsertKey, sqlutil.KeyArgs(k)...)
 		switch {
 		case isUniqueViolation(err):
 			return fmt.Errorf("sqlite: create key %s: %w", k.ID, shlyuz.ErrDuplicate)
@@ -98,6 +108,38 @@ func (s *Store) KeysOf(ctx context.Context, accountID string) ([]shlyuz.Key, err
 	}
 	sqlutil.SortKeys(keys)
 	return keys, nil
+}
+
+// APIKeys reads one page of the account's API keys, oldest first.
+func (s *Store) APIKeys(ctx context.Context, accountID string, p shlyuz.KeyPage) ([]shlyuz.Key, error) {
+	q, args := sqlutil.APIKeys(accountID, p)
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: API keys of %s: %w", accountID, err)
+	}
+	keys, err := collect(rows, sqlutil.ScanKey)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: API keys of %s: %w", accountID, err)
+	}
+	return keys, nil
+}
+
+// WebChatKey is the account's web chat key that is not revoked, or shlyuz.ErrNoRows.
+func (s *Store) WebChatKey(ctx context.Context, accountID string) (shlyuz.Key, error) {
+	k, err := sqlutil.ScanKey(s.db.QueryRowContext(ctx, sqlutil.WebChatKey, accountID))
+	if err != nil {
+		return shlyuz.Key{}, notFound(err, "web chat key of "+accountID)
+	}
+	return k, nil
+}
+
+// UpdateKey writes k's name, ceiling, period, disabled flag and update time
+// over the stored key; an unknown id is shlyuz.ErrNoRows.
+func (s *Store) UpdateKey(ctx context.Context, k shlyuz.Key) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, sqlutil.UpdateKey, sqlutil.UpdateKeyArgs(k)...)
+		return touchedOne(res, err, "update key "+k.ID)
+	})
 }
 
 // RevokeKey marks the key revoked at the instant; revoking it again keeps the

@@ -38,6 +38,7 @@ type Store struct {
 	soleMu    sync.Mutex
 	sole      *os.File // holds the single-node lock (LockSole) until Close
 	written   atomic.Bool
+	walLimit  int64 // the WAL's size past which the checkpointer truncates it
 	cpStop    chan struct{}
 	cpDone    chan struct{}
 	closeOnce sync.Once
@@ -53,8 +54,8 @@ var (
 // WAL with synchronous=NORMAL: a committed transaction is in the WAL file,
 // which a crash of the process (kill -9) cannot lose; only a crash of the
 // machine could lose the last commits. Checkpoints run beside the writers
-// (checkpoint.go), never inside a commit.
-const pragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=wal_autocheckpoint(0)&_txlock=immediate"
+// (checkpoint.go), never inside a commit; journal_size_limit is walLimit.
+const pragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=wal_autocheckpoint(0)&_pragma=journal_size_limit(67108864)&_txlock=immediate"
 
 // maxConns bounds the pool: many readers, one writer at a time.
 const maxConns = 8
@@ -74,7 +75,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	db.SetMaxOpenConns(maxConns)
 	db.SetMaxIdleConns(maxConns)
-	s := &Store{db: db, writer: make(chan struct{}, 1), path: path}
+	s := &Store{db: db, writer: make(chan struct{}, 1), path: path, walLimit: walLimit}
 	if err := db.PingContext(ctx); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)

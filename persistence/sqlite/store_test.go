@@ -52,7 +52,7 @@ func TestPlainKeyNotStored(t *testing.T) {
 	}
 	plain, hash := shlyuz.NewKeySecret()
 	k := shlyuz.Key{ID: "key-1", AccountID: "acct-1", Name: "ci", Hash: hash, Label: shlyuz.MaskKey(plain), CreatedAt: time.Now()}
-	if err := s.CreateKey(ctx, k); err != nil {
+	if err := s.CreateKey(ctx, k, 0); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {

@@ -45,9 +45,9 @@ func (s *Store) VideoJob(ctx context.Context, id string) (shlyuz.VideoJob, error
 	return s.oneVideo(ctx, "video job "+id, videosql.ByID, id)
 }
 
-// VideoJobByIdempotencyKey finds an account's job by its idempotency key.
-func (s *Store) VideoJobByIdempotencyKey(ctx context.Context, accountID, key string) (shlyuz.VideoJob, error) {
-	return s.oneVideo(ctx, "video job by idempotency key", videosql.ByKey, accountID, key)
+// VideoJobByIdempotencyKey finds the job an API key made with the idempotency key.
+func (s *Store) VideoJobByIdempotencyKey(ctx context.Context, keyID, key string) (shlyuz.VideoJob, error) {
+	return s.oneVideo(ctx, "video job by idempotency key", videosql.ByKey, keyID, key)
 }
 
 func (s *Store) oneVideo(ctx context.Context, what, q string, args ...any) (shlyuz.VideoJob, error) {
@@ -70,10 +70,14 @@ func (s *Store) videos(ctx context.Context, what, q string, args ...any) ([]shly
 	return videosql.DecodeAll(data)
 }
 
-// VideoJobs lists an account's jobs, newest first, after the cursor.
-func (s *Store) VideoJobs(ctx context.Context, accountID, after string, limit int) ([]shlyuz.VideoJob, error) {
+// VideoJobs lists an account's jobs (of one API key, or of all for keyID
+// ""), newest first, after the cursor.
+func (s *Store) VideoJobs(ctx context.Context, accountID, keyID, after string, limit int) ([]shlyuz.VideoJob, error) {
 	if after == "" {
 		after = videosql.ListStart
+	}
+	if keyID != "" {
+		return s.videos(ctx, "video jobs", videosql.ListOfKey, accountID, keyID, after, limit)
 	}
 	return s.videos(ctx, "video jobs", videosql.List, accountID, after, limit)
 }

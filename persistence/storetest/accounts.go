@@ -80,15 +80,16 @@ func keyString(k shlyuz.Key) string {
 	if k.RateLimit != nil {
 		rate = fmt.Sprintf("%+v", *k.RateLimit)
 	}
-	return fmt.Sprintf("id=%s account=%s name=%q hash=%s label=%s limit=%s reset=%q expires=%s revoked=%s created=%s rate=%s management=%v allowed=%q",
+	return fmt.Sprintf("id=%s account=%s name=%q hash=%s label=%s limit=%s reset=%q expires=%s revoked=%s created=%s rate=%s management=%v allowed=%q web_chat=%v disabled=%v updated=%s",
 		k.ID, k.AccountID, k.Name, k.Hash, k.Label, limit, k.LimitReset,
-		deref(k.ExpiresAt), deref(k.RevokedAt), deref(&k.CreatedAt), rate, k.Management, k.AllowedModels)
+		deref(k.ExpiresAt), deref(k.RevokedAt), deref(&k.CreatedAt), rate, k.Management, k.AllowedModels, k.WebChat, k.Disabled, deref(k.UpdatedAt))
 }
 
 func normKey(k shlyuz.Key) shlyuz.Key {
 	k.ExpiresAt = normPtr(k.ExpiresAt)
 	k.RevokedAt = normPtr(k.RevokedAt)
 	k.CreatedAt = norm(k.CreatedAt)
+	k.UpdatedAt = normPtr(k.UpdatedAt)
 	return k
 }
 
@@ -122,7 +123,7 @@ func testKeys(t *testing.T, s shlyuz.Store) {
 	zero.Management = true
 	other, _ := newKey("acct-2", "key-d", at(0))
 	for _, k := range []shlyuz.Key{limited, plain, zero, other} {
-		if err := s.CreateKey(ctx, k); err != nil {
+		if err := s.CreateKey(ctx, k, 0); err != nil {
 			t.Fatalf("CreateKey(%s): %v", k.ID, err)
 		}
 	}
@@ -165,7 +166,7 @@ func testKeyErrors(t *testing.T, s shlyuz.Store) {
 	ctx := t.Context()
 	mustAccount(t, s, "acct-1")
 	first, _ := newKey("acct-1", "key-1", at(0))
-	if err := s.CreateKey(ctx, first); err != nil {
+	if err := s.CreateKey(ctx, first, 0); err != nil {
 		t.Fatalf("CreateKey: %v", err)
 	}
 	sameHash, _ := newKey("acct-1", "key-2", at(0))
@@ -184,7 +185,7 @@ func testKeyErrors(t *testing.T, s shlyuz.Store) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := s.CreateKey(ctx, tc.k); !errors.Is(err, tc.want) {
+			if err := s.CreateKey(ctx, tc.k, 0); !errors.Is(err, tc.want) {
 				t.Errorf("CreateKey: error %v; want %v", err, tc.want)
 			}
 		})
@@ -199,7 +200,7 @@ func testRevokeKey(t *testing.T, s shlyuz.Store) {
 	ctx := t.Context()
 	mustAccount(t, s, "acct-1")
 	k, _ := newKey("acct-1", "key-1", at(0))
-	if err := s.CreateKey(ctx, k); err != nil {
+	if err := s.CreateKey(ctx, k, 0); err != nil {
 		t.Fatalf("CreateKey: %v", err)
 	}
 	if err := s.RevokeKey(ctx, "key-1", at(time.Hour)); err != nil {
@@ -227,7 +228,7 @@ func testSetKeyLimit(t *testing.T, s shlyuz.Store) {
 	mustAccount(t, s, "acct-1")
 	k, _ := newKey("acct-1", "key-1", at(0))
 	k.LimitReset = shlyuz.ResetMonth
-	if err := s.CreateKey(ctx, k); err != nil {
+	if err := s.CreateKey(ctx, k, 0); err != nil {
 		t.Fatalf("CreateKey: %v", err)
 	}
 	for _, want := range []*shlyuz.Credits{ptrCredits(500), ptrCredits(0), nil, ptrCredits(7)} {

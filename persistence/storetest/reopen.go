@@ -68,7 +68,7 @@ func populate(t *testing.T, s shlyuz.Store) *written {
 	limited.ExpiresAt = ptr(at(90 * 24 * time.Hour))
 	revoked, _ := newKey("acct-1", "key-2", at(2*time.Second))
 	for _, k := range []shlyuz.Key{limited, revoked} {
-		if err := s.CreateKey(ctx, k); err != nil {
+		if err := s.CreateKey(ctx, k, 0); err != nil {
 			t.Fatalf("CreateKey: %v", err)
 		}
 	}

@@ -27,9 +27,29 @@ func testVideoJobs(t *testing.T, s shlyuz.Store) {
 	if err := s.CreateVideoJob(ctx, job(5, "a", "k1", "x")); !errors.Is(err, shlyuz.ErrDuplicate) {
 		t.Fatalf("a reused idempotency key: %v", err)
 	}
-	got, err := s.VideoJobByIdempotencyKey(ctx, "b", "x")
+	got, err := s.VideoJobByIdempotencyKey(ctx, "k3", "x")
 	if err != nil || got.ID != "video_004" {
 		t.Fatalf("by key: %+v %v", got, err)
+	}
+	if _, err := s.VideoJobByIdempotencyKey(ctx, "k2", "x"); !errors.Is(err, shlyuz.ErrNoRows) {
+		t.Fatalf("another API key's idempotency key: %v; want ErrNoRows", err)
+	}
+	if err := s.CreateVideoJob(ctx, job(6, "a", "k2", "x")); err != nil { // the same value, another API key: its own job
+		t.Fatalf("another API key reusing an idempotency key: %v", err)
+	}
+	if got, err := s.VideoJobByIdempotencyKey(ctx, "k2", "x"); err != nil || got.ID != "video_006" {
+		t.Fatalf("by key k2: %+v %v", got, err)
+	}
+	if mine, err := s.VideoJobs(ctx, "a", "k2", "", 10); err != nil || len(mine) != 2 || mine[0].ID != "video_006" || mine[1].ID != "video_002" {
+		t.Fatalf("jobs of key k2: %+v %v", mine, err)
+	}
+	if err := s.UpdateVideoJob(ctx, func() shlyuz.VideoJob {
+		j := job(6, "a", "k2", "x")
+		j.Settled = true
+		j.State = shlyuz.VideoCancelled
+		return j
+	}()); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := s.VideoJob(ctx, "video_999"); !errors.Is(err, shlyuz.ErrNoRows) {
 		t.Fatalf("missing job: %v", err)
@@ -45,11 +65,11 @@ func testVideoJobs(t *testing.T, s shlyuz.Store) {
 	if err := s.UpdateVideoJob(ctx, job(9, "a", "k", "")); !errors.Is(err, shlyuz.ErrNoRows) {
 		t.Fatalf("update of a missing job: %v", err)
 	}
-	page, err := s.VideoJobs(ctx, "a", "", 2)
+	page, err := s.VideoJobs(ctx, "a", "", "video_006", 2)
 	if err != nil || len(page) != 2 || page[0].ID != "video_003" || page[1].ID != "video_002" {
 		t.Fatalf("first page: %+v %v", page, err)
 	}
-	if page, err = s.VideoJobs(ctx, "a", "video_002", 2); err != nil || len(page) != 1 || page[0].ID != "video_001" {
+	if page, err = s.VideoJobs(ctx, "a", "", "video_002", 2); err != nil || len(page) != 1 || page[0].ID != "video_001" {
 		t.Fatalf("second page: %+v %v", page, err)
 	}
 	holds, err := s.VideoHolds(ctx, "a")

@@ -77,9 +77,19 @@ const third = await made2.chat.send({ chatRequest: { model: "test/model", messag
 out.chats.push({ id: third.id, cost: third.usage.cost, prompt: third.usage.promptTokens, completion: third.usage.completionTokens });
 const got = (await mgmt.apiKeys.get({ hash })).data;
 out.got = { usage: got.usage, remaining: got.limitRemaining, monthly: got.usageMonthly };
-out.deleted = (await mgmt.apiKeys.delete({ hash })).deleted;
-out.listedAfterDelete = (await mgmt.apiKeys.list()).data.map((x) => x.hash).includes(hash);
+await mgmt.apiKeys.update({ hash, requestBody: { disabled: true } });
 out.listedDisabled = (await mgmt.apiKeys.list({ includeDisabled: true })).data.find((x) => x.hash === hash)?.disabled;
+out.listedWhileDisabled = (await mgmt.apiKeys.list()).data.map((x) => x.hash).includes(hash);
+try {
+  await made2.chat.send({ chatRequest: { model: "test/model", messages } });
+  out.disabledChat = 200;
+} catch (e) {
+  out.disabledChat = e.statusCode ?? String(e);
+}
+const enabled = (await mgmt.apiKeys.update({ hash, requestBody: { disabled: false, name: "renamed-by-sdk", limitReset: "daily" } })).data;
+out.enabled = { disabled: enabled.disabled, name: enabled.name, reset: enabled.limitReset, remaining: enabled.limitRemaining };
+out.deleted = (await mgmt.apiKeys.delete({ hash })).deleted;
+out.listedAfterDelete = (await mgmt.apiKeys.list({ includeDisabled: true })).data.map((x) => x.hash).includes(hash);
 out.activity = (await mgmt.analytics.getUserActivity()).data.map((a) => ({ model: a.model, usage: a.usage, requests: a.requests,
   prompt: a.promptTokens, completion: a.completionTokens, provider: a.providerName }));
 out.creditsAfter = (await or.credits.getCredits()).data;

@@ -14,7 +14,7 @@ type Scanner interface{ Scan(dest ...any) error }
 // The columns each table is read and written by, in the order the Scan and
 // Args functions below expect them. They are the same in every dialect.
 const (
-	KeyColumns        = `id, account_id, name, hash, label, spend_limit, limit_reset, expires_at, revoked_at, created_at, rate_rpm, rate_tpm, management, allowed_models`
+	KeyColumns        = `id, account_id, name, hash, label, spend_limit, limit_reset, expires_at, revoked_at, created_at, rate_rpm, rate_tpm, management, allowed_models, web_chat, disabled, updated_at`
 	BalanceColumns    = `account_id, package_credits, package_expires_at, bought_credits, epoch`
 	EntryColumns      = `id, account_id, key_id, kind, package_delta, bought_delta, package_expires_at, epoch, created_at`
 	GenerationColumns = `id, account_id, key_id, model, upstream, attempts, streamed,
@@ -31,7 +31,9 @@ func ScanKey(row Scanner) (shlyuz.Key, error) {
 	var created int64
 	var rpm, tpm *int64
 	var allowed string
-	if err := row.Scan(&k.ID, &k.AccountID, &k.Name, &k.Hash, &k.Label, &k.Limit, &reset, &expires, &revoked, &created, &rpm, &tpm, &k.Management, &allowed); err != nil {
+	var updated *int64
+	if err := row.Scan(&k.ID, &k.AccountID, &k.Name, &k.Hash, &k.Label, &k.Limit, &reset, &expires, &revoked, &created, &rpm, &tpm, &k.Management, &allowed,
+		&k.WebChat, &k.Disabled, &updated); err != nil {
 		return shlyuz.Key{}, err
 	}
 	if allowed != "" {
@@ -50,6 +52,7 @@ func ScanKey(row Scanner) (shlyuz.Key, error) {
 	k.ExpiresAt = TimePtr(expires)
 	k.RevokedAt = TimePtr(revoked)
 	k.CreatedAt = Time(created)
+	k.UpdatedAt = TimePtr(updated)
 	return k, nil
 }
 
@@ -66,7 +69,8 @@ func KeyArgs(k shlyuz.Key) []any {
 	}
 	return []any{k.ID, k.AccountID, k.Name, k.Hash, k.Label, k.Limit, string(k.LimitReset),
 		MicrosPtr(k.ExpiresAt), MicrosPtr(k.RevokedAt), Micros(k.CreatedAt), rpm, tpm, k.Management,
-		strings.Join(k.AllowedModels, "\n")} // entries hold no whitespace, so a newline separates them
+		strings.Join(k.AllowedModels, "\n"), // entries hold no whitespace, so a newline separates them
+		k.WebChat, k.Disabled, MicrosPtr(k.UpdatedAt)}
 }
 
 // ScanBalance reads a row of BalanceColumns.

@@ -18,8 +18,10 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	Update = `UPDATE video_jobs SET state = ?, hold = ?, settled = ?, expires_at = ?, data = ? WHERE id = ?`
 	ByID   = `SELECT data FROM video_jobs WHERE id = ?`
-	ByKey  = `SELECT data FROM video_jobs WHERE account_id = ? AND idempotency_key = ?`
+	ByKey  = `SELECT data FROM video_jobs WHERE key_id = ? AND idempotency_key = ?`
 	List   = `SELECT data FROM video_jobs WHERE account_id = ? AND id < ? ORDER BY id DESC LIMIT ?`
+	// ListOfKey is List of the jobs one API key made.
+	ListOfKey = `SELECT data FROM video_jobs WHERE account_id = ? AND key_id = ? AND id < ? ORDER BY id DESC LIMIT ?`
 	// Unsettled are the jobs still holding credits.
 	Unsettled = `SELECT data FROM video_jobs WHERE settled = FALSE ORDER BY id`
 	Holds     = `SELECT id, hold FROM video_jobs WHERE settled = FALSE AND account_id = ?`
