@@ -125,7 +125,7 @@ func (g *Gateway) Complete(ctx context.Context, c *ChatCall) (*shlyuz.ChatRespon
 	u := resp.Usage
 	if u.PromptTokens == 0 && u.CompletionTokens == 0 { // no usage: never free, bill our count
 		cl.estimated = true
-		u = shlyuz.Usage{PromptTokens: c.Prompt.Likely, CompletionTokens: tokens.EstimateCompletion(resp.Choices)}
+		u = shlyuz.Usage{PromptTokens: c.Prompt.ReserveFor(cl.model.ID), CompletionTokens: tokens.EstimateCompletion(resp.Choices)} // the prompt by its bound, never a likely count
 		resp.Usage = u
 	}
 	r := cl.settleInsured(u, shlyuz.GenerationCompleted, resp.FinishReason)
@@ -271,9 +271,10 @@ func (s *Stream) Finish(outcome error) *Receipt {
 	u := shlyuz.Usage{}
 	if usage != nil {
 		u = *usage
-	} else { // no usage from the upstream: bill what we saw
+	} else { // no usage from the upstream: bill the prompt's bound (never a likely count) and what we saw
 		s.estimated = true
-		u = shlyuz.Usage{PromptTokens: s.c.Prompt.Likely, CompletionTokens: counted, TotalTokens: s.c.Prompt.Likely + counted}
+		prompt := s.c.Prompt.ReserveFor(s.model.ID)
+		u = shlyuz.Usage{PromptTokens: prompt, CompletionTokens: counted, TotalTokens: prompt + counted}
 	}
 	if status == shlyuz.GenerationCancelled {
 		s.release(errClientGone)

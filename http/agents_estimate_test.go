@@ -13,10 +13,10 @@ import (
 // The requests coding agents send (captured from Claude Code and Codex as
 // they ship, testdata/agents) are mostly tool definitions and
 // instructions. Their reservation must stay above what real tokenizers
-// count of them, and hold at most twice OpenAI's count: Anthropic's
-// tokenizer makes about a third more tokens of the same English than
-// o200k, so that is about 1.5× what Anthropic charges. A token per byte of
-// tool JSON held three to four times what such a call is charged.
+// count of them. It is a token per byte of text (the one count that bounds
+// every tokenizer on any text: tokens/estimate_bound_test.go), which for
+// the English and JSON of an agent's tools is four to five bytes a token:
+// at most six times OpenAI's count.
 func TestAgentRequestsHoldWhatTheyCost(t *testing.T) {
 	tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
 	noHeader := func(string, ...string) string { return "" }
@@ -59,8 +59,8 @@ func TestAgentRequestsHoldWhatTheyCost(t *testing.T) {
 				if reserve < n {
 					t.Errorf("%s: reserve %d is below %s's %d", tc.file, reserve, name, n)
 				}
-				if reserve > 2*n {
-					t.Errorf("%s: reserve %d is above 2× %s's %d", tc.file, reserve, name, n)
+				if reserve > 6*n {
+					t.Errorf("%s: reserve %d is above 6× %s's %d", tc.file, reserve, name, n)
 				}
 			}
 		})

@@ -33,8 +33,8 @@ func TestEstimateCompletion(t *testing.T) {
 	}
 }
 
-// TestEstimateDefinitions: definitions are counted as text (tighter than a
-// token per byte for the English of tool descriptions) and stay above what
+// TestEstimateDefinitions: definitions are counted as text (at most a token
+// per byte, the bound for any tokenizer) and stay above what
 // OpenAI's tokenizer makes of their JSON, with the framing an upstream adds
 // (16 a definition) and the tool-use preamble once.
 func TestEstimateDefinitions(t *testing.T) {
@@ -51,8 +51,8 @@ func TestEstimateDefinitions(t *testing.T) {
 	if floor := tokens + 3*16 + 346; e.Reserve < floor {
 		t.Errorf("reserve %d is below the tokenizer's %d with framing and Anthropic's preamble (%d)", e.Reserve, tokens, floor)
 	}
-	if bytes := int64(len(tools) + len(schema)); e.Reserve > bytes/2+3*16+400 {
-		t.Errorf("reserve %d for %d bytes of mostly English definitions: not much tighter than a token per byte", e.Reserve, bytes)
+	if bytes := int64(len(tools) + len(schema)); e.Reserve > bytes+3*16+400 { // text is bounded by a token a byte: no count of its shape is a bound
+		t.Errorf("reserve %d for %d bytes of definitions: above a token per byte", e.Reserve, bytes)
 	}
 	if e.Likely < tokens/2 || e.Likely > e.Reserve {
 		t.Errorf("likely %d (tokenizer %d, reserve %d)", e.Likely, tokens, e.Reserve)

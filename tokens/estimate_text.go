@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"bytes"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -19,16 +20,20 @@ const (
 	classSymbol                  // anything else: symbols, emoji, marks
 )
 
-// textTokens estimates the tokens of a JSON string literal (its escapes read
-// as the characters they stand for, so `\u0436` counts as one letter, not six
-// bytes) by runs of characters of one kind. reserve is an upper bound for the
-// tokenizers the upstreams use: a Latin word at most a token per 3 letters,
-// a Cyrillic word one per 2, a digit one each (several tokenizers split
-// numbers into digits), punctuation one each, whitespace beyond one space
-// one per 4, letters of other scripts one per 2 bytes of UTF-8, symbols and
-// emoji one per byte. likely is what ordinary text costs: a token per 4 Latin
-// or 3 Cyrillic letters, per 3 digits, per character of other scripts. A
-// string that is not a literal counts nothing.
+// textTokens estimates the tokens of a JSON string literal. reserve is an
+// upper bound for every tokenizer the upstreams use: the bytes of the text
+// in UTF-8 (its escapes read as the characters they stand for, so `\u0436`
+// counts two bytes, not six), with each character a tokenizer's NFKC
+// normalization expands (ligatures, CJK compatibility squares, Arabic
+// presentation forms) counted at its expansion's bytes (nfkcBytes). A
+// byte-level BPE (OpenAI's, Anthropic's) never spends more than a token a
+// byte, nor does a SentencePiece model with byte fallback (GigaChat,
+// YandexGPT): no count of the text's shape is a bound, since random letters
+// of mixed case, rare CJK or base64 cost up to a token a byte (the reference
+// tests measure it). likely is what ordinary text costs, by runs of
+// characters of one kind: a token per 4 Latin or 3 Cyrillic letters, per 3
+// digits, per character of other scripts. A string that is not a literal
+// counts nothing.
 //
 // Plain ASCII (nothing above 0x7F, no \u escape but of an ASCII character)
 // is counted 64 bytes at a time (tally.ascii); the rest a character at a
@@ -62,7 +67,8 @@ func textTokensTo(b []byte, i int) (reserve, likely int64, end int, ok bool) {
 // the first quote no escape holds; n is where it stopped.
 func countText(body []byte, toQuote bool) (reserve, likely int64, n int) {
 	var t tally
-	slow := 0 // plain characters still to read one at a time
+	var adj int64 // the bound less the bytes read: escapes are longer than their characters, NFKC expansions longer
+	slow := 0     // plain characters still to read one at a time
 	for i := 0; i < len(body); {
 		if slow == 0 {
 			if n := t.ascii(body[i:]); n > 0 {
@@ -74,6 +80,7 @@ func countText(body []byte, toQuote bool) (reserve, likely int64, n int) {
 			chars := 0
 			for ; n > 0; n = cyrillicAt(body, i) {
 				i += n
+				adj -= int64(n - 2)
 				chars++
 			}
 			t.cyrillic(int64(chars))
@@ -83,7 +90,7 @@ func countText(body []byte, toQuote bool) (reserve, likely int64, n int) {
 		if c := body[i]; c >= 0x20 && c < utf8.RuneSelf && c != '\\' {
 			if c == '"' && toQuote {
 				t.flush()
-				return t.reserve, t.likely, i
+				return int64(i) + adj - escapeExcess(body[:i]), t.likely, i
 			}
 			t.add(asciiClass[c], 1)
 			i++
@@ -100,10 +107,35 @@ func countText(body []byte, toQuote bool) (reserve, likely int64, n int) {
 			slow = 4
 		}
 		i += size
-		t.add(classOf(r), runeBytes(r))
+		rb := runeBytes(r)
+		if r >= utf8.RuneSelf { // an ASCII character counts its bytes in the literal, as the bulk path counts it
+			adj += max(rb, nfkcBytes(r)) - int64(size)
+		}
+		t.add(classOf(r), rb)
 	}
 	t.flush()
-	return t.reserve, t.likely, len(body)
+	return int64(len(body)) + adj - escapeExcess(body), t.likely, len(body)
+}
+
+// escapeExcess is how many bytes longer the escapes of ASCII characters in
+// body (`\n`, `\"`, `\u003c`) are than the characters they stand for: the
+// bound counts the character, however the client escaped it (escapes of
+// other characters are read a character at a time, and adjusted there).
+func escapeExcess(body []byte) int64 {
+	var over int64
+	for i := 0; i < len(body); {
+		j := bytes.IndexByte(body[i:], '\\')
+		if j < 0 || i+j+1 >= len(body) {
+			return over
+		}
+		i += j
+		r, size := unescape(body[i:], true) // as the slow path reads it
+		if r < utf8.RuneSelf {
+			over += int64(size - 1)
+		}
+		i += size
+	}
+	return over
 }
 
 // cyrillicAt is the length of the Cyrillic letter (U+0400 to U+04FF) at

@@ -15,11 +15,14 @@ import (
 
 // referenceTextTokens is textTokens as it was before the bulk path: a
 // character at a time, each run costed when it ends. textTokens must count
-// exactly as it does.
+// exactly as it does. The reserve is the bound: an ASCII character a byte
+// (escaped or not), any other its UTF-8 or its NFKC form's, the more.
 func referenceTextTokens(lit []byte) (reserve, likely int64) {
 	if len(lit) < 2 || lit[0] != '"' {
 		return 0, 0
 	}
+	var bound int64
+	defer func() { reserve = bound }()
 	var run charClass
 	var n, bytes int64
 	flush := func() {
@@ -54,6 +57,11 @@ func referenceTextTokens(lit []byte) (reserve, likely int64) {
 			r, size = unescape(body[i:], true)
 		}
 		i += size
+		if r < utf8.RuneSelf {
+			bound++
+		} else {
+			bound += max(runeBytes(r), nfkcBytes(r))
+		}
 		c := classOf(r)
 		if c == classNone {
 			flush()

@@ -50,8 +50,10 @@ var estimateSamples = []struct{ name, text string }{
 }
 
 // TestPromptEstimateAgainstTokenizers: for ordinary text the reservation
-// estimate is an upper bound of what OpenAI's tokenizers count, and not far
-// above it, whether the client sent the text as UTF-8 or \u-escaped.
+// estimate is an upper bound of what OpenAI's tokenizers count, and within
+// a token a byte of it, whether the client sent the text as UTF-8 or
+// \u-escaped (TestPromptReserveBoundsEveryTokenizer holds it on adversarial
+// text and Claude's tokenizer).
 func TestPromptEstimateAgainstTokenizers(t *testing.T) {
 	tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
 	var encs []*tiktoken.Tiktoken
@@ -80,8 +82,8 @@ func TestPromptEstimateAgainstTokenizers(t *testing.T) {
 			if reserve < int64(most) {
 				t.Errorf("%s: reserve %d is below a tokenizer's %d", s.name, reserve, most)
 			}
-			if float64(reserve) > 2.0*float64(most) {
-				t.Errorf("%s: reserve %d is over twice the tokenizers' %d", s.name, reserve, most)
+			if float64(reserve) > 6.0*float64(most) { // a token a byte: English and Russian prose cost 4 to 5 bytes a token
+				t.Errorf("%s: reserve %d is over six times the tokenizers' %d", s.name, reserve, most)
 			}
 			if likely > reserve {
 				t.Errorf("%s: likely %d above reserve %d", s.name, likely, reserve)
