@@ -126,6 +126,17 @@ func TestWebAreaPages(t *testing.T) {
 		if st, page := u.get("/models/no/such-model"); st != 404 || !strings.Contains(page, "<h1>Page not found</h1>") {
 			t.Fatalf("an unknown model's page: %d\n%s", st, page)
 		}
+		// A deprecated model is marked with its retirement day and successor; a retired one is gone.
+		day := lifecycleTimes.retires.Format(time.DateOnly)
+		if st, page := u.get("/models/life/deprecated"); st != 200 || !strings.Contains(page, "retires "+day) || !strings.Contains(page, `href="/models/test/model"`) {
+			t.Fatalf("a deprecated model's page: %d\n%s", st, page)
+		}
+		if _, list := u.get("/?q=life/"); !strings.Contains(list, "deprecated · retires "+day) || strings.Contains(list, "life/retired") || strings.Contains(list, "life/served") {
+			t.Fatalf("the landing's lifecycle marks:\n%s", list)
+		}
+		if st, _ := u.get("/models/life/retired"); st != 404 {
+			t.Fatalf("a retired model's page: %d", st)
+		}
 		_, some := u.get("/?q=TEST/OTH")
 		if !strings.Contains(some, `<code class="id">test/other</code>`) || strings.Contains(some, `<code class="id">test/model</code>`) ||
 			!strings.Contains(some, `value="TEST/OTH"`) {

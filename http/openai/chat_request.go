@@ -40,6 +40,9 @@ func ParseChat(body []byte) (*actors.ChatCall, *shlyuz.Error) {
 	if err := api.ReadRouting(fields, call); err != nil {
 		return nil, err
 	}
+	if err := api.RefuseUnserved(fields, model); err != nil {
+		return nil, err
+	}
 	includeReasoning(fields)
 
 	msgs, ok := fields["messages"]

@@ -253,6 +253,13 @@ type chatRequest struct {
 	N                   int      `json:"n"`
 	Temperature         *float64 `json:"temperature"`
 	Modalities          []string `json:"modalities"` // "image": the reply carries an image (chatImage)
+	ResponseFormat      *struct {
+		Type       string `json:"type"` // text, json_object, json_schema
+		JSONSchema *struct {
+			Schema json.RawMessage `json:"schema"`
+		} `json:"json_schema"`
+	} `json:"response_format"`
+	ToolChoice json.RawMessage `json:"tool_choice"` // "none", "auto", "required" or a function
 }
 
 const maxBody = 64 << 20
@@ -266,6 +273,29 @@ func (req *chatRequest) ask() Ask {
 	for _, t := range req.Tools {
 		if t.Function.Name != "" {
 			a.Tools = append(a.Tools, t.Function.Name)
+		}
+	}
+	var choice struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	}
+	switch tc := string(req.ToolChoice); {
+	case tc == `"none"`:
+		a.Tools = nil
+	case json.Unmarshal(req.ToolChoice, &choice) == nil && choice.Function.Name != "":
+		a.Tools = []string{choice.Function.Name} // the named tool is the one called
+	}
+	if rf := req.ResponseFormat; rf != nil {
+		switch rf.Type {
+		case "json_object":
+			a.JSON = structuredReply(nil)
+		case "json_schema":
+			if rf.JSONSchema != nil {
+				a.JSON = structuredReply(rf.JSONSchema.Schema)
+			} else {
+				a.JSON = structuredReply(nil)
+			}
 		}
 	}
 	if n := len(req.Messages); n > 0 {
@@ -531,11 +561,16 @@ func (p *replyPlan) appendChoice(b []byte, k int) []byte {
 		b = appendJSONString(b, tc.Arguments)
 		b = append(b, `}}],"refusal":null,"annotations":[]},"logprobs":null,"finish_reason":"`...)
 	} else {
-		b = append(b, `,"message":{"role":"assistant","content":"`...)
-		for i := 0; i < p.tokens; i++ {
-			b = appendToken(b, i)
+		b = append(b, `,"message":{"role":"assistant","content":`...)
+		if p.sc.JSON != "" {
+			b = appendJSONString(b, p.sc.JSON)
+		} else {
+			b = append(b, '"')
+			for i := 0; i < p.tokens; i++ {
+				b = appendToken(b, i)
+			}
+			b = append(b, '"')
 		}
-		b = append(b, `"`...)
 		if p.image != nil {
 			b = append(b, `,"images":[`...)
 			b = append(b, p.image...)
@@ -634,6 +669,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, p *replyPlan) {
 				b = append(b, `{"tool_calls":[{"index":0,"function":{"arguments":`...)
 				b = appendJSONString(b, argumentsFragment(tc.Arguments, i, p.tokens))
 				b = append(b, `}}]}`...)
+			} else if p.sc.JSON != "" {
+				b = append(b, `{"content":`...)
+				b = appendJSONString(b, argumentsFragment(p.sc.JSON, i, p.tokens))
+				b = append(b, '}')
 			} else {
 				b = append(b, `{"content":"`...)
 				b = appendToken(b, i)

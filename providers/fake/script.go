@@ -22,6 +22,7 @@ type Ask struct {
 	Conversation string
 	// WebSearches are the searches the request's server tools run (Anthropic's web search).
 	WebSearches int
+	JSON        string // set: the reply is this JSON text (structured output asked for)
 }
 
 // Prompt counts a request's prompt the fake's way: text characters / 4 (at
@@ -42,6 +43,7 @@ type Script struct {
 	Extra        ExtraUsage // usage reported on top (see UsageMarker)
 	N            int        // choices; 0: one
 	ToolCall     *ToolCall  // set: the reply calls this tool instead of saying text
+	JSON         string     // set: the reply's text is this JSON (Ask.JSON), Tokens its cost
 }
 
 // ToolCall is the fake's tool call: the first tool offered, with fixed arguments.
@@ -86,6 +88,10 @@ func (s *Server) Script(r *http.Request, a Ask) *Script {
 	if len(a.Tools) > 0 && !a.LastIsToolResult {
 		sc.ToolCall = &ToolCall{ID: "call_fake_" + sc.ID, Name: a.Tools[0], Arguments: ToolArguments}
 		sc.Tokens, sc.Finish = ToolCallTokens, "tool_calls"
+		return sc
+	}
+	if a.JSON != "" { // structured output: the whole object, whatever the reply length asked
+		sc.JSON, sc.Tokens = a.JSON, max(1, (len(a.JSON)+3)/4)
 		return sc
 	}
 	if a.MaxTokens != nil && *a.MaxTokens >= 0 && *a.MaxTokens < int64(n) {
