@@ -39,6 +39,9 @@ func parseChat(body []byte) (*actors.ChatCall, *shlyuz.Error) {
 	if err := readRouting(fields, call); err != nil {
 		return nil, err
 	}
+	if err := refuseUnserved(fields, model); err != nil {
+		return nil, err
+	}
 	includeReasoning(fields)
 
 	msgs, ok := fields["messages"]

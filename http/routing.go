@@ -122,3 +122,42 @@ func withoutRouting(top map[string]json.RawMessage) {
 		delete(top, k)
 	}
 }
+
+// refuseUnserved refuses the OpenRouter request members the gateway does
+// not honour, naming them, rather than ignore them: plugins (none is
+// served), transforms (no middle-out compression), debug's upstream echo,
+// and web_search_options for a model that does not search itself.
+func refuseUnserved(fields map[string]json.RawMessage, model string) *shlyuz.Error {
+	var plugins []struct {
+		ID      string `json:"id"`
+		Enabled *bool  `json:"enabled"`
+	}
+	if err := field(fields, "plugins", &plugins); err != nil {
+		return err
+	}
+	for _, p := range plugins {
+		if p.Enabled == nil || *p.Enabled {
+			return shlyuz.ErrInvalidValue("plugins", "The plugin %q is not served by this gateway.", p.ID)
+		}
+	}
+	var transforms []string
+	if err := field(fields, "transforms", &transforms); err != nil {
+		return err
+	}
+	if len(transforms) > 0 {
+		return shlyuz.ErrInvalidValue("transforms", "transforms (%s) are not served by this gateway: send a prompt that fits the model's context.", strings.Join(transforms, ", "))
+	}
+	var debug struct {
+		Echo bool `json:"echo_upstream_body"`
+	}
+	if err := field(fields, "debug", &debug); err != nil {
+		return err
+	}
+	if debug.Echo {
+		return shlyuz.ErrInvalidValue("debug", "debug.echo_upstream_body is not served by this gateway.")
+	}
+	if v, ok := fields["web_search_options"]; ok && !isNull(v) && !strings.Contains(strings.ToLower(model), "search") {
+		return shlyuz.ErrInvalidValue("web_search_options", "web_search_options: %q does not search the web here, and this gateway has no search engine configured.", model)
+	}
+	return nil
+}

@@ -38,7 +38,7 @@ func TestParametersCarriedOrDropped(t *testing.T) {
 			onFakeRequest.Store(&see)
 			defer onFakeRequest.Store(nil)
 			body := withFields(chatBody(tc.model, false, 20), "temperature", 0.5, "top_k", 40, "reasoning", map[string]any{"effort": "high"},
-				"include_reasoning", true, "plugins", []map[string]any{{"id": "response-healing"}}, "x_custom", 1, "user", "end-user-7",
+				"include_reasoning", true, "plugins", []map[string]any{{"id": "web", "enabled": false}}, "x_custom", 1, "user", "end-user-7",
 				"models", []string{tc.model}, "provider", map[string]any{"allow_fallbacks": true})
 			var r struct {
 				ID string `json:"id"`
@@ -119,11 +119,15 @@ func TestVariantsAndPreferences(t *testing.T) {
 		{"quantization fp8", "sorted/model", map[string]any{"quantizations": []string{"fp8"}, "sort": "price"}, 200, "pricey"},
 		{"quantization none meets", "test/model", map[string]any{"quantizations": []string{"bf16"}}, 400, "provider.quantizations"},
 		{"max_price", "test/model", map[string]any{"max_price": map[string]any{"prompt": 1}}, 400, "provider.max_price"},
+		{"a plugin", "test/model", nil, 400, "plugins"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body := chatBody(tc.model, false, 10)
 			if tc.provider != nil {
 				body["provider"] = tc.provider
+			}
+			if tc.name == "a plugin" {
+				body["plugins"] = []map[string]any{{"id": "web"}}
 			}
 			if tc.status != 200 {
 				var e apiError
