@@ -120,8 +120,6 @@ func TestOpenAISDKResponsesRefusesState(t *testing.T) {
 	}{
 		{"previous_response_id", responses.ResponseNewParams{Model: "test/model", Input: in, PreviousResponseID: openai.String("resp_1")}, "previous_response_id"},
 		{"background", responses.ResponseNewParams{Model: "test/model", Input: in, Background: openai.Bool(true)}, "background"},
-		{"web search", responses.ResponseNewParams{Model: "test/model", Input: in,
-			Tools: []responses.ToolUnionParam{{OfWebSearch: &responses.WebSearchToolParam{Type: responses.WebSearchToolTypeWebSearch}}}}, "tools"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := client.Responses.New(context.Background(), tc.p)
@@ -130,5 +128,23 @@ func TestOpenAISDKResponsesRefusesState(t *testing.T) {
 				t.Fatalf("%v", err)
 			}
 		})
+	}
+}
+
+// A hosted tool no upstream of the model has is left out visibly, not
+// refused: a default Codex config carries web_search.
+func TestOpenAISDKResponsesLeavesOutHostedTools(t *testing.T) {
+	_, key := account(t, h.base, 10_000_000, nil)
+	client := sdkClient(key)
+	var raw *http.Response
+	resp, err := client.Responses.New(context.Background(), responses.ResponseNewParams{Model: "test/model",
+		Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("x")},
+		Tools: []responses.ToolUnionParam{{OfWebSearch: &responses.WebSearchToolParam{Type: responses.WebSearchToolTypeWebSearch}}}},
+		option.WithResponseInto(&raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Status != "completed" || !strings.Contains(raw.Header.Get("X-Shlyuz-Left-Out"), "web_search") {
+		t.Fatalf("status %q, left out %q", resp.Status, raw.Header.Get("X-Shlyuz-Left-Out"))
 	}
 }
