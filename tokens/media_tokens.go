@@ -68,15 +68,19 @@ const (
 	familyOpenAI
 )
 
+// modelFamily is the provider whose rules count a model's media, by its
+// id (a catalog id names its maker first: anthropic/claude-…, google/gemini-…),
+// and the model's own name.
 func modelFamily(model string) (family, string) {
-	name := strings.ToLower(model[strings.LastIndexByte(model, '/')+1:])
+	id := strings.ToLower(model)
+	name := id[strings.LastIndexByte(id, '/')+1:]
 	switch {
-	case strings.Contains(name, "claude"):
+	case strings.Contains(id, "claude"), strings.HasPrefix(id, "anthropic/"):
 		return familyAnthropic, name
-	case strings.HasPrefix(name, "gemini"), strings.HasPrefix(name, "gemma"):
+	case strings.Contains(id, "gemini"), strings.Contains(id, "gemma"), strings.HasPrefix(id, "google/"):
 		return familyGemini, name
-	case strings.HasPrefix(name, "gpt-"), strings.HasPrefix(name, "o1"), strings.HasPrefix(name, "o3"), strings.HasPrefix(name, "o4"),
-		strings.HasPrefix(name, "chatgpt"), strings.HasPrefix(name, "computer-use"):
+	case strings.HasPrefix(id, "openai/"), strings.HasPrefix(name, "gpt-"), strings.HasPrefix(name, "o1"), strings.HasPrefix(name, "o3"),
+		strings.HasPrefix(name, "o4"), strings.HasPrefix(name, "chatgpt"):
 		return familyOpenAI, name
 	}
 	return familyOther, name
