@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"math"
 	"strings"
 
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -34,11 +35,13 @@ func (e PromptEstimate) ReserveFor(model string) int64 {
 	r, measured := e.Reserve, int64(0)
 	if e.Media != nil {
 		measured = int64(len(e.Media.Parts))
+		if r < math.MaxInt64 { // the walk counted them as ImageTokens each (a saturated sum stays so)
+			r = max(r-min(measured, e.Images)*ImageTokens, 0)
+		}
 		for _, p := range e.Media.Parts {
 			r = shlyuz.AddChecked(r, p.Tokens(model))
 		}
 	}
-	r = shlyuz.AddChecked(r, -min(measured, e.Images)*ImageTokens) // the walk counted them as ImageTokens each
 	if rest := e.Images - measured; rest > 0 {
 		if b := ImageTokenBound(model); b > ImageTokens {
 			r = shlyuz.AddChecked(r, shlyuz.MulChecked(rest, b-ImageTokens))
