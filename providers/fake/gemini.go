@@ -427,9 +427,9 @@ type geminiWriter struct {
 	flusher http.Flusher
 	model   string
 	sc      *Script
-	array   bool // a stream without alt=sse: one JSON array
-	sent    int  // chunks sent
-	image   bool // responseModalities has IMAGE: the last chunk carries an inlineData PNG
+	array   bool   // a stream without alt=sse: one JSON array
+	sent    int    // chunks sent
+	image   bool   // responseModalities has IMAGE: the last chunk carries an inlineData PNG
 	media   Prompt // the prompt's documents, video and sound, reported by modality
 }
 
