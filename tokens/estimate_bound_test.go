@@ -31,8 +31,9 @@ const (
 
 var claudeOnce struct {
 	sync.Once
-	enc *tiktoken.Tiktoken
-	err string
+	enc   *tiktoken.Tiktoken
+	ranks map[string]int
+	err   string
 }
 
 // claudeEncoding fetches the pinned package once through npm (checked
@@ -110,6 +111,7 @@ func claudeEncoding(t *testing.T) *tiktoken.Tiktoken {
 		for k := range c.SpecialTokens {
 			special[k] = true
 		}
+		claudeOnce.ranks = ranks
 		claudeOnce.enc = tiktoken.NewTiktoken(bpe, &tiktoken.Encoding{Name: "claude", PatStr: c.PatStr, MergeableRanks: ranks, SpecialTokens: c.SpecialTokens}, special)
 	})
 	if claudeOnce.enc == nil {
