@@ -54,10 +54,14 @@ var wordTable = func() (t struct {
 	return t
 }()
 
-// wordEntries are the lines of the table (its first line is a comment).
+// wordEntries are the lines of the table (its first line is a comment), a
+// tab in a line standing for a newline.
 func wordEntries() []string {
-	lines := strings.Split(strings.TrimSuffix(wordFile, "\n"), "\n")
-	return lines[1:]
+	lines := strings.Split(strings.TrimSuffix(wordFile, "\n"), "\n")[1:]
+	for i, l := range lines {
+		lines[i] = strings.ReplaceAll(l, "\t", "\n")
+	}
+	return lines
 }
 
 func packWord(b []byte) [2]uint64 {
@@ -153,6 +157,7 @@ func wordSavings(body []byte) int64 {
 	lower, cased := false, true                  // the run has had a lower-case letter; it is upper case then lower
 	var punct [wordMax]byte                      // the punctuation run being read, as it stands, its space first
 	np := -1                                     // its length, -1 when it saves nothing whatever follows
+	nl, sp := -1, 0                              // the newlines and spaces of the whitespace run being read; nl -1 when it saves nothing
 	for i := 0; i < len(body); {
 		c := body[i]
 		k := wordKind[c]
@@ -224,6 +229,25 @@ func wordSavings(body []byte) int64 {
 				np = -1
 			}
 		}
+		switch {
+		case k == wNewline || k == wSpace:
+			switch {
+			case prev1 == wLetter || prev1 == wDigit || prev1 == wPunct:
+				nl, sp = 0, 0
+			case nl < 0 || k == wNewline && sp > 0: // newlines after spaces: not the shape read
+				nl = -1
+			}
+			if k == wNewline {
+				nl++
+			} else {
+				sp++
+			}
+		case nl >= 0 && sp >= 2 && (k == wLetter || k == wDigit || k == wPunct):
+			saved += spaceSavings(nl, sp)
+			nl = -1
+		default:
+			nl = -1
+		}
 		prev2, prev1, c1 = prev1, k, c
 		i += size
 	}
@@ -249,6 +273,26 @@ func letterSavings(body []byte, start, end int, ctx uint8, prefix byte) int64 {
 		return int64(n) - max(runCost(buf[:n]), 1+runCost(body[start:end]))
 	}
 	return 0
+}
+
+// spaceSavings is what a run of nl newlines then sp ≥ 2 spaces saves,
+// between ASCII characters that are not whitespace: all but its last space
+// (which joins what follows) is one pre-token in Claude's tokenizer; o200k
+// and cl100k cut its newlines (alone, or joined to punctuation before them)
+// from its spaces.
+func spaceSavings(nl, sp int) int64 {
+	n := nl + sp - 1
+	if n > wordMax {
+		return 0
+	}
+	var buf [wordMax]byte
+	for j := range n {
+		buf[j] = ' '
+		if j < nl {
+			buf[j] = '\n'
+		}
+	}
+	return int64(n) - max(runCost(buf[:n]), int64(nl)+runCost(buf[nl:n]))
 }
 
 // runCost bounds the tokens of a pre-token of ASCII letters (with a space
