@@ -169,9 +169,13 @@ func wordSavings(body []byte) int64 {
 				c, k = '\n', wNewline
 			case 't', 'r':
 				c, k = e, wBlank
-			case 'u':
-				_, size = unescape(body[i:], true)
+			case 'u': // an ASCII character but a letter reads as written plain (writers escape '<' and '&'); others as any above 0x7F
+				var r rune
+				r, size = unescape(body[i:], true)
 				c, k = 0, wOther
+				if r < 0x80 && wordKind[r] != wLetter {
+					c, k = byte(r), wordKind[r]
+				}
 			case 'b', 'f':
 				c, k = 0, wOther
 			default:
