@@ -14,7 +14,8 @@ import (
 type PromptEstimate struct {
 	Reserve int64
 	Likely  int64
-	Images  int64 // image (and other media) parts, each counted ImageTokens in Reserve; see ReserveFor
+	Images  int64       // image (and other media) parts, each counted ImageTokens in Reserve; see ReserveFor
+	Media   *MediaParts // the media parts as measured (media_tokens.go), counted by ReserveFor
 }
 
 // ImageTokens is what one image part is assumed to cost when reserving.
