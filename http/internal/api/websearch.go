@@ -59,7 +59,7 @@ func ReadWebSearch(fields map[string]json.RawMessage, model string, call *actors
 		}
 		call.Web = w
 	}
-	delete(fields, "plugins") // read here, refused in RefuseUnserved, or disabled: never upstream
+	delete(fields, "plugins")  // read here, refused in RefuseUnserved, or disabled: never upstream
 	if SearchesItself(model) { // its upstream bills a search per call: reserved and billed at its price, or refused
 		call.WebSearches, call.SearchesAlways, call.WebSearchField = 1, true, "model"
 		return nil
