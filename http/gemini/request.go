@@ -97,10 +97,10 @@ type generationConfig struct {
 // ("google/gemini-2.5-flash").
 func modelName(m string) string { return strings.TrimPrefix(m, "models/") }
 
-// parseGenerate reads a generateContent request for model into a chat call:
+// ParseGenerate reads a generateContent request for model into a chat call:
 // the body kept for a Gemini upstream, its chat form for the others. A count
 // only (countTokens) may wrap it in generateContentRequest.
-func parseGenerate(body []byte, model string, stream bool) (*actors.ChatCall, *shlyuz.Error) {
+func ParseGenerate(body []byte, model string, stream bool) (*actors.ChatCall, *shlyuz.Error) {
 	top, serr := api.SplitObject(body)
 	if serr != nil {
 		return nil, shlyuz.ErrInvalidJSON(serr.Error())

@@ -39,7 +39,7 @@ func (s *server) method(c *fiber.Ctx) error {
 // settled and recorded as a chat completion is, under the generation id in
 // X-Generation-Id.
 func (s *server) generate(c *fiber.Ctx, model string, stream bool) error {
-	call, perr := parseGenerate(api.OwnedBody(c), model, stream)
+	call, perr := ParseGenerate(api.OwnedBody(c), model, stream)
 	if perr != nil {
 		return perr
 	}
@@ -105,7 +105,7 @@ func (s *server) countTokens(c *fiber.Ctx, model string) error {
 	if json.Unmarshal(body, &wrapped) == nil && len(wrapped.Request) > 0 && !api.IsNull(wrapped.Request) {
 		body = wrapped.Request
 	}
-	call, perr := parseGenerate(body, model, false)
+	call, perr := ParseGenerate(body, model, false)
 	if perr != nil {
 		return perr
 	}
