@@ -82,3 +82,40 @@ wire_api = "responses"
 		t.Fatalf("not billed: %d → %d", before, after)
 	}
 }
+
+// geminiCLI is Gemini CLI as npm ships it, pinned.
+const geminiCLI = "@google/gemini-cli@0.61.0"
+
+// Gemini CLI with docs/clients.md's setup: the base URL and key in the
+// environment, API-key sign-in chosen in ~/.gemini/settings.json (0.61 reads
+// GOOGLE_GEMINI_BASE_URL as its "gateway" sign-in, which its headless mode
+// then refuses), a model named, the folder trusted. It answers through a
+// Gemini upstream (its request as it came) and through an OpenAI one
+// (translated), and is billed.
+func TestGeminiCLIAnswersThroughTheFake(t *testing.T) {
+	modules := npmInstall(t, geminiCLI)
+	for _, model := range []string{"gemini-2.5-flash", "test/model"} {
+		t.Run(model, func(t *testing.T) {
+			_, key := account(t, h.base, 200_000_000, nil)
+			home := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(home, ".gemini"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			settings := `{"security": {"auth": {"selectedType": "gemini-api-key"}}}`
+			if err := os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(settings), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			before := balance(t, h.base, key).Data.TotalCredits
+			out := runCLI(t, modules, "gemini", home, []string{
+				"GOOGLE_GEMINI_BASE_URL=" + h.base + "/api/v1", "GEMINI_API_KEY=" + key, "GEMINI_MODEL=" + model,
+				"GEMINI_CLI_TRUST_WORKSPACE=true",
+			}, "-p", "Say hi.")
+			if !strings.Contains(out, "tok0") {
+				t.Fatalf("gemini -p printed no answer of the fake's:\n%s", out)
+			}
+			if after := balance(t, h.base, key).Data.TotalCredits; after >= before {
+				t.Fatalf("not billed: %d → %d", before, after)
+			}
+		})
+	}
+}
