@@ -70,7 +70,11 @@ func forGemini(e *shlyuz.Error) *shlyuz.Error {
 	if e.Status == 402 || e.Code == "key_limit_exceeded" {
 		c := *e
 		c.Status = 429
-		c.Message = strings.TrimSpace(e.Message) + " (quota limit: 0 until then)"
+		until := "the balance is topped up"
+		if e.Code == "key_limit_exceeded" {
+			until = "the key's ceiling resets or is raised"
+		}
+		c.Message = strings.TrimSpace(e.Message) + " Quota limit: 0 until " + until + "."
 		return &c
 	}
 	return e
