@@ -76,10 +76,23 @@ func wordHash(k [2]uint64, shift uint) uint64 {
 
 // lookupWord reports whether b (at most wordMax bytes) is in the table.
 func lookupWord(b []byte) bool {
-	if len(b) > wordMax || len(b) == 0 {
+	n := len(b)
+	if n > wordMax || n == 0 {
 		return false
 	}
-	k := packWord(b)
+	var k [2]uint64
+	if cap(b) >= 16 { // read in place, the bytes past b masked off
+		b16 := b[:16:16]
+		k[0], k[1] = binary.LittleEndian.Uint64(b16[:8]), binary.LittleEndian.Uint64(b16[8:])
+		if n < 8 {
+			k[0] &= 1<<(8*n) - 1
+			k[1] = 0
+		} else {
+			k[1] &= ^uint64(0) >> (8 * (16 - n))
+		}
+	} else {
+		k = packWord(b)
+	}
 	mask := uint64(len(wordTable.keys) - 1)
 	for i := wordHash(k, wordTable.shift); ; i = (i + 1) & mask {
 		switch wordTable.keys[i] {

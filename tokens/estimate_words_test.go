@@ -2,6 +2,7 @@ package tokens
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -172,9 +173,9 @@ func TestWordSavingsHoldAgainstTokenizers(t *testing.T) {
 		return strings.ToUpper(w[:1]) + w[1:]
 	}
 	worst := map[string]float64{}
-	for n := range 1500 {
+	for n := range 800 {
 		var b strings.Builder
-		for range 2 + r.IntN(40) {
+		for b.Len() < wordsMin+r.IntN(300) { // long enough to be looked at (textSavings)
 			if r.IntN(3) > 0 {
 				b.WriteString(word())
 			}
@@ -201,4 +202,46 @@ func TestWordSavingsHoldAgainstTokenizers(t *testing.T) {
 // spaceShape: newlines then spaces, two characters at least.
 func spaceShape(s string) bool {
 	return len(s) >= 2 && strings.Trim(strings.TrimLeft(s, "\n"), " ") == ""
+}
+
+// BenchmarkWordSavings is the words' look-up alone, on the ordinary prose
+// and code of bigMessages, in MB/s of text.
+func BenchmarkWordSavings(b *testing.B) {
+	text := bigMessages(4 << 10)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		wordSavings(text)
+	}
+}
+
+// TestTextSavingsRemembers: a long text's savings are remembered by its
+// bytes, under concurrent use: each text, asked again and again from many
+// goroutines among texts of its length, gets its own (the race detector
+// watches the cache).
+func TestTextSavingsRemembers(t *testing.T) {
+	texts := make([][]byte, 300) // more than a shard's slots: some share one
+	for i := range texts {
+		texts[i] = []byte(strings.Repeat(" the word ", 30) + strings.Repeat("x", i%7) + strings.Repeat(" qqqq", 7-i%7))
+	}
+	if textSavings([]byte("short text")) != 0 {
+		t.Fatal("a short text is looked at")
+	}
+	done := make(chan error)
+	for g := range 4 {
+		go func() {
+			for n := range 3 * len(texts) {
+				tx := texts[(n*7+g)%len(texts)]
+				if got, want := textSavings(tx), wordSavings(tx); got != want {
+					done <- fmt.Errorf("%q: %d remembered, %d found", tx, got, want)
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
 }
