@@ -11,7 +11,8 @@ import (
 
 // TestGeminiRequestGolden: a Gemini GenerateContentRequest in chat's shape,
 // for the upstreams that do not speak Gemini; what a Gemini upstream gets
-// (the body as it came, routing fields taken out), and the prompt estimate.
+// (the body as it came, routing fields taken out). The prompt's estimate is
+// the tokens package's (its own tests, and http's agents estimate test).
 // One case is Gemini CLI 0.61.0's own first request (testdata/agents).
 func TestGeminiRequestGolden(t *testing.T) {
 	runGolden(t, "gemini/request", ".json", func(t *testing.T, raw []byte) []byte {
@@ -25,7 +26,7 @@ func TestGeminiRequestGolden(t *testing.T) {
 		}
 		out := map[string]any{
 			"fields": call.Fields, "max_tokens": call.MaxTokens, "n": call.N, "models": call.Models,
-			"native_members": sorted(native), "prompt_reserve": call.Prompt.Reserve, "prompt_likely": call.Prompt.Likely,
+			"native_members": sorted(native),
 		}
 		if u := call.Native.Unfit; u != nil {
 			out["unfit"] = fmt.Sprintf("%d %s", u.Status, u.Message)
