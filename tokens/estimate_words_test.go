@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -58,7 +59,7 @@ func TestWordTable(t *testing.T) {
 	if os.Getenv("SHLYUZ_UPDATE_WORDS") != "" {
 		var words []string
 		for s := range vocabs["cl100k_base"] {
-			if len(s) <= wordMax && (wordShape(s) || punctShape(s) || spaceShape(s)) && in(s) {
+			if len(s) <= wordMax && (wordShape(s) || punctShape(s) || spaceShape(s) || digitShape(s)) && in(s) {
 				words = append(words, s)
 			}
 		}
@@ -72,12 +73,21 @@ func TestWordTable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	for n := range 1000 { // digitSavings' groups: every run of one to three digits is one token of o200k and cl100k
+		for _, g := range []string{strconv.Itoa(n), fmt.Sprintf("%02d", n%100), fmt.Sprintf("%03d", n)} {
+			for _, name := range []string{"o200k_base", "cl100k_base"} {
+				if _, ok := vocabs[name][g]; !ok {
+					t.Errorf("%q is not a token of %s", g, name)
+				}
+			}
+		}
+	}
 	entries := wordEntries()
 	if len(entries) < 1000 {
 		t.Fatalf("the table has %d entries", len(entries))
 	}
 	for _, s := range entries {
-		if len(s) > wordMax || !(wordShape(s) || punctShape(s) || spaceShape(s)) {
+		if len(s) > wordMax || !(wordShape(s) || punctShape(s) || spaceShape(s) || digitShape(s)) {
 			t.Errorf("%q is not of a shape wordSavings reads", s)
 		}
 		for name, v := range vocabs {
@@ -151,7 +161,7 @@ func TestWordSavingsHoldAgainstTokenizers(t *testing.T) {
 			vocabWords = append(vocabWords, strings.TrimLeft(s, " "))
 		}
 	}
-	seps := []string{" ", "  ", "   ", "\n", "\n\n", " \n", "\t", ". ", ", ", ".", ",", "'", "'s ", "'S", "'ll ", "'", "_", "-", "(", " (", "\")", "\":\"", "\",\"", "\":{\"", "é", "\u0301", "ж", "中", "1", "42 ", "123456", " 7", "—", " — ", "`", "**", "...", "/", "\\", "\"", "{\"", "}", "\r\n", "\u00a0", "ﬁ", "!?", "$", "\n    ", "\n\n  ", "{\n  ", ":\n      ", "  ", "    "}
+	seps := []string{" ", "  ", "   ", "\n", "\n\n", " \n", "\t", ". ", ", ", ".", ",", "'", "'s ", "'S", "'ll ", "'", "_", "-", "(", " (", "\")", "\":\"", "\",\"", "\":{\"", "é", "\u0301", "ж", "中", "1", "42 ", "123456", " 7", "—", " — ", "`", "**", "...", "/", "\\", "\"", "{\"", "}", "\r\n", "\u00a0", "ﬁ", "!?", "$", "\n    ", "\n\n  ", "2026-11-29", " 9007199254740991", "v1.2.3", "0x1F", "٣", "１", "{\n  ", ":\n      ", "  ", "    "}
 	word := func() string {
 		switch r.IntN(4) {
 		case 0:
@@ -244,4 +254,10 @@ func TestTextSavingsRemembers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// digitShape: one space or none, then ASCII digits, two characters at least.
+func digitShape(s string) bool {
+	d := strings.TrimPrefix(s, " ")
+	return len(s) >= 2 && d != "" && strings.Trim(d, "0123456789") == ""
 }
