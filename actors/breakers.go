@@ -200,11 +200,13 @@ type slot struct {
 // model alone (ModelFault) counts at the model's breaker only; any other
 // upstream fault at the upstream's only; a success at both.
 func (s slot) split(up *breaker, outcome error) {
-	var e *shlyuz.Error
-	switch {
-	case outcome == nil:
+	if outcome == nil {
 		up.done(s.upGen, nil)
 		s.model.done(s.modelGen, nil)
+		return
+	}
+	var e *shlyuz.Error
+	switch {
 	case errors.As(outcome, &e) && e.UpstreamFault && e.ModelFault:
 		up.done(s.upGen, errNotThisBreaker)
 		s.model.done(s.modelGen, outcome)
