@@ -76,31 +76,28 @@ var routingFields = []string{"models", "provider", "route"}
 // end user from the top level of its body into call (whose Models holds
 // the requested model), for every chat protocol alike.
 func ReadRouting(fields map[string]json.RawMessage, call *actors.ChatCall) *shlyuz.Error {
-	var models []string
-	if err := Field(fields, "models", &models); err != nil {
-		return err
-	}
-	for _, m := range models {
-		if m != call.Models[0] && m != "" {
-			call.Models = append(call.Models, m)
+	if _, ok := fields["models"]; ok { // the decoding targets are made only for members present
+		var models []string
+		if err := Field(fields, "models", &models); err != nil {
+			return err
+		}
+		for _, m := range models {
+			if m != call.Models[0] && m != "" {
+				call.Models = append(call.Models, m)
+			}
 		}
 	}
-	var prefs *ProviderPrefs
-	if err := Field(fields, "provider", &prefs); err != nil {
-		return err
-	}
-	if prefs != nil {
-		call.Order, call.Only, call.Ignore, call.Sort = prefs.Order, prefs.Only, prefs.Ignore, prefs.Sort
-		call.RequireParameters = prefs.RequireParameters
-		if prefs.AllowFallbacks != nil {
-			call.AllowFallbacks = *prefs.AllowFallbacks
+	if _, ok := fields["provider"]; ok {
+		var prefs *ProviderPrefs
+		if err := Field(fields, "provider", &prefs); err != nil {
+			return err
 		}
-		if err := prefs.policy(call); err != nil {
+		if err := applyPrefs(prefs, call); err != nil {
 			return err
 		}
 	}
-	var user string
 	if v, ok := fields["user"]; ok && len(v) > 0 && v[0] == '"' {
+		var user string
 		if err := Field(fields, "user", &user); err != nil {
 			return err
 		}
@@ -110,6 +107,19 @@ func ReadRouting(fields map[string]json.RawMessage, call *actors.ChatCall) *shly
 		call.User = user
 	}
 	return nil
+}
+
+// applyPrefs sets the call's provider preferences (none when prefs is nil).
+func applyPrefs(prefs *ProviderPrefs, call *actors.ChatCall) *shlyuz.Error {
+	if prefs == nil {
+		return nil
+	}
+	call.Order, call.Only, call.Ignore, call.Sort = prefs.Order, prefs.Only, prefs.Ignore, prefs.Sort
+	call.RequireParameters = prefs.RequireParameters
+	if prefs.AllowFallbacks != nil {
+		call.AllowFallbacks = *prefs.AllowFallbacks
+	}
+	return prefs.policy(call)
 }
 
 // maxUserLen bounds the end user's id kept on every generation record.
@@ -135,29 +145,42 @@ func Field(fields map[string]json.RawMessage, name string, into any) *shlyuz.Err
 	return nil
 }
 
+// refusePlugins refuses enabled plugins and any transforms; their decoding
+// targets are made only when the members are there.
+func refusePlugins(fields map[string]json.RawMessage) *shlyuz.Error {
+	if _, ok := fields["plugins"]; ok {
+		var plugins []struct {
+			ID      string `json:"id"`
+			Enabled *bool  `json:"enabled"`
+		}
+		if err := Field(fields, "plugins", &plugins); err != nil {
+			return err
+		}
+		for _, p := range plugins {
+			if p.Enabled == nil || *p.Enabled {
+				return shlyuz.ErrInvalidValue("plugins", "The plugin %q is not served by this gateway.", p.ID)
+			}
+		}
+	}
+	if _, ok := fields["transforms"]; ok {
+		var transforms []string
+		if err := Field(fields, "transforms", &transforms); err != nil {
+			return err
+		}
+		if len(transforms) > 0 {
+			return shlyuz.ErrInvalidValue("transforms", "transforms (%s) are not served by this gateway: send a prompt that fits the model's context.", strings.Join(transforms, ", "))
+		}
+	}
+	return nil
+}
+
 // RefuseUnserved refuses the OpenRouter request members the gateway does
 // not honour, naming them, rather than ignore them: plugins (none is
 // served), transforms (no middle-out compression), debug's upstream echo,
 // and web_search_options for a model that does not search itself.
 func RefuseUnserved(fields map[string]json.RawMessage, model string) *shlyuz.Error {
-	var plugins []struct {
-		ID      string `json:"id"`
-		Enabled *bool  `json:"enabled"`
-	}
-	if err := Field(fields, "plugins", &plugins); err != nil {
+	if err := refusePlugins(fields); err != nil {
 		return err
-	}
-	for _, p := range plugins {
-		if p.Enabled == nil || *p.Enabled {
-			return shlyuz.ErrInvalidValue("plugins", "The plugin %q is not served by this gateway.", p.ID)
-		}
-	}
-	var transforms []string
-	if err := Field(fields, "transforms", &transforms); err != nil {
-		return err
-	}
-	if len(transforms) > 0 {
-		return shlyuz.ErrInvalidValue("transforms", "transforms (%s) are not served by this gateway: send a prompt that fits the model's context.", strings.Join(transforms, ", "))
 	}
 	var debug struct {
 		Echo bool `json:"echo_upstream_body"`
