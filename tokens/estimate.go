@@ -14,7 +14,8 @@ import (
 type PromptEstimate struct {
 	Reserve int64
 	Likely  int64
-	Images  int64 // image (and other media) parts, each counted ImageTokens in Reserve; see ReserveFor
+	Images  int64       // image (and other media) parts, each counted ImageTokens in Reserve; see ReserveFor
+	Media   *MediaParts // the media parts as measured (media_tokens.go), counted by ReserveFor
 }
 
 // ImageTokens is what one image part is assumed to cost when reserving.
@@ -306,13 +307,11 @@ func estimatePromptJSON(messages json.RawMessage) (PromptEstimate, error) {
 
 // EstimateDefinitions bounds the prompt tokens that request fields rendered
 // into the prompt by the upstream take (tools, functions, a response schema):
-// their JSON counted as text is (countText: a token per punctuation mark, per
-// three letters of a word, per digit), which stays above what tokenizers
-// make of it (they merge what the count splits, and upstreams render
-// definitions more tersely than JSON), plus 16 per top-level element for
-// the framing an upstream adds and, once, definitionsPreamble. A coding
-// agent's tools are most of its prompt: a token per byte held three to four
-// times what it was charged.
+// their JSON counted as text is (countText: a token a byte but for the
+// words, punctuation runs and spaces every tokenizer's vocabulary holds,
+// wordSavings), which stays above what tokenizers make of it (upstreams
+// render definitions more tersely than JSON), plus 16 per top-level element
+// for the framing an upstream adds and, once, definitionsPreamble.
 func EstimateDefinitions(values ...json.RawMessage) PromptEstimate {
 	var e PromptEstimate
 	for _, v := range values {
@@ -333,7 +332,7 @@ func EstimateDefinitions(values ...json.RawMessage) PromptEstimate {
 // definitionsPreamble bounds the instructions an upstream adds to a prompt
 // with tools: Anthropic documents 346 tokens of tool-use system prompt for
 // its models (313 to 346 by tool_choice); OpenAI and Gemini add less.
-const definitionsPreamble = 400
+const definitionsPreamble = 346
 
 // arrayLen is the number of elements of v when it is a JSON array (opening
 // at v[0], spaces after it allowed), else 0: what decoding it into a slice

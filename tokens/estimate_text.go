@@ -90,7 +90,8 @@ func countText(body []byte, toQuote bool) (reserve, likely int64, n int) {
 		if c := body[i]; c >= 0x20 && c < utf8.RuneSelf && c != '\\' {
 			if c == '"' && toQuote {
 				t.flush()
-				return int64(i) + adj - escapeExcess(body[:i]), t.likely, i
+				reserve = int64(i) + adj - escapeExcess(body[:i]) - wordSavings(body[:i])
+				return reserve, min(t.likely, reserve), i
 			}
 			t.add(asciiClass[c], 1)
 			i++
@@ -114,7 +115,8 @@ func countText(body []byte, toQuote bool) (reserve, likely int64, n int) {
 		t.add(classOf(r), rb)
 	}
 	t.flush()
-	return int64(len(body)) + adj - escapeExcess(body), t.likely, len(body)
+	reserve = int64(len(body)) + adj - escapeExcess(body) - wordSavings(body)
+	return reserve, min(t.likely, reserve), len(body)
 }
 
 // escapeExcess is how many bytes longer the escapes of ASCII characters in

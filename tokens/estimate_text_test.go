@@ -16,13 +16,17 @@ import (
 // referenceTextTokens is textTokens as it was before the bulk path: a
 // character at a time, each run costed when it ends. textTokens must count
 // exactly as it does. The reserve is the bound: an ASCII character a byte
-// (escaped or not), any other its UTF-8 or its NFKC form's, the more.
+// (escaped or not), any other its UTF-8 or its NFKC form's, the more, less
+// what wordSavings finds.
 func referenceTextTokens(lit []byte) (reserve, likely int64) {
 	if len(lit) < 2 || lit[0] != '"' {
 		return 0, 0
 	}
 	var bound int64
-	defer func() { reserve = bound }()
+	defer func() { // less what the words save (wordSavings: proven against the tokenizers, not here)
+		reserve = bound - wordSavings(lit[1:len(lit)-1])
+		likely = min(likely, reserve)
+	}()
 	var run charClass
 	var n, bytes int64
 	flush := func() {

@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"math"
 	"strings"
 
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -13,7 +14,8 @@ import (
 // 768: 2048×768 makes 4×2 tiles); Gemini 1.5 and 2.x count 258 tokens per
 // 768-pixel tile, 16 tiles for an image of 3,072 pixels a side. Other models
 // (OpenAI's gpt-4o and 4.1 at most 85 + 170 × 8, Anthropic at most about
-// 1,600 for 1.15 megapixels) stay within ImageTokens.
+// 1,600 for 1.15 megapixels) stay within ImageTokens. It counts an image the
+// gateway did not read (one by URL).
 func ImageTokenBound(model string) int64 {
 	name := strings.ToLower(model[strings.LastIndexByte(model, '/')+1:])
 	switch {
@@ -25,11 +27,25 @@ func ImageTokenBound(model string) int64 {
 	return ImageTokens
 }
 
-// ReserveFor is the reserve estimate of the prompt at a model: its image
-// parts counted by ImageTokenBound instead of ImageTokens.
+// ReserveFor is the reserve estimate of the prompt at a model: each media
+// part the gateway measured (Media) by its provider's rule for what it
+// holds (MediaPart.Tokens) instead of ImageTokens, and any other image part
+// by ImageTokenBound.
 func (e PromptEstimate) ReserveFor(model string) int64 {
-	if b := ImageTokenBound(model); b > ImageTokens && e.Images > 0 {
-		return shlyuz.AddChecked(e.Reserve, shlyuz.MulChecked(e.Images, b-ImageTokens))
+	r, measured := e.Reserve, int64(0)
+	if e.Media != nil {
+		measured = int64(len(e.Media.Parts))
+		if r < math.MaxInt64 { // the walk counted them as ImageTokens each (a saturated sum stays so)
+			r = max(r-min(measured, e.Images)*ImageTokens, 0)
+		}
+		for _, p := range e.Media.Parts {
+			r = shlyuz.AddChecked(r, p.Tokens(model))
+		}
 	}
-	return e.Reserve
+	if rest := e.Images - measured; rest > 0 {
+		if b := ImageTokenBound(model); b > ImageTokens {
+			r = shlyuz.AddChecked(r, shlyuz.MulChecked(rest, b-ImageTokens))
+		}
+	}
+	return max(r, 1)
 }

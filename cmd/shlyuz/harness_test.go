@@ -329,27 +329,40 @@ func startChild(t *testing.T, db string) *child {
 // startChildWith is startChild with another config file (and extra environment).
 func startChildWith(t *testing.T, db, config string, env ...string) *child {
 	t.Helper()
+	addr := freeAddr(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(append(os.Environ(), "SHLYUZ_TEST_EXEC=serve --listen "+addr+" --db "+db+" --config "+config), env...)
+	return launchChild(t, cmd, addr, "the child gateway to answer")
+}
+
+// freeAddr is a loopback address with a port nobody listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(append(os.Environ(), "SHLYUZ_TEST_EXEC=serve --listen "+addr+" --db "+db+" --config "+config), env...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// launchChild starts cmd, a gateway serving on addr, kills it when the test
+// ends, and waits until it answers.
+func launchChild(t *testing.T, cmd *exec.Cmd, addr, what string) *child {
+	t.Helper()
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	c := &child{cmd: cmd, base: "http://" + addr, log: &out}
+	c := &child{cmd: cmd, base: "http://" + addr, log: out}
 	t.Cleanup(func() {
 		if c.cmd.ProcessState == nil {
 			_ = c.cmd.Process.Kill()
 			_ = c.cmd.Wait()
 		}
 	})
-	waitFor(t, 60*time.Second, "the child gateway to answer", func() bool {
+	waitFor(t, 60*time.Second, what, func() bool {
 		resp, err := http.Get(c.base + "/api/pricing")
 		if err != nil {
 			return false

@@ -64,7 +64,7 @@ func TestOpenAISDK(t *testing.T) {
 			Model: "test/model",
 			Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage([]openai.ChatCompletionContentPartUnionParam{
 				openai.TextContentPart("What is in this picture?"),
-				openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: "data:image/png;base64,iVBORw0KGgo="}),
+				openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: onePixelPNG}),
 			})},
 		})
 		if err != nil {
@@ -73,7 +73,7 @@ func TestOpenAISDK(t *testing.T) {
 		if resp.Usage.PromptTokens < 85 { // the fake counts 85 a picture: the part reached it
 			t.Fatalf("prompt tokens %d", resp.Usage.PromptTokens)
 		}
-		if !strings.Contains(string(h.fake.LastRequest()), "data:image/png;base64,iVBORw0KGgo=") {
+		if !strings.Contains(string(h.fake.LastRequest()), onePixelPNG) {
 			t.Fatalf("the image did not reach the upstream")
 		}
 	})
@@ -117,3 +117,6 @@ func TestOpenAISDK(t *testing.T) {
 		}
 	})
 }
+
+// onePixelPNG is a 1×1 grey PNG: an image part the gateway measures by its header.
+const onePixelPNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAADklEQVR4nGJiAAQAAP//AAYAA/rQWa4AAAAASUVORK5CYII="

@@ -141,6 +141,9 @@ func ParseMessages(body []byte, header func(string, ...string) string, countOnly
 			return nil, shlyuz.ErrInvalidValue("messages", "The messages are not valid: %s", eerr.Error())
 		}
 	}
+	if err := api.WithMedia(&est, fields["messages"], "messages"); err != nil {
+		return nil, err
+	}
 	// Tool definitions are prompt too: as the client wrote them (an Anthropic upstream gets them so) or
 	// as chat carries them to the others, whichever is larger.
 	est = api.WithDefinitions(est, tokens.EstimateDefinitions(top["tools"]), tokens.EstimateDefinitions(fields["tools"], fields["response_format"]))

@@ -56,6 +56,9 @@ func ParseChat(body []byte) (*actors.ChatCall, *shlyuz.Error) {
 	if est.Reserve <= 16 && strings.TrimSpace(string(msgs)) == "[]" {
 		return nil, shlyuz.ErrInvalidValue("messages", "messages must not be empty.")
 	}
+	if err := api.WithMedia(&est, msgs, "messages"); err != nil {
+		return nil, err
+	}
 	// Tools and a response schema are rendered into the prompt: the reservation counts them.
 	call.Prompt = api.WithDefinitions(est, tokens.EstimateDefinitions(fields["tools"], fields["functions"], fields["response_format"]))
 

@@ -197,6 +197,9 @@ func ParseResponses(body []byte) (*actors.ChatCall, *responsesRequest, *shlyuz.E
 			return nil, nil, shlyuz.ErrInvalidValue("input", "The input is not valid: %s", eerr.Error())
 		}
 	}
+	if err := api.WithMedia(&est, fields["messages"], "input"); err != nil {
+		return nil, nil, err
+	}
 	est = api.WithDefinitions(est, tokens.EstimateDefinitions(fields["tools"], fields["functions"], fields["response_format"]))
 	call := &actors.ChatCall{Fields: fields, Models: []string{r.Model}, Stream: r.Stream, Prompt: est,
 		AllowFallbacks: true, Started: time.Now(), Room: r.room}

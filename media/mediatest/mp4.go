@@ -10,8 +10,23 @@ import (
 // samples, so no real encoder is needed), in a progressive MP4 (ftyp, moov,
 // mdat). ffprobe reports exactly `seconds` as its duration.
 func MP4(seconds int) []byte {
-	const w, h, fps, timescale = 32, 32, 2, 1000
-	frames := max(seconds*fps, 1)
+	const fps = 2
+	return mp4(max(seconds*fps, 1), mp4Timescale/fps)
+}
+
+// MP4Still is an MP4 of one frame shown for the given seconds: a player
+// (and an upstream sampling a frame a second) plays all of them, in a file
+// of a few kilobytes.
+func MP4Still(seconds int) []byte {
+	return mp4(1, uint32(seconds*mp4Timescale))
+}
+
+const mp4Timescale = 1000
+
+// mp4 is frames I_PCM pictures of 32×32, each shown for delta ticks of
+// mp4Timescale.
+func mp4(frames int, delta uint32) []byte {
+	const w, h, timescale = 32, 32, mp4Timescale
 	sps, pps := h264SPS(w/16, h/16), h264PPS()
 	var mdat bytes.Buffer
 	sizes := make([]uint32, frames)
@@ -21,7 +36,7 @@ func MP4(seconds int) []byte {
 		mdat.Write(nal)
 		sizes[i] = uint32(4 + len(nal))
 	}
-	durMS := uint32(frames * timescale / fps)
+	durMS := uint32(frames) * delta
 	ftyp := box("ftyp", []byte("isom"), u32(512), []byte("isomiso2avc1mp41"))
 	build := func(chunkOffset uint32) []byte {
 		avcC := box("avcC", []byte{1, 66, 0xC0, 10, 0xFF, 0xE1}, u16(uint16(len(sps))), sps, []byte{1}, u16(uint16(len(pps))), pps)
@@ -33,7 +48,7 @@ func MP4(seconds int) []byte {
 		}
 		stbl := box("stbl",
 			full("stsd", 0, 0, u32(1), avc1),
-			full("stts", 0, 0, u32(1), u32(uint32(frames)), u32(timescale/fps)),
+			full("stts", 0, 0, u32(1), u32(uint32(frames)), u32(delta)),
 			full("stsc", 0, 0, u32(1), u32(1), u32(uint32(frames)), u32(1)),
 			full("stsz", 0, 0, u32(0), u32(uint32(frames)), stsz),
 			full("stco", 0, 0, u32(1), u32(chunkOffset)))

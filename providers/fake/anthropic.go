@@ -243,6 +243,9 @@ func parseAnthropic(body []byte, betas string) (req anthropicRequest, ask Ask, m
 			case "image":
 				ask.Prompt.Images++
 			case "document":
+				if b.Source != nil && b.Source.Type == "base64" && b.Source.MediaType == "application/pdf" {
+					ask.Prompt.Document += pdfBase64Pages(b.Source.Data) * AnthropicPDFPageTokens
+				}
 			case "tool_use":
 				if m.Role != "assistant" {
 					return req, ask, bat + ": tool_use blocks are only allowed in assistant messages"

@@ -73,7 +73,7 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request) {
 		geminiBlocked(w, model, sc, method == "streamGenerateContent" && r.URL.Query().Get("alt") == "sse")
 		return
 	}
-	g := &geminiWriter{w: w, model: model, sc: sc}
+	g := &geminiWriter{w: w, model: model, sc: sc, media: ask.Prompt}
 	var asked struct {
 		GenerationConfig struct {
 			ResponseModalities []string `json:"responseModalities"`
@@ -339,7 +339,9 @@ func parseGemini(model string, body []byte) (ask Ask, msg string) {
 				if _, err := base64.StdEncoding.DecodeString(p.InlineData.Data); err != nil {
 					return ask, "Invalid value at '" + pat + ".inline_data.data' (TYPE_BYTES), Base64 decoding failed"
 				}
-				ask.Prompt.Images++
+				if !geminiMedia(model, p.InlineData.MimeType, p.InlineData.Data, &ask.Prompt) {
+					ask.Prompt.Images++
+				}
 			case p.FileData != nil:
 				if p.FileData.FileURI == "" {
 					return ask, "* GenerateContentRequest." + pat + ".file_data.file_uri: file_uri must be set\n"
@@ -425,9 +427,10 @@ type geminiWriter struct {
 	flusher http.Flusher
 	model   string
 	sc      *Script
-	array   bool // a stream without alt=sse: one JSON array
-	sent    int  // chunks sent
-	image   bool // responseModalities has IMAGE: the last chunk carries an inlineData PNG
+	array   bool   // a stream without alt=sse: one JSON array
+	sent    int    // chunks sent
+	image   bool   // responseModalities has IMAGE: the last chunk carries an inlineData PNG
+	media   Prompt // the prompt's documents, video and sound, reported by modality
 }
 
 // appendUsage appends "usageMetadata" with completion tokens so far.
@@ -450,7 +453,16 @@ func (g *geminiWriter) appendUsage(b []byte, completion int) []byte {
 	b = append(b, `,"totalTokenCount":`...)
 	b = strconv.AppendInt(b, int64(p+completion+thoughts), 10)
 	b = append(b, `,"promptTokensDetails":[{"modality":"TEXT","tokenCount":`...)
-	b = strconv.AppendInt(b, int64(p), 10)
+	b = strconv.AppendInt(b, int64(p-g.media.Media()), 10)
+	for _, m := range []struct {
+		name   string
+		tokens int
+	}{{"DOCUMENT", g.media.Document}, {"VIDEO", g.media.Video}, {"AUDIO", g.media.Audio}} {
+		if m.tokens > 0 {
+			b = append(b, `},{"modality":"`+m.name+`","tokenCount":`...)
+			b = strconv.AppendInt(b, int64(m.tokens), 10)
+		}
+	}
 	return append(b, "}]},"...)
 }
 

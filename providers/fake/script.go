@@ -26,11 +26,15 @@ type Ask struct {
 }
 
 // Prompt counts a request's prompt the fake's way: text characters / 4 (at
-// least 1) plus 85 per image.
-type Prompt struct{ Chars, Images int }
+// least 1) plus 85 per image, plus the tokens of documents, video and its
+// sound counted as the provider documents them (media_usage.go).
+type Prompt struct{ Chars, Images, Document, Video, Audio int }
 
 // Tokens is the prompt's token count.
-func (p Prompt) Tokens() int { return max(1, p.Chars/4) + 85*p.Images }
+func (p Prompt) Tokens() int { return max(1, p.Chars/4) + 85*p.Images + p.Media() }
+
+// Media is the prompt's tokens of documents, video and sound.
+func (p Prompt) Media() int { return p.Document + p.Video + p.Audio }
 
 // Script is what the fake answers to one request, whatever the protocol.
 type Script struct {

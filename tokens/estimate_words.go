@@ -1,0 +1,328 @@
+package tokens
+
+import (
+	_ "embed"
+	"encoding/binary"
+	"strings"
+)
+
+// Words that cost one token in every tokenizer the reserve bounds. A
+// byte-level BPE (o200k, cl100k, Claude's) first cuts a text into
+// pre-tokens by a regular expression (runs of letters, with one space or
+// mark before them; runs of digits; runs of punctuation; whitespace), then
+// encodes each; a pre-token that is in its vocabulary is that one token.
+// wordSavings finds the runs of ASCII letters and of ASCII punctuation that
+// every one of those expressions cuts out whole, whatever surrounds them,
+// and that every vocabulary has (estimate_words.txt, proven token by token
+// by TestWordTable): each costs one token, not a token a byte. Everything
+// else keeps its token a byte.
+
+//go:embed estimate_words.txt
+var wordFile string
+
+// wordMax is the longest entry the table holds, in bytes.
+const wordMax = 16
+
+// wordTable is an open-addressed set of the table's entries, each packed
+// into two words (zero padded: no entry has a zero byte).
+var wordTable = func() (t struct {
+	keys  [][2]uint64
+	shift uint
+}) {
+	entries := wordEntries()
+	size := 1
+	for size < 2*len(entries) {
+		size *= 2
+	}
+	t.keys = make([][2]uint64, size)
+	t.shift = uint(64)
+	for s := size; s > 1; s /= 2 {
+		t.shift--
+	}
+	for _, e := range entries {
+		k := packWord([]byte(e))
+		for i := wordHash(k, t.shift); ; i = (i + 1) & uint64(size-1) {
+			if t.keys[i] == k {
+				break
+			}
+			if t.keys[i] == ([2]uint64{}) {
+				t.keys[i] = k
+				break
+			}
+		}
+	}
+	return t
+}()
+
+// wordEntries are the lines of the table (its first line is a comment), a
+// tab in a line standing for a newline.
+func wordEntries() []string {
+	lines := strings.Split(strings.TrimSuffix(wordFile, "\n"), "\n")[1:]
+	for i, l := range lines {
+		lines[i] = strings.ReplaceAll(l, "\t", "\n")
+	}
+	return lines
+}
+
+func packWord(b []byte) [2]uint64 {
+	var buf [16]byte
+	copy(buf[:], b)
+	return [2]uint64{binary.LittleEndian.Uint64(buf[:8]), binary.LittleEndian.Uint64(buf[8:])}
+}
+
+func wordHash(k [2]uint64, shift uint) uint64 {
+	return (k[0]*0x9E3779B97F4A7C15 ^ k[1]*0xC2B2AE3D27D4EB4F) >> shift
+}
+
+// lookupWord reports whether b (at most wordMax bytes) is in the table.
+func lookupWord(b []byte) bool {
+	if len(b) > wordMax || len(b) == 0 {
+		return false
+	}
+	k := packWord(b)
+	mask := uint64(len(wordTable.keys) - 1)
+	for i := wordHash(k, wordTable.shift); ; i = (i + 1) & mask {
+		switch wordTable.keys[i] {
+		case k:
+			return true
+		case [2]uint64{}:
+			return false
+		}
+	}
+}
+
+// The kinds of character wordSavings tells apart.
+const (
+	wOther   = iota // a byte above 0x7F, a \u escape (whatever it stands for), \b, \f: nothing a word may end at
+	wLetter         // ASCII letters
+	wPunct          // ASCII punctuation: printable, neither letter, digit nor space
+	wSpace          // ' '
+	wNewline        // '\n'
+	wDigit          // ASCII digits
+	wBlank          // the other ASCII controls: tab, '\r'
+)
+
+// isPunct reports whether c is ASCII punctuation.
+func isPunct(c byte) bool { return wordKind[c] == wPunct }
+
+var wordKind = func() (t [256]uint8) {
+	for c := range 0x80 {
+		switch {
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			t[c] = wLetter
+		case c >= '0' && c <= '9':
+			t[c] = wDigit
+		case c == ' ':
+			t[c] = wSpace
+		case c == '\n':
+			t[c] = wNewline
+		case c > ' ' && c < 0x7F:
+			t[c] = wPunct
+		default:
+			t[c] = wBlank
+		}
+	}
+	return t
+}()
+
+// wordSavings is how many tokens less than a token a byte the text of body
+// (a JSON string's body as it is written, escapes and all) costs, by the
+// pre-tokens it finds that every pre-tokenizer cuts out whole, whatever
+// surrounds them, each costing runCost:
+//
+//   - a space and the run of ASCII letters after it; the run alone after a
+//     newline, after two punctuation marks or after a space and one (which
+//     every pre-tokenizer takes as one pre-token ending where the letters
+//     begin); a punctuation mark and the run after a letter, digit or
+//     newline (o200k and cl100k take both as one pre-token, Claude's the
+//     mark alone, then the run: the greater of the two costs). The run must
+//     be followed by an ASCII character that is neither a letter nor an
+//     apostrophe (a letter, a mark or "'s" after it would join it), and be
+//     upper case then lower (o200k cuts "getUser" in two);
+//   - a run of punctuation marks, with the space before it if there is one
+//     and a letter or digit if not, followed by a letter or digit (two
+//     marks at least: o200k and cl100k join one mark to the letters after
+//     it) or a space.
+//
+// A run at the body's end, or whose neighbours are not known (a \u escape,
+// a character above 0x7F), saves nothing: a string's neighbours in the
+// prompt are unknown.
+func wordSavings(body []byte) int64 {
+	var saved int64
+	prev1, prev2 := uint8(wOther), uint8(wOther) // the kinds of the two characters before
+	var c1 byte                                  // the character before, as it stands
+	runStart := -1                               // where the letter run being read starts
+	runCtx := uint8(wOther)                      // the kind of the character before the run
+	var runPrefix byte                           // that character, when a punctuation mark
+	lower, cased := false, true                  // the run has had a lower-case letter; it is upper case then lower
+	var punct [wordMax]byte                      // the punctuation run being read, as it stands, its space first
+	np := -1                                     // its length, -1 when it saves nothing whatever follows
+	nl, sp := -1, 0                              // the newlines and spaces of the whitespace run being read; nl -1 when it saves nothing
+	for i := 0; i < len(body); {
+		c := body[i]
+		k := wordKind[c]
+		size := 1
+		if c == '\\' && i+1 < len(body) {
+			size = 2
+			switch e := body[i+1]; e {
+			case 'n':
+				c, k = '\n', wNewline
+			case 't', 'r':
+				c, k = e, wBlank
+			case 'u': // an ASCII character but a letter reads as written plain (writers escape '<' and '&'); others as any above 0x7F
+				var r rune
+				r, size = unescape(body[i:], true)
+				c, k = 0, wOther
+				if r < 0x80 && wordKind[r] != wLetter {
+					c, k = byte(r), wordKind[r]
+				}
+			case 'b', 'f':
+				c, k = 0, wOther
+			default:
+				c, k = e, wordKind[e]
+			}
+		}
+		if k == wLetter {
+			if prev1 != wLetter {
+				runStart, lower, cased = i, false, true
+				runCtx, runPrefix = wOther, 0
+				switch {
+				case prev1 == wSpace:
+					runCtx = wSpace
+				case prev1 == wNewline, prev1 == wPunct && (prev2 == wPunct || prev2 == wSpace):
+					runCtx = wNewline // alone
+				case prev1 == wPunct && c1 != '\'' && (prev2 == wLetter || prev2 == wDigit || prev2 == wNewline):
+					runCtx, runPrefix = wPunct, c1
+				}
+				if np > 1 && np <= wordMax {
+					saved += int64(np) - runCost(punct[:np])
+				}
+				np = -1
+			}
+			if c <= 'Z' {
+				cased = cased && !lower
+			} else {
+				lower = true
+			}
+		} else {
+			if prev1 == wLetter && cased && k != wOther && c != '\'' {
+				saved += letterSavings(body, runStart, i, runCtx, runPrefix)
+			}
+			switch {
+			case k == wPunct && prev1 != wPunct:
+				np = -1
+				switch {
+				case prev1 == wLetter && c != '\'', prev1 == wDigit:
+					np, punct[0] = 1, c
+				case prev1 == wSpace:
+					np, punct[0], punct[1] = 2, ' ', c
+				}
+			case k == wPunct:
+				if np >= 0 && np < wordMax {
+					punct[np] = c
+					np++
+				} else {
+					np = -1
+				}
+			case (k == wDigit || k == wSpace) && prev1 == wPunct:
+				if np > 0 && np <= wordMax {
+					saved += int64(np) - runCost(punct[:np])
+				}
+				np = -1
+			default:
+				np = -1
+			}
+		}
+		switch {
+		case k == wNewline || k == wSpace:
+			switch {
+			case prev1 == wLetter || prev1 == wDigit || prev1 == wPunct:
+				nl, sp = 0, 0
+			case nl < 0 || k == wNewline && sp > 0: // newlines after spaces: not the shape read
+				nl = -1
+			}
+			if k == wNewline {
+				nl++
+			} else {
+				sp++
+			}
+		case nl >= 0 && sp >= 2 && (k == wLetter || k == wDigit || k == wPunct):
+			saved += spaceSavings(nl, sp)
+			nl = -1
+		default:
+			nl = -1
+		}
+		prev2, prev1, c1 = prev1, k, c
+		i += size
+	}
+	return saved
+}
+
+// letterSavings is what the run of letters body[start:end], ended as
+// wordSavings reads it, saves by what was before it (ctx): a space, nothing
+// it joins (wNewline), or the punctuation mark prefix.
+func letterSavings(body []byte, start, end int, ctx uint8, prefix byte) int64 {
+	switch ctx {
+	case wSpace:
+		return int64(end-start+1) - runCost(body[start-1:end])
+	case wNewline:
+		return int64(end-start) - runCost(body[start:end])
+	case wPunct:
+		var buf [64]byte
+		if end-start >= len(buf) {
+			return 0
+		}
+		buf[0] = prefix
+		n := 1 + copy(buf[1:], body[start:end])
+		return int64(n) - max(runCost(buf[:n]), 1+runCost(body[start:end]))
+	}
+	return 0
+}
+
+// spaceSavings is what a run of nl newlines then sp ≥ 2 spaces saves,
+// between ASCII characters that are not whitespace: all but its last space
+// (which joins what follows) is one pre-token in Claude's tokenizer; o200k
+// and cl100k cut its newlines (alone, or joined to punctuation before them)
+// from its spaces.
+func spaceSavings(nl, sp int) int64 {
+	n := nl + sp - 1
+	if n > wordMax {
+		return 0
+	}
+	var buf [wordMax]byte
+	for j := range n {
+		buf[j] = ' '
+		if j < nl {
+			buf[j] = '\n'
+		}
+	}
+	return int64(n) - max(runCost(buf[:n]), int64(nl)+runCost(buf[nl:n]))
+}
+
+// runCost bounds the tokens of a pre-token of ASCII letters (with a space
+// before them or not): one when the table has it; else, when the table has
+// every pair of adjacent characters in it, and every three, at most
+// ⌊(n+1)/2⌋ for n characters; when it has every pair, ⌊(2n+1)/3⌋; else n.
+// A BPE merges adjacent parts while their join is a token: when every pair
+// is one, no two single characters stay side by side in what it ends with;
+// when every three are too, no single character stays beside a part of
+// two. So what stays beside a single character is three characters long at
+// least, and k parts of n characters have 2k ≤ n+1 (TestRunCost checks
+// the bound against the tokenizers on every word of a dictionary).
+func runCost(seg []byte) int64 {
+	n := int64(len(seg))
+	if n <= 1 || lookupWord(seg) {
+		return min(n, 1)
+	}
+	for j := 0; j+2 <= len(seg); j++ {
+		if !lookupWord(seg[j : j+2]) {
+			return n
+		}
+	}
+	for j := 0; j+3 <= len(seg); j++ {
+		if !lookupWord(seg[j : j+3]) {
+			return (2*n + 1) / 3
+		}
+	}
+	return (n + 1) / 2
+}
