@@ -76,10 +76,23 @@ func wordHash(k [2]uint64, shift uint) uint64 {
 
 // lookupWord reports whether b (at most wordMax bytes) is in the table.
 func lookupWord(b []byte) bool {
-	if len(b) > wordMax || len(b) == 0 {
+	n := len(b)
+	if n > wordMax || n == 0 {
 		return false
 	}
-	k := packWord(b)
+	var k [2]uint64
+	if cap(b) >= 16 { // read in place, the bytes past b masked off
+		b16 := b[:16:16]
+		k[0], k[1] = binary.LittleEndian.Uint64(b16[:8]), binary.LittleEndian.Uint64(b16[8:])
+		if n < 8 {
+			k[0] &= 1<<(8*n) - 1
+			k[1] = 0
+		} else {
+			k[1] &= ^uint64(0) >> (8 * (16 - n))
+		}
+	} else {
+		k = packWord(b)
+	}
 	mask := uint64(len(wordTable.keys) - 1)
 	for i := wordHash(k, wordTable.shift); ; i = (i + 1) & mask {
 		switch wordTable.keys[i] {
@@ -139,6 +152,10 @@ var wordKind = func() (t [256]uint8) {
 //     be followed by an ASCII character that is neither a letter nor an
 //     apostrophe (a letter, a mark or "'s" after it would join it), and be
 //     upper case then lower (o200k cuts "getUser" in two);
+//   - a run of digits, with the space before it if there is one, after and
+//     before a character that is ASCII (digitSavings);
+//   - a run of newlines then spaces between characters that are not
+//     whitespace, but for its last space (spaceSavings);
 //   - a run of punctuation marks, with the space before it if there is one
 //     and a letter or digit if not, followed by a letter or digit (two
 //     marks at least: o200k and cl100k join one mark to the letters after
@@ -158,6 +175,8 @@ func wordSavings(body []byte) int64 {
 	var punct [wordMax]byte                      // the punctuation run being read, as it stands, its space first
 	np := -1                                     // its length, -1 when it saves nothing whatever follows
 	nl, sp := -1, 0                              // the newlines and spaces of the whitespace run being read; nl -1 when it saves nothing
+	var digits [wordMax]byte                     // the digit run being read, its space first if it has one
+	nd := -1                                     // its length, -1 when it saves nothing whatever follows
 	for i := 0; i < len(body); {
 		c := body[i]
 		k := wordKind[c]
@@ -252,6 +271,26 @@ func wordSavings(body []byte) int64 {
 		default:
 			nl = -1
 		}
+		switch {
+		case k == wDigit && prev1 != wDigit:
+			nd = -1
+			switch prev1 {
+			case wSpace:
+				nd, digits[0], digits[1] = 2, ' ', c
+			case wLetter, wPunct, wNewline, wBlank:
+				nd, digits[0] = 1, c
+			}
+		case k == wDigit:
+			if nd >= 0 && nd < wordMax {
+				digits[nd] = c
+				nd++
+			} else {
+				nd = -1
+			}
+		case prev1 == wDigit && nd > 1 && k != wOther:
+			saved += digitSavings(digits[:nd])
+			nd = -1
+		}
 		prev2, prev1, c1 = prev1, k, c
 		i += size
 	}
@@ -297,6 +336,21 @@ func spaceSavings(nl, sp int) int64 {
 		}
 	}
 	return int64(n) - max(runCost(buf[:n]), int64(nl)+runCost(buf[nl:n]))
+}
+
+// digitSavings is what a run of ASCII digits saves (seg: the digits, with
+// the space before them if there is one), between ASCII characters that are
+// not digits. o200k and cl100k cut it in groups of three from its start, each
+// a token of theirs (TestWordTable checks every group), and a space before
+// it is a pre-token alone; Claude's takes the space and the digits as one
+// pre-token (runCost).
+func digitSavings(seg []byte) int64 {
+	n := int64(len(seg))
+	groups := (n + 2) / 3
+	if seg[0] == ' ' {
+		groups = 1 + n/3 // the space, then ⌈(n-1)/3⌉
+	}
+	return n - max(groups, runCost(seg))
 }
 
 // runCost bounds the tokens of a pre-token of ASCII letters (with a space

@@ -143,11 +143,12 @@ func testConfig(fakeURL string) string {
 	models.WriteString(embeddingTestModels)
 	models.WriteString(billingTestModels)
 	models.WriteString(feeTestModels)
-	return withYandexAudio(root, withSaluteAudio(root, withImageUpstreams(root, withVideoUpstreams(root, strings.ReplaceAll(fmt.Sprintf(lifecycleTestConfig()+`journal_interval: 20ms
+	return withYandexAudio(root, withSaluteAudio(root, withImageUpstreams(root, withVideoUpstreams(root, strings.ReplaceAll(strings.ReplaceAll(fmt.Sprintf(lifecycleTestConfig()+`journal_interval: 20ms
 video: {poll_min: 5ms, poll_max: 40ms, timeout: 60s}
 heartbeat: 100ms
 body_limit: 1048576
 pricing: {rate: "100", K: "1"}
+web_search: {engine: yandex, url: "SEARCH_URL", folder_id: b1gfake, api_key_env: SHLYUZ_TEST_FAKE_KEY, price_rub_per_1000: "488", allow_addresses: [127.0.0.0/8]}
 plans:
   - {id: basic, name: Basic, price_rubles: "990", package_credits: 50000000, period: month}
 models:
@@ -192,7 +193,7 @@ routes:
   - {match: "sorted/", upstreams: [pricey, fake]}
   - {match: "params/", upstreams: [anthropic, fake]}
   - {match: "retry/", upstreams: [retrying]}
-`, models.String(), fakeURL, fakeURL, fakeURL, fakeURL, fakeURL, fakeURL, root, root, root, root+"/gigachat/api/v1", root+"/gigachat/api/v2/oauth"), "FAKE_URL", fakeURL)))))
+`, models.String(), fakeURL, fakeURL, fakeURL, fakeURL, fakeURL, fakeURL, root, root, root, root+"/gigachat/api/v1", root+"/gigachat/api/v2/oauth"), "FAKE_URL", fakeURL), "SEARCH_URL", root+"/v2/web/search")))))
 }
 
 // call sends a JSON request and decodes a JSON answer into out (if not nil).

@@ -145,42 +145,29 @@ func Field(fields map[string]json.RawMessage, name string, into any) *shlyuz.Err
 	return nil
 }
 
-// refusePlugins refuses enabled plugins and any transforms; their decoding
-// targets are made only when the members are there.
-func refusePlugins(fields map[string]json.RawMessage) *shlyuz.Error {
-	if _, ok := fields["plugins"]; ok {
-		var plugins []struct {
-			ID      string `json:"id"`
-			Enabled *bool  `json:"enabled"`
-		}
-		if err := Field(fields, "plugins", &plugins); err != nil {
-			return err
-		}
-		for _, p := range plugins {
-			if p.Enabled == nil || *p.Enabled {
-				return shlyuz.ErrInvalidValue("plugins", "The plugin %q is not served by this gateway.", p.ID)
-			}
-		}
-	}
-	if _, ok := fields["transforms"]; ok {
-		var transforms []string
-		if err := Field(fields, "transforms", &transforms); err != nil {
-			return err
-		}
-		if len(transforms) > 0 {
-			return shlyuz.ErrInvalidValue("transforms", "transforms (%s) are not served by this gateway: send a prompt that fits the model's context.", strings.Join(transforms, ", "))
-		}
-	}
-	return nil
-}
-
 // RefuseUnserved refuses the OpenRouter request members the gateway does
-// not honour, naming them, rather than ignore them: plugins (none is
-// served), transforms (no middle-out compression), debug's upstream echo,
-// and web_search_options for a model that does not search itself.
-func RefuseUnserved(fields map[string]json.RawMessage, model string) *shlyuz.Error {
-	if err := refusePlugins(fields); err != nil {
+// not honour, naming them, rather than ignore them: plugins but the web
+// plugin (ReadWebSearch), transforms (no middle-out compression) and
+// debug's upstream echo.
+func RefuseUnserved(fields map[string]json.RawMessage) *shlyuz.Error {
+	var plugins []struct {
+		ID      string `json:"id"`
+		Enabled *bool  `json:"enabled"`
+	}
+	if err := Field(fields, "plugins", &plugins); err != nil {
 		return err
+	}
+	for _, p := range plugins {
+		if p.ID != "web" && (p.Enabled == nil || *p.Enabled) { // the web plugin: ReadWebSearch
+			return shlyuz.ErrInvalidValue("plugins", "The plugin %q is not served by this gateway.", p.ID)
+		}
+	}
+	var transforms []string
+	if err := Field(fields, "transforms", &transforms); err != nil {
+		return err
+	}
+	if len(transforms) > 0 {
+		return shlyuz.ErrInvalidValue("transforms", "transforms (%s) are not served by this gateway: send a prompt that fits the model's context.", strings.Join(transforms, ", "))
 	}
 	var debug struct {
 		Echo bool `json:"echo_upstream_body"`
@@ -190,9 +177,6 @@ func RefuseUnserved(fields map[string]json.RawMessage, model string) *shlyuz.Err
 	}
 	if debug.Echo {
 		return shlyuz.ErrInvalidValue("debug", "debug.echo_upstream_body is not served by this gateway.")
-	}
-	if v, ok := fields["web_search_options"]; ok && !IsNull(v) && !strings.Contains(strings.ToLower(model), "search") {
-		return shlyuz.ErrInvalidValue("web_search_options", "web_search_options: %q does not search the web here, and this gateway has no search engine configured.", model)
 	}
 	return nil
 }
