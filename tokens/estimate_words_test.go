@@ -99,6 +99,18 @@ func TestWordTable(t *testing.T) {
 			t.Errorf("%q is not found in the table", s)
 		}
 	}
+	set := map[string]bool{}
+	for _, s := range entries {
+		set[s] = true
+	}
+	for _, s := range entries { // what the table does not hold it does not find, read in place or not
+		for _, v := range []string{s[:len(s)-1], s + "x", "x" + s, strings.ToUpper(s)} {
+			inPlace := []byte(v + strings.Repeat("a", 16))[:len(v)]
+			if lookupWord([]byte(v)) != (set[v] && len(v) <= wordMax) || lookupWord(inPlace) != lookupWord([]byte(v)) {
+				t.Errorf("%q: found %v, in place %v, held %v", v, lookupWord([]byte(v)), lookupWord(inPlace), set[v])
+			}
+		}
+	}
 	t.Logf("%d entries", len(entries))
 }
 
@@ -260,4 +272,22 @@ func TestTextSavingsRemembers(t *testing.T) {
 func digitShape(s string) bool {
 	d := strings.TrimPrefix(s, " ")
 	return len(s) >= 2 && d != "" && strings.Trim(d, "0123456789") == ""
+}
+
+// BenchmarkEstimatePromptCold is BenchmarkEstimatePromptSizes' 150 KB with
+// a text never seen before each time (a letter changed: no remembered
+// savings), in MB/s.
+func BenchmarkEstimatePromptCold(b *testing.B) {
+	msgs := bigMessages(150_000)
+	b.SetBytes(int64(len(msgs)))
+	n := 0
+	for b.Loop() {
+		n++
+		if c := &msgs[len(msgs)/2+n%1000]; *c|0x20 >= 'a' && *c|0x20 <= 'z' {
+			*c ^= 0x20 // a letter's case: the text stays valid JSON
+		}
+		if _, err := EstimatePrompt(msgs); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
