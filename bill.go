@@ -187,3 +187,21 @@ func (b PriceBound) CompletionTokensFor(budget Credits, promptTokens int64) int6
 	q, _ := bits.Div64(hi, lo, uint64(b.CompletionMicro))
 	return int64(min(q, math.MaxInt64))
 }
+
+// AddSearches adds n web searches the gateway ran itself, at feeMicro each,
+// to the bill's web search part, rounding the whole up once again.
+func (b *Bill) AddSearches(n, feeMicro int64) {
+	if n <= 0 || feeMicro <= 0 {
+		return
+	}
+	b.micro[10] = AddChecked(b.micro[10], MulChecked(n, feeMicro))
+	var total int64
+	for _, m := range b.micro {
+		total = AddChecked(total, m)
+	}
+	b.Credits = ceilDiv(total, MicroPerCredit)
+	if total == math.MaxInt64 {
+		b.Credits = math.MaxInt64
+	}
+	b.share()
+}

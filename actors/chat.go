@@ -50,6 +50,8 @@ type ChatCall struct {
 	// hosted tools, "tools.web_search"): recorded on the generation with
 	// the dropped parameters.
 	LeftOut []string
+	// Web is the web search the request asks the gateway to run (websearch.go).
+	Web *WebPlugin
 }
 
 // Receipt is what a finished call used and cost; Credits is exactly the debit.
@@ -104,6 +106,12 @@ type call struct {
 	// call, reserved by tokens), and which upstreams can serve it.
 	fixed    shlyuz.Credits
 	supports func(*Upstream) bool
+
+	// The gateway's web search for the call (websearch.go): how many ran
+	// (billed at searchFee micro-credits each) and what they found.
+	searched  int64
+	searchFee int64
+	results   []shlyuz.WebResult
 }
 
 // Complete runs a non-streamed chat: reserve, call upstreams in order until one
@@ -122,6 +130,9 @@ func (g *Gateway) Complete(ctx context.Context, c *ChatCall) (*shlyuz.ChatRespon
 		return nil, nil, err
 	}
 	cl.release(nil)
+	if len(cl.results) > 0 {
+		resp.Choices, _ = annotate(resp.Choices, "message", citations(cl.results))
+	}
 	u := resp.Usage
 	if u.PromptTokens == 0 && u.CompletionTokens == 0 { // no usage: never free, bill our count
 		cl.estimated = true
@@ -143,6 +154,7 @@ type Stream struct {
 	cancel context.CancelFunc
 	first  *shlyuz.StreamEvent
 	ended  bool // the upstream ended before its first event
+	cited  bool // the web search's citations went out
 
 	mu      sync.Mutex
 	usage   *shlyuz.Usage
@@ -187,6 +199,7 @@ func (g *Gateway) OpenStream(ctx context.Context, c *ChatCall) (*Stream, error) 
 		s.up, s.cancel = up, cancel
 		if err == nil {
 			s.observe(&ev)
+			s.cite(&ev)
 			s.first = &ev
 		} else {
 			s.ended = true
@@ -214,8 +227,17 @@ func (s *Stream) Next() (shlyuz.StreamEvent, error) {
 		s.mu.Lock()
 		s.observe(&ev)
 		s.mu.Unlock()
+		s.cite(&ev)
 	}
 	return ev, err
+}
+
+// cite puts the web search's citations on the first chunk with a delta.
+func (s *Stream) cite(ev *shlyuz.StreamEvent) {
+	if len(s.results) == 0 || s.cited || ev.Data == nil {
+		return
+	}
+	ev.Data, s.cited = annotateChunk(ev.Data, citations(s.results))
 }
 
 func (s *Stream) observe(ev *shlyuz.StreamEvent) {
@@ -289,8 +311,10 @@ func (s *Stream) Finish(outcome error) *Receipt {
 // reason (the upstream produced nothing) costs nothing; its record keeps the
 // usage the upstream reported.
 func (cl *call) settleInsured(u shlyuz.Usage, status, finish string) *Receipt {
-	if finish == "" && u.CompletionTokens <= 0 {
-		return cl.settleBill(shlyuz.Bill{}, u.Normalized(), status, finish)
+	if finish == "" && u.CompletionTokens <= 0 { // the web search still costs its fee, as on OpenRouter
+		var b shlyuz.Bill
+		b.AddSearches(cl.searched, cl.searchFee)
+		return cl.settleBill(b, u.Normalized(), status, finish)
 	}
 	return cl.settle(u, status, finish)
 }
@@ -326,6 +350,11 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 	}
 	if err := cl.g.checkPrefs(cl.c); err != nil {
 		return err
+	}
+	if cl.c.Web != nil {
+		if err := cl.g.webReady(cl.c); err != nil {
+			return err
+		}
 	}
 	var last error
 	for i, m := range models {
@@ -368,6 +397,10 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 		}
 		if asked != nil {
 			cl.asked = asked[i]
+		}
+		if err := cl.search(ctx); err != nil {
+			cl.fail(err)
+			return err
 		}
 		for _, u := range ups {
 			req := &shlyuz.UpstreamRequest{
@@ -546,6 +579,9 @@ func (cl *call) reserve(m *shlyuz.PricedModel, ups []*Upstream) error {
 		}
 		// The searches are a fee per request as the request fee is.
 		worst.RequestMicro = shlyuz.AddChecked(worst.RequestMicro, shlyuz.MulChecked(cl.c.WebSearches, search))
+		if cl.c.Web != nil { // the gateway's own search, at its engine's fee
+			worst.RequestMicro = shlyuz.AddChecked(worst.RequestMicro, g.WebSearchFee())
+		}
 		// A cap above what the model can produce is clamped, not refused: reserved and sent
 		// upstream as the model's limit (SDKs ask for 128,000 of a model they do not know).
 		maxTokens := cl.c.MaxTokens
@@ -607,7 +643,9 @@ func (cl *call) settle(u shlyuz.Usage, status, finish string) *Receipt {
 	if status == shlyuz.GenerationCompleted {
 		cl.g.stats.observeThroughput(cl.upstream, u.CompletionTokens, time.Since(cl.c.Started))
 	}
-	return cl.settleBill(price.Bill(u), u, status, finish)
+	b := price.Bill(u)
+	b.AddSearches(cl.searched, cl.searchFee)
+	return cl.settleBill(b, u, status, finish)
 }
 
 // settleCredits charges credits (past the hold if need be) and writes the

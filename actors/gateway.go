@@ -73,6 +73,9 @@ type Options struct {
 	// MaxKeys caps the keys of an account that are not revoked (0:
 	// DefaultMaxKeys; negative: no cap).
 	MaxKeys int
+	// WebSearch is the engine of the web plugin, :online and
+	// web_search_options (nil: none; those are then a 400).
+	WebSearch *WebEngine
 }
 
 // DefaultMaxKeys is an account's key cap when Options leave it out: far more
@@ -129,6 +132,7 @@ type Gateway struct {
 	video          *videoRuntime
 	slicesHere     atomic.Bool // tests: slices for accounts served on this node too
 	maxKeys        int         // an account's key cap; 0: none
+	web            *WebEngine  // the web search engine; nil: none
 }
 
 // InFlight is the number of model calls between reservation and settlement.
@@ -165,6 +169,7 @@ func New(o Options) (*Gateway, error) {
 	g := &Gateway{
 		passivateBatch: o.PassivateBatch,
 		maxKeys:        o.MaxKeys,
+		web:            o.WebSearch,
 		deps: deps{store: o.Store, journal: o.Journal, loc: o.Location, now: o.Now, lease: o.Lease, durable: o.DurableSettle, idle: o.ActorIdle,
 			calls: newCallRegistry(memberID(o.Lease))},
 		sys:       o.System,

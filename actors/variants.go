@@ -50,7 +50,9 @@ func variantOf(cat *shlyuz.Catalog, id string, c *ChatCall) (*shlyuz.PricedModel
 			c.Fields["reasoning"] = json.RawMessage(`{"enabled":true}`)
 		}
 	case VariantOnline:
-		return nil, shlyuz.ErrInvalidValue("model", "The :online variant (web search) is not served: this gateway has no search engine configured.")
+		if c.Web == nil {
+			c.Web = &WebPlugin{Field: "model"}
+		}
 	default:
 		return nil, cat.Missing(id)
 	}

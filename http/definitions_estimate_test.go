@@ -10,9 +10,10 @@ import (
 	"github.com/shlyuz/shlyuz/http/responses"
 )
 
-// TestToolDefinitionsAreReserved: on every client protocol the reservation counts the tool
-// definitions at a token per byte at least (no tokenizer makes more tokens than bytes), so a request
-// whose tools are most of its prompt can never be charged past what was reserved.
+// TestToolDefinitionsAreReserved: on every client protocol the reservation counts tool definitions
+// that tokenizers split finely (a run of punctuation no vocabulary holds) at a token per byte at least
+// (no tokenizer makes more tokens than bytes), so a request whose tools are most of its prompt can
+// never be charged past what was reserved.
 func TestToolDefinitionsAreReserved(t *testing.T) {
 	desc := strings.Repeat("{[,]}", 2000) // 10,000 bytes that tokenizers split finely
 	noHeader := func(string, ...string) string { return "" }

@@ -79,7 +79,12 @@ func adversarialCorpora(seed uint64) map[string]string {
 		"cyrillic run, no spaces":      pick(2000, cyr),
 		"random latin, mixed case":     words(4000, lat),
 		"latin run, no spaces":         pick(3000, lat),
-		"cjk common":                   pick(1500, func() rune { return 0x4E00 + rune(r.IntN(0x5200)) }),
+		"random lower-case words":      words(4000, func() rune { return 'a' + rune(r.IntN(26)) }),
+		"random words, JSON-like": words(4000, func() rune {
+			return []rune("abcdefghijklmnopqrstuvwxyz\"{}:,_-./0123456789 ")[r.IntN(46)]
+		}),
+		"spaces and digits": pick(3000, func() rune { return []rune("0123456789   \n")[r.IntN(14)] }),
+		"cjk common":        pick(1500, func() rune { return 0x4E00 + rune(r.IntN(0x5200)) }),
 		"cjk rare (ext A, ext B)": pick(1500, func() rune {
 			if r.IntN(2) == 0 {
 				return 0x3400 + rune(r.IntN(0x19C0))

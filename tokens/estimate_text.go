@@ -90,7 +90,7 @@ func countText(body []byte, toQuote bool) (reserve, likely int64, n int) {
 		if c := body[i]; c >= 0x20 && c < utf8.RuneSelf && c != '\\' {
 			if c == '"' && toQuote {
 				t.flush()
-				reserve = int64(i) + adj - escapeExcess(body[:i]) - wordSavings(body[:i])
+				reserve = int64(i) + adj - escapeExcess(body[:i]) - textSavings(body[:i])
 				return reserve, min(t.likely, reserve), i
 			}
 			t.add(asciiClass[c], 1)
@@ -115,7 +115,7 @@ func countText(body []byte, toQuote bool) (reserve, likely int64, n int) {
 		t.add(classOf(r), rb)
 	}
 	t.flush()
-	reserve = int64(len(body)) + adj - escapeExcess(body) - wordSavings(body)
+	reserve = int64(len(body)) + adj - escapeExcess(body) - textSavings(body)
 	return reserve, min(t.likely, reserve), len(body)
 }
 

@@ -23,8 +23,8 @@ func referenceTextTokens(lit []byte) (reserve, likely int64) {
 		return 0, 0
 	}
 	var bound int64
-	defer func() { // less what the words save (wordSavings: proven against the tokenizers, not here)
-		reserve = bound - wordSavings(lit[1:len(lit)-1])
+	defer func() { // less what the words save (textSavings: proven against the tokenizers, not here)
+		reserve = bound - textSavings(lit[1:len(lit)-1])
 		likely = min(likely, reserve)
 	}()
 	var run charClass

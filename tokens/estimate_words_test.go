@@ -2,9 +2,11 @@ package tokens
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -57,7 +59,7 @@ func TestWordTable(t *testing.T) {
 	if os.Getenv("SHLYUZ_UPDATE_WORDS") != "" {
 		var words []string
 		for s := range vocabs["cl100k_base"] {
-			if len(s) <= wordMax && (wordShape(s) || punctShape(s) || spaceShape(s)) && in(s) {
+			if len(s) <= wordMax && (wordShape(s) || punctShape(s) || spaceShape(s) || digitShape(s)) && in(s) {
 				words = append(words, s)
 			}
 		}
@@ -71,12 +73,21 @@ func TestWordTable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	for n := range 1000 { // digitSavings' groups: every run of one to three digits is one token of o200k and cl100k
+		for _, g := range []string{strconv.Itoa(n), fmt.Sprintf("%02d", n%100), fmt.Sprintf("%03d", n)} {
+			for _, name := range []string{"o200k_base", "cl100k_base"} {
+				if _, ok := vocabs[name][g]; !ok {
+					t.Errorf("%q is not a token of %s", g, name)
+				}
+			}
+		}
+	}
 	entries := wordEntries()
 	if len(entries) < 1000 {
 		t.Fatalf("the table has %d entries", len(entries))
 	}
 	for _, s := range entries {
-		if len(s) > wordMax || !(wordShape(s) || punctShape(s) || spaceShape(s)) {
+		if len(s) > wordMax || !(wordShape(s) || punctShape(s) || spaceShape(s) || digitShape(s)) {
 			t.Errorf("%q is not of a shape wordSavings reads", s)
 		}
 		for name, v := range vocabs {
@@ -86,6 +97,18 @@ func TestWordTable(t *testing.T) {
 		}
 		if !lookupWord([]byte(s)) {
 			t.Errorf("%q is not found in the table", s)
+		}
+	}
+	set := map[string]bool{}
+	for _, s := range entries {
+		set[s] = true
+	}
+	for _, s := range entries { // what the table does not hold it does not find, read in place or not
+		for _, v := range []string{s[:len(s)-1], s + "x", "x" + s, strings.ToUpper(s)} {
+			inPlace := []byte(v + strings.Repeat("a", 16))[:len(v)]
+			if lookupWord([]byte(v)) != (set[v] && len(v) <= wordMax) || lookupWord(inPlace) != lookupWord([]byte(v)) {
+				t.Errorf("%q: found %v, in place %v, held %v", v, lookupWord([]byte(v)), lookupWord(inPlace), set[v])
+			}
 		}
 	}
 	t.Logf("%d entries", len(entries))
@@ -150,7 +173,7 @@ func TestWordSavingsHoldAgainstTokenizers(t *testing.T) {
 			vocabWords = append(vocabWords, strings.TrimLeft(s, " "))
 		}
 	}
-	seps := []string{" ", "  ", "   ", "\n", "\n\n", " \n", "\t", ". ", ", ", ".", ",", "'", "'s ", "'S", "'ll ", "'", "_", "-", "(", " (", "\")", "\":\"", "\",\"", "\":{\"", "é", "\u0301", "ж", "中", "1", "42 ", "123456", " 7", "—", " — ", "`", "**", "...", "/", "\\", "\"", "{\"", "}", "\r\n", "\u00a0", "ﬁ", "!?", "$", "\n    ", "\n\n  ", "{\n  ", ":\n      ", "  ", "    "}
+	seps := []string{" ", "  ", "   ", "\n", "\n\n", " \n", "\t", ". ", ", ", ".", ",", "'", "'s ", "'S", "'ll ", "'", "_", "-", "(", " (", "\")", "\":\"", "\",\"", "\":{\"", "é", "\u0301", "ж", "中", "1", "42 ", "123456", " 7", "—", " — ", "`", "**", "...", "/", "\\", "\"", "{\"", "}", "\r\n", "\u00a0", "ﬁ", "!?", "$", "\n    ", "\n\n  ", "2026-11-29", " 9007199254740991", "v1.2.3", "0x1F", "٣", "１", "{\n  ", ":\n      ", "  ", "    "}
 	word := func() string {
 		switch r.IntN(4) {
 		case 0:
@@ -172,9 +195,9 @@ func TestWordSavingsHoldAgainstTokenizers(t *testing.T) {
 		return strings.ToUpper(w[:1]) + w[1:]
 	}
 	worst := map[string]float64{}
-	for n := range 1500 {
+	for n := range 800 {
 		var b strings.Builder
-		for range 2 + r.IntN(40) {
+		for b.Len() < wordsMin+r.IntN(300) { // long enough to be looked at (textSavings)
 			if r.IntN(3) > 0 {
 				b.WriteString(word())
 			}
@@ -201,4 +224,70 @@ func TestWordSavingsHoldAgainstTokenizers(t *testing.T) {
 // spaceShape: newlines then spaces, two characters at least.
 func spaceShape(s string) bool {
 	return len(s) >= 2 && strings.Trim(strings.TrimLeft(s, "\n"), " ") == ""
+}
+
+// BenchmarkWordSavings is the words' look-up alone, on the ordinary prose
+// and code of bigMessages, in MB/s of text.
+func BenchmarkWordSavings(b *testing.B) {
+	text := bigMessages(4 << 10)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		wordSavings(text)
+	}
+}
+
+// TestTextSavingsRemembers: a long text's savings are remembered by its
+// bytes, under concurrent use: each text, asked again and again from many
+// goroutines among texts of its length, gets its own (the race detector
+// watches the cache).
+func TestTextSavingsRemembers(t *testing.T) {
+	texts := make([][]byte, 300) // more than a shard's slots: some share one
+	for i := range texts {
+		texts[i] = []byte(strings.Repeat(" the word ", 30) + strings.Repeat("x", i%7) + strings.Repeat(" qqqq", 7-i%7))
+	}
+	if textSavings([]byte("short text")) != 0 {
+		t.Fatal("a short text is looked at")
+	}
+	done := make(chan error)
+	for g := range 4 {
+		go func() {
+			for n := range 3 * len(texts) {
+				tx := texts[(n*7+g)%len(texts)]
+				if got, want := textSavings(tx), wordSavings(tx); got != want {
+					done <- fmt.Errorf("%q: %d remembered, %d found", tx, got, want)
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// digitShape: one space or none, then ASCII digits, two characters at least.
+func digitShape(s string) bool {
+	d := strings.TrimPrefix(s, " ")
+	return len(s) >= 2 && d != "" && strings.Trim(d, "0123456789") == ""
+}
+
+// BenchmarkEstimatePromptCold is BenchmarkEstimatePromptSizes' 150 KB with
+// a text never seen before each time (a letter changed: no remembered
+// savings), in MB/s.
+func BenchmarkEstimatePromptCold(b *testing.B) {
+	msgs := bigMessages(150_000)
+	b.SetBytes(int64(len(msgs)))
+	n := 0
+	for b.Loop() {
+		n++
+		if c := &msgs[len(msgs)/2+n%1000]; *c|0x20 >= 'a' && *c|0x20 <= 'z' {
+			*c ^= 0x20 // a letter's case: the text stays valid JSON
+		}
+		if _, err := EstimatePrompt(msgs); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

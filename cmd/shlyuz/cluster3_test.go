@@ -65,6 +65,22 @@ type node struct {
 	id string
 }
 
+// ownerOf is the index of the node that owns the account.
+func ownerOf(t *testing.T, store *cockroach.Store, nodes []*node, accID string) int {
+	t.Helper()
+	owner, err := store.Owner(context.Background(), accID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range nodes {
+		if n.id == owner {
+			return i
+		}
+	}
+	t.Fatalf("the owner %q is none of the nodes", owner)
+	return -1
+}
+
 func startNode(t *testing.T, db, config, raceDir string) *node {
 	t.Helper()
 	c := startChildWith(t, db, config, "SHLYUZ_CLUSTER_MODE=sql", "SHLYUZ_CLUSTER_LISTEN=127.0.0.1:0",
@@ -203,19 +219,7 @@ func TestThreeNodeCluster(t *testing.T) {
 		const credits = 5_000_000
 		accID, key := account(t, nodes[0].base, credits, nil)
 		chatOn(nodes[1].base, key, 1) // activates the account somewhere
-		owner, err := store.Owner(ctx, accID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		victim := -1
-		for i, n := range nodes {
-			if n.id == owner {
-				victim = i
-			}
-		}
-		if victim < 0 {
-			t.Fatalf("the owner %q is none of the nodes", owner)
-		}
+		victim := ownerOf(t, store, nodes, accID)
 		slicedBefore := sliceReservations(t, nodes, victim)
 		var mu sync.Mutex
 		var seen []outcome

@@ -168,19 +168,7 @@ func inFlightSurvivesOwnerLoss(t *testing.T, sig syscall.Signal, nodes []*node, 
 	limit := (inFlight + 1) * worst // room for the calls in flight and one more
 	accID, key := account(t, nodes[0].base, limit+worst/2, map[string]any{"limit": limit, "limit_reset": "month"})
 	balance(t, nodes[1].base, key) // activates the account somewhere
-	owner, err := store.Owner(ctx, accID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	victim := -1
-	for i, n := range nodes {
-		if n.id == owner {
-			victim = i
-		}
-	}
-	if victim < 0 {
-		t.Fatalf("the owner %q is none of the nodes", owner)
-	}
+	victim := ownerOf(t, store, nodes, accID)
 	var survivors []int
 	for i := range nodes {
 		if i != victim {

@@ -59,6 +59,8 @@ type Config struct {
 	Lifecycle []lifecycleOverride     `yaml:"lifecycle"`
 	Upstreams []shlyuz.UpstreamConfig `yaml:"upstreams"`
 	Routes    []shlyuz.Route          `yaml:"routes"`
+	// WebSearch is the engine the web plugin searches with (websearch.go).
+	WebSearch webSearchConfig `yaml:"web_search"`
 	Cluster   struct {
 		// Single (default) or sql; this node's actor address and the
 		// one the others reach it at; the membership lease; durable settlement

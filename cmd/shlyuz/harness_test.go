@@ -143,11 +143,13 @@ func testConfig(fakeURL string) string {
 	models.WriteString(embeddingTestModels)
 	models.WriteString(billingTestModels)
 	models.WriteString(feeTestModels)
-	return withYandexAudio(root, withSaluteAudio(root, withImageUpstreams(root, withVideoUpstreams(root, strings.ReplaceAll(fmt.Sprintf(lifecycleTestConfig()+`journal_interval: 20ms
+	models.WriteString(geminiTestModels)
+	return withYandexAudio(root, withSaluteAudio(root, withImageUpstreams(root, withVideoUpstreams(root, strings.ReplaceAll(strings.ReplaceAll(fmt.Sprintf(lifecycleTestConfig()+`journal_interval: 20ms
 video: {poll_min: 5ms, poll_max: 40ms, timeout: 60s}
 heartbeat: 100ms
 body_limit: 1048576
 pricing: {rate: "100", K: "1"}
+web_search: {engine: yandex, url: "SEARCH_URL", folder_id: b1gfake, api_key_env: SHLYUZ_TEST_FAKE_KEY, price_rub_per_1000: "488", allow_addresses: [127.0.0.0/8]}
 plans:
   - {id: basic, name: Basic, price_rubles: "990", package_credits: 50000000, period: month}
 models:
@@ -186,13 +188,14 @@ routes:
   - {match: "yagpt/", upstreams: [yandex], strip_prefix: true}
   - {match: "giga/", upstreams: [gigachat], strip_prefix: true}
   - {match: "imagen/", upstreams: [gemini], strip_prefix: true}
+  - {match: "google/", upstreams: [gemini], strip_prefix: true}
   - {match: "yart/", upstreams: [yandex], strip_prefix: true}
   - {match: "mixed/", upstreams: [anthropic-dead, pricey]}
   - {match: "permodel/", upstreams: [pm-a, pm-b]}
   - {match: "sorted/", upstreams: [pricey, fake]}
   - {match: "params/", upstreams: [anthropic, fake]}
   - {match: "retry/", upstreams: [retrying]}
-`, models.String(), fakeURL, fakeURL, fakeURL, fakeURL, fakeURL, fakeURL, root, root, root, root+"/gigachat/api/v1", root+"/gigachat/api/v2/oauth"), "FAKE_URL", fakeURL)))))
+`, models.String(), fakeURL, fakeURL, fakeURL, fakeURL, fakeURL, fakeURL, root, root, root, root+"/gigachat/api/v1", root+"/gigachat/api/v2/oauth"), "FAKE_URL", fakeURL), "SEARCH_URL", root+"/v2/web/search")))))
 }
 
 // call sends a JSON request and decodes a JSON answer into out (if not nil).
@@ -329,27 +332,40 @@ func startChild(t *testing.T, db string) *child {
 // startChildWith is startChild with another config file (and extra environment).
 func startChildWith(t *testing.T, db, config string, env ...string) *child {
 	t.Helper()
+	addr := freeAddr(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(append(os.Environ(), "SHLYUZ_TEST_EXEC=serve --listen "+addr+" --db "+db+" --config "+config), env...)
+	return launchChild(t, cmd, addr, "the child gateway to answer")
+}
+
+// freeAddr is a loopback address with a port nobody listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(append(os.Environ(), "SHLYUZ_TEST_EXEC=serve --listen "+addr+" --db "+db+" --config "+config), env...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// launchChild starts cmd, a gateway serving on addr, kills it when the test
+// ends, and waits until it answers.
+func launchChild(t *testing.T, cmd *exec.Cmd, addr, what string) *child {
+	t.Helper()
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	c := &child{cmd: cmd, base: "http://" + addr, log: &out}
+	c := &child{cmd: cmd, base: "http://" + addr, log: out}
 	t.Cleanup(func() {
 		if c.cmd.ProcessState == nil {
 			_ = c.cmd.Process.Kill()
 			_ = c.cmd.Wait()
 		}
 	})
-	waitFor(t, 60*time.Second, "the child gateway to answer", func() bool {
+	waitFor(t, 60*time.Second, what, func() bool {
 		resp, err := http.Get(c.base + "/api/pricing")
 		if err != nil {
 			return false

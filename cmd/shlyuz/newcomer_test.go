@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,7 +13,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -25,12 +23,7 @@ import (
 // answers; the child is killed when the test ends.
 func runGateway(t *testing.T, dir string, env []string, args ...string) *child {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := freeAddr(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Dir = dir
 	for _, kv := range os.Environ() {
@@ -39,27 +32,7 @@ func runGateway(t *testing.T, dir string, env []string, args ...string) *child {
 		}
 	}
 	cmd.Env = append(append(cmd.Env, env...), "SHLYUZ_TEST_EXEC=serve --listen "+addr+" "+strings.Join(args, " "))
-	out := &syncBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	c := &child{cmd: cmd, base: "http://" + addr, log: out}
-	t.Cleanup(func() {
-		if c.cmd.ProcessState == nil {
-			_ = c.cmd.Process.Kill()
-			_ = c.cmd.Wait()
-		}
-	})
-	waitFor(t, 60*time.Second, "the gateway to answer", func() bool {
-		resp, err := http.Get(c.base + "/api/pricing")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == 200
-	})
-	return c
+	return launchChild(t, cmd, addr, "the gateway to answer")
 }
 
 // The example configuration, used as its comments say: a demo key beside the

@@ -107,7 +107,7 @@ func TestVariantsAndPreferences(t *testing.T) {
 		{"floor", "sorted/model:floor", nil, 200, "fake"},
 		{"nitro", "test/model:nitro", nil, 200, "fake"},
 		{"thinking", "test/model:thinking", nil, 200, "fake"},
-		{"online without a search engine", "test/model:online", nil, 400, "model"},
+		{"online", "test/model:online", nil, 200, "fake"},
 		{"free of a priced model", "test/model:free", nil, 400, "model"},
 		{"unknown variant", "test/model:bogus", nil, 404, ""},
 		{"a slug in only", "sorted/model", map[string]any{"only": []string{"openai"}, "sort": "price"}, 200, "pricey"},
@@ -119,15 +119,15 @@ func TestVariantsAndPreferences(t *testing.T) {
 		{"quantization fp8", "sorted/model", map[string]any{"quantizations": []string{"fp8"}, "sort": "price"}, 200, "pricey"},
 		{"quantization none meets", "test/model", map[string]any{"quantizations": []string{"bf16"}}, 400, "provider.quantizations"},
 		{"max_price", "test/model", map[string]any{"max_price": map[string]any{"prompt": 1}}, 400, "provider.max_price"},
-		{"a plugin", "test/model", nil, 400, "plugins"},
+		{"a plugin not served", "test/model", nil, 400, "plugins"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body := chatBody(tc.model, false, 10)
 			if tc.provider != nil {
 				body["provider"] = tc.provider
 			}
-			if tc.name == "a plugin" {
-				body["plugins"] = []map[string]any{{"id": "web"}}
+			if tc.name == "a plugin not served" {
+				body["plugins"] = []map[string]any{{"id": "file-parser"}}
 			}
 			if tc.status != 200 {
 				var e apiError

@@ -213,10 +213,14 @@ func (in *instance) start(ctx context.Context, cfg *Config, addr address, db str
 	if err := in.recoverJournal(ctx, cs, db); err != nil {
 		return err
 	}
+	web, err := webSearchEngine(cfg.WebSearch)
+	if err != nil {
+		return bad("web_search", err)
+	}
 	in.gw, err = actors.New(actors.Options{System: sys, Store: store, Journal: in.journal, Location: loc,
 		Upstreams: ups, Routes: routes, Models: models, Log: log, OnBreaker: m.Breaker, Observe: m.Generation,
 		Lease: in.lease, DurableSettle: cs.durable, Video: vopts, ActorIdle: actorIdle(cfg.ActorIdle),
-		MaxKeys: cfg.MaxKeysPerAccount})
+		MaxKeys: cfg.MaxKeysPerAccount, WebSearch: web})
 	if err != nil {
 		return bad("routes", err)
 	}

@@ -40,7 +40,10 @@ func ParseChat(body []byte) (*actors.ChatCall, *shlyuz.Error) {
 	if err := api.ReadRouting(fields, call); err != nil {
 		return nil, err
 	}
-	if err := api.RefuseUnserved(fields, model); err != nil {
+	if err := api.RefuseUnserved(fields); err != nil {
+		return nil, err
+	}
+	if err := api.ReadWebSearch(fields, model, call); err != nil {
 		return nil, err
 	}
 	includeReasoning(fields)

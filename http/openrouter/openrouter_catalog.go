@@ -121,7 +121,7 @@ func (s *server) listModels(c *fiber.Ctx) error {
 	p := s.Gw.Catalog().Pricing
 	out := make([]v1Model, len(list))
 	for i, m := range list {
-		out[i] = toV1Model(m, p, s.parametersOf(m))
+		out[i] = toV1Model(m, p, s.parametersOf(m), s.Gw.WebSearchFee())
 	}
 	return c.JSON(fiber.Map{"object": "list", "data": out, "total_count": total, "links": fiber.Map{"next": next}})
 }
@@ -181,7 +181,7 @@ func (s *server) getModel(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toV1Model(m, s.Gw.Catalog().Pricing, s.parametersOf(m)))
+	return c.JSON(toV1Model(m, s.Gw.Catalog().Pricing, s.parametersOf(m), s.Gw.WebSearchFee()))
 }
 
 // slugID is the model id of the :author and :slug parameters.
@@ -199,7 +199,7 @@ func (s *server) modelBySlug(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"data": toV1Model(m, s.Gw.Catalog().Pricing, s.parametersOf(m))})
+	return c.JSON(fiber.Map{"data": toV1Model(m, s.Gw.Catalog().Pricing, s.parametersOf(m), s.Gw.WebSearchFee())})
 }
 
 // endpoint is one upstream that serves a model, in OpenRouter's
@@ -252,12 +252,12 @@ func (s *server) modelEndpoints(c *fiber.Ctx) error {
 		tools := slices.Contains(params, "tool_choice")
 		eps = append(eps, endpoint{
 			Name: u.Name + " | " + m.ID, ModelID: m.ID, ModelName: m.Name, ContextLength: m.ContextLength,
-			Pricing: pricingOf(m.Price.Scale(u.PriceMultiplier)), ProviderName: u.Name, Tag: u.Name,
+			Pricing: pricingOf(m.Price.Scale(u.PriceMultiplier), chatSearchFee(m, s.Gw.WebSearchFee())), ProviderName: u.Name, Tag: u.Name,
 			MaxCompletionTokens: &maxOut, MaxPromptTokens: maxPrompt, SupportedParameters: params,
 			SupportsToolChoice: toolChoiceSupport{Auto: tools, None: tools, Required: tools, Function: tools},
 		})
 	}
-	v := toV1Model(m, s.Gw.Catalog().Pricing, s.parametersOf(m))
+	v := toV1Model(m, s.Gw.Catalog().Pricing, s.parametersOf(m), s.Gw.WebSearchFee())
 	arch := fiber.Map{"modality": v.Architecture.Modality, "input_modalities": v.Architecture.InputModalities,
 		"output_modalities": v.Architecture.OutputModalities, "tokenizer": v.Architecture.Tokenizer, "instruct_type": nil}
 	return c.JSON(fiber.Map{"data": fiber.Map{"id": m.ID, "name": m.Name, "created": m.Created, "description": v.Description,

@@ -114,8 +114,8 @@ type modelLinks struct {
 }
 
 // toV1Model is the model's record; params are the request parameters its
-// first upstream takes.
-func toV1Model(m *shlyuz.PricedModel, p shlyuz.Pricing, params []string) v1Model {
+// first upstream takes, searchFee the gateway's web search fee.
+func toV1Model(m *shlyuz.PricedModel, p shlyuz.Pricing, params []string, searchFee int64) v1Model {
 	var ctx *int64
 	if m.ContextLength > 0 {
 		ctx = &m.ContextLength
@@ -130,7 +130,7 @@ func toV1Model(m *shlyuz.PricedModel, p shlyuz.Pricing, params []string) v1Model
 	}
 	return v1Model{
 		ID: m.ID, CanonicalSlug: m.ID, Object: "model", Created: m.Created, OwnedBy: m.Provider(), Name: m.Name,
-		ContextLength: ctx, Architecture: architectureOf(m), Pricing: pricingOf(m.Price),
+		ContextLength: ctx, Architecture: architectureOf(m), Pricing: pricingOf(m.Price, chatSearchFee(m, searchFee)),
 		TopProvider:         topProvider{ContextLength: ctx, MaxCompletionTokens: &maxOut},
 		SupportedParameters: params, DefaultParameters: &defaultParameters{}, SupportedVoices: voices,
 		Links:        modelLinks{Details: "/api/v1/models/" + api.EscapeModelID(m.ID) + "/endpoints"},
@@ -183,8 +183,22 @@ func tokenizerOf(author string) string {
 	return "Other"
 }
 
+// chatSearchFee is the gateway's web search fee for a chat model, 0 for
+// one outside chat (the web plugin serves chat only).
+func chatSearchFee(m *shlyuz.PricedModel, fee int64) int64 {
+	if m.Video != nil || m.Image != nil || m.Speech != nil || !m.Outputs("text") || m.MakesEmbeddings() {
+		return 0
+	}
+	return fee
+}
+
 // pricingOf is the price in OpenRouter's pricing object, in credits.
-func pricingOf(pr shlyuz.Price) v1Pricing {
+// web_search is the model's own search fee (searches its upstream runs)
+// or, for a model without one, the gateway engine's (searchFee).
+func pricingOf(pr shlyuz.Price, searchFee int64) v1Pricing {
+	if pr.WebSearchMicro == 0 {
+		pr.WebSearchMicro = searchFee
+	}
 	out := v1Pricing{
 		Prompt: perToken(pr.PromptMicro), Completion: perToken(pr.CompletionMicro),
 		InputCacheRead: perToken(pr.CacheReadMicro), InputCacheWrite: perToken(pr.CacheWriteMicro),

@@ -86,9 +86,10 @@ type Server struct {
 	lastHeader atomic.Pointer[http.Header]
 	done       chan struct{}
 	closeOnce  sync.Once
-	vids       videoFake  // video jobs (video.go)
-	once       sync.Map   // conversations FaultRateOnce refused once
-	gate       speechGate // speech held before its first byte (audio.go)
+	vids       videoFake    // video jobs (video.go)
+	once       sync.Map     // conversations FaultRateOnce refused once
+	gate       speechGate   // speech held before its first byte (audio.go)
+	searches   atomic.Int64 // web searches answered (yandex_search.go)
 }
 
 // New makes a fake upstream.
@@ -149,6 +150,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	switch p := r.URL.Path; {
 	case strings.HasPrefix(p, "/gigachat/"): // GigaChat's own API, under a prefix of its own
 		s.gigachat(w, r)
+	case strings.HasSuffix(p, "/v2/web/search"): // Yandex Search API (yandex_search.go)
+		s.yandexSearch(w, r)
 	case strings.HasPrefix(p, "/salute/"): // SaluteSpeech's REST API (audio_salute.go)
 		s.salute(w, r)
 	case strings.HasPrefix(p, "/kling/"): // Kling's video API (video_kling.go)
@@ -241,7 +244,8 @@ type chatRequest struct {
 	} `json:"messages"`
 	Tools []struct {
 		Function struct {
-			Name string `json:"name"`
+			Name       string          `json:"name"`
+			Parameters json.RawMessage `json:"parameters"`
 		} `json:"function"`
 	} `json:"tools"`
 	Stream        bool `json:"stream"`
@@ -285,6 +289,14 @@ func (req *chatRequest) ask() Ask {
 		a.Tools = nil
 	case json.Unmarshal(req.ToolChoice, &choice) == nil && choice.Function.Name != "":
 		a.Tools = []string{choice.Function.Name} // the named tool is the one called
+		fallthrough
+	case tc == `"required"` && len(a.Tools) > 0:
+		for _, t := range req.Tools {
+			if t.Function.Name == a.Tools[0] {
+				a.ToolArguments = forcedArguments(t.Function.Parameters)
+				break
+			}
+		}
 	}
 	if rf := req.ResponseFormat; rf != nil {
 		switch rf.Type {

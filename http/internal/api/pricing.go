@@ -13,6 +13,9 @@ func (s *Server) PublicPricing(c *fiber.Ctx) error {
 	}
 	p := s.Gw.Catalog().Pricing
 	out := fiber.Map{"rate": p.Rate, "K": p.K, "credits_per_ruble": shlyuz.CreditsPerRuble, "currency": "RUB"}
+	if e := s.Gw.WebSearchEngine(); e != "" { // the web plugin's fee, credits per search
+		out["web_search"] = fiber.Map{"engine": e, "credits_per_search": shlyuz.NewDecimalFrac(s.Gw.WebSearchFee(), shlyuz.MicroPerCredit)}
+	}
 	if !st.UpdatedAt.IsZero() { // set once the operator changed the pricing; the config's is undated
 		out["updated_at"] = st.UpdatedAt
 	}

@@ -136,10 +136,10 @@ func Field(fields map[string]json.RawMessage, name string, into any) *shlyuz.Err
 }
 
 // RefuseUnserved refuses the OpenRouter request members the gateway does
-// not honour, naming them, rather than ignore them: plugins (none is
-// served), transforms (no middle-out compression), debug's upstream echo,
-// and web_search_options for a model that does not search itself.
-func RefuseUnserved(fields map[string]json.RawMessage, model string) *shlyuz.Error {
+// not honour, naming them, rather than ignore them: plugins but the web
+// plugin (ReadWebSearch), transforms (no middle-out compression) and
+// debug's upstream echo.
+func RefuseUnserved(fields map[string]json.RawMessage) *shlyuz.Error {
 	var plugins []struct {
 		ID      string `json:"id"`
 		Enabled *bool  `json:"enabled"`
@@ -148,7 +148,7 @@ func RefuseUnserved(fields map[string]json.RawMessage, model string) *shlyuz.Err
 		return err
 	}
 	for _, p := range plugins {
-		if p.Enabled == nil || *p.Enabled {
+		if p.ID != "web" && (p.Enabled == nil || *p.Enabled) { // the web plugin: ReadWebSearch
 			return shlyuz.ErrInvalidValue("plugins", "The plugin %q is not served by this gateway.", p.ID)
 		}
 	}
@@ -167,9 +167,6 @@ func RefuseUnserved(fields map[string]json.RawMessage, model string) *shlyuz.Err
 	}
 	if debug.Echo {
 		return shlyuz.ErrInvalidValue("debug", "debug.echo_upstream_body is not served by this gateway.")
-	}
-	if v, ok := fields["web_search_options"]; ok && !IsNull(v) && !strings.Contains(strings.ToLower(model), "search") {
-		return shlyuz.ErrInvalidValue("web_search_options", "web_search_options: %q does not search the web here, and this gateway has no search engine configured.", model)
 	}
 	return nil
 }
