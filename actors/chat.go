@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -45,6 +46,13 @@ type ChatCall struct {
 	// upstream run (its server tools' max_uses): reserved for at the
 	// model's web search fee, and billed as the upstream reports them.
 	WebSearches int64
+	// SearchesAlways: the upstream bills WebSearches searches for every
+	// call whatever its usage says (OpenAI's search models, Perplexity's
+	// Sonar: a search per request, their usage names none).
+	SearchesAlways bool
+	// WebSearchField names the member that asked for the searches, for the
+	// 400 of a model without a search price ("tools" when unset).
+	WebSearchField string
 	// LeftOut are what the client asked for that no upstream of the call
 	// could carry and the protocol handler left out (a Responses request's
 	// hosted tools, "tools.web_search"): recorded on the generation with
@@ -82,9 +90,9 @@ type call struct {
 	held      shlyuz.Credits // the account's hold: the most this call may be charged
 	maxTokens int64
 	attempts  []shlyuz.Attempt
-	upstream  *Upstream   // the one that serves the call
-	done      func(error) // the breaker's outcome callback of the slot held at slotUp; nil: none
-	slotUp    *Upstream
+	upstream  *Upstream // the one that serves the call
+	slot      slot      // the breakers' leave held at slotUp
+	slotUp    *Upstream // nil: no slot held
 	settled   bool
 	details   *shlyuz.CreditsDetails // how the settled charge adds up
 	over      bool                   // the upstream reported more than was reserved
@@ -378,7 +386,8 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 			continue
 		}
 		if cl.c.WebSearches > 0 && m.Price.WebSearchMicro == 0 { // a fee the gateway could not bill
-			last = shlyuz.ErrInvalidValue("tools", "The model %q has no web search price here: its web search tool is not served.", m.ID)
+			field := cmp.Or(cl.c.WebSearchField, "tools")
+			last = shlyuz.ErrInvalidValue(field, "The model %q has no web search price here: its web search (%s) is not served.", m.ID, field)
 			continue
 		}
 		upstreamModel := route.UpstreamName(m.ID)
@@ -616,21 +625,21 @@ func (cl *call) reserve(m *shlyuz.PricedModel, ups []*Upstream) error {
 // acquire takes a slot at the upstream for the model: its concurrency cap and
 // its breakers' leave (the upstream's and the model's there).
 func (cl *call) acquire(u *Upstream, model string) error {
-	done, err := u.guard.acquire(model)
+	s, err := u.guard.acquire(model)
 	if err != nil {
 		return err
 	}
-	cl.done, cl.slotUp = done, u
+	cl.slot, cl.slotUp = s, u
 	return nil
 }
 
 // release returns the slot with the outcome.
 func (cl *call) release(outcome error) {
-	if cl.done == nil {
+	if cl.slotUp == nil {
 		return
 	}
-	cl.slotUp.guard.release(cl.done, outcome)
-	cl.done, cl.slotUp = nil, nil
+	cl.slotUp.guard.release(cl.slot, outcome)
+	cl.slot, cl.slotUp = slot{}, nil
 }
 
 // settle charges the usage (past the hold if need be) and writes the record.
@@ -640,6 +649,9 @@ func (cl *call) settle(u shlyuz.Usage, status, finish string) *Receipt {
 	}
 	price := cl.model.Price.Scale(cl.upstream.Config.PriceMultiplier) // the serving upstream's price
 	u = u.Normalized()
+	if cl.c.SearchesAlways {
+		u.WebSearches = max(u.WebSearches, cl.c.WebSearches)
+	}
 	if status == shlyuz.GenerationCompleted {
 		cl.g.stats.observeThroughput(cl.upstream, u.CompletionTokens, time.Since(cl.c.Started))
 	}
