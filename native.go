@@ -5,6 +5,10 @@ import "encoding/json"
 // ProtocolAnthropic names Anthropic's Messages API as a client's native protocol.
 const ProtocolAnthropic = "anthropic"
 
+// ProtocolGemini names Google's Gemini API (generateContent) as a client's
+// native protocol: its Body has no model (the URL names it).
+const ProtocolGemini = "gemini"
+
 // NativeRequest is a client's request in an upstream protocol's own shape
 // (an Anthropic Messages body). An adapter that speaks Protocol sends Body
 // as is, but for the model, the completion ceiling and the stream flag the

@@ -56,8 +56,9 @@ type StreamEvent struct {
 	FinishReason     string // set on the chunk that finished a choice
 	CompletionTokens int64  // tokens this event carried, when the adapter can tell (for billing a cut stream)
 	// Native is the upstream's event in the request's native protocol, framed
-	// as SSE ("event: …\ndata: …\n\n"), when the adapter served
-	// UpstreamRequest.Native as is; Data may then be nil.
+	// as SSE ("event: …\ndata: …\n\n"; Gemini's: one chunk's JSON on one
+	// line, which the client's form frames as an event or an array element),
+	// when the adapter served UpstreamRequest.Native as is; Data may then be nil.
 	Native []byte
 }
 

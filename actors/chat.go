@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -45,6 +46,13 @@ type ChatCall struct {
 	// upstream run (its server tools' max_uses): reserved for at the
 	// model's web search fee, and billed as the upstream reports them.
 	WebSearches int64
+	// SearchesAlways: the upstream bills WebSearches searches for every
+	// call whatever its usage says (OpenAI's search models, Perplexity's
+	// Sonar: a search per request, their usage names none).
+	SearchesAlways bool
+	// WebSearchField names the member that asked for the searches, for the
+	// 400 of a model without a search price ("tools" when unset).
+	WebSearchField string
 	// LeftOut are what the client asked for that no upstream of the call
 	// could carry and the protocol handler left out (a Responses request's
 	// hosted tools, "tools.web_search"): recorded on the generation with
@@ -378,7 +386,8 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 			continue
 		}
 		if cl.c.WebSearches > 0 && m.Price.WebSearchMicro == 0 { // a fee the gateway could not bill
-			last = shlyuz.ErrInvalidValue("tools", "The model %q has no web search price here: its web search tool is not served.", m.ID)
+			field := cmp.Or(cl.c.WebSearchField, "tools")
+			last = shlyuz.ErrInvalidValue(field, "The model %q has no web search price here: its web search (%s) is not served.", m.ID, field)
 			continue
 		}
 		upstreamModel := route.UpstreamName(m.ID)
@@ -640,6 +649,9 @@ func (cl *call) settle(u shlyuz.Usage, status, finish string) *Receipt {
 	}
 	price := cl.model.Price.Scale(cl.upstream.Config.PriceMultiplier) // the serving upstream's price
 	u = u.Normalized()
+	if cl.c.SearchesAlways {
+		u.WebSearches = max(u.WebSearches, cl.c.WebSearches)
+	}
 	if status == shlyuz.GenerationCompleted {
 		cl.g.stats.observeThroughput(cl.upstream, u.CompletionTokens, time.Since(cl.c.Started))
 	}

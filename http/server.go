@@ -12,6 +12,7 @@ import (
 	"github.com/shlyuz/shlyuz/actors"
 	"github.com/shlyuz/shlyuz/http/admin"
 	"github.com/shlyuz/shlyuz/http/anthropic"
+	"github.com/shlyuz/shlyuz/http/gemini"
 	"github.com/shlyuz/shlyuz/http/internal/api"
 	"github.com/shlyuz/shlyuz/http/media"
 	"github.com/shlyuz/shlyuz/http/openai"
@@ -96,11 +97,12 @@ func New(gw *actors.Gateway, o Options) *Server {
 
 	openrouter.MountPublic(s.App.Group("/api"), s.Server)
 	v1 := s.App.Group("/api/v1")
-	chatAs := openai.Mount(v1, s.Server) // /chat/completions, /embeddings
-	openrouter.Mount(v1, s.Server)       // the account surface
-	media.Mount(v1, s.Server)            // /videos, /images, /audio
-	anthropic.Mount(v1, s.Server)        // /messages
-	responses.Mount(v1, s.Server)        // /responses
+	chatAs := openai.Mount(v1, s.Server)        // /chat/completions, /embeddings
+	openrouter.Mount(v1, s.Server)              // the account surface
+	media.Mount(v1, s.Server)                   // /videos, /images, /audio
+	anthropic.Mount(v1, s.Server)               // /messages
+	responses.Mount(v1, s.Server)               // /responses
+	gemini.Mount(s.App.Group("/api"), s.Server) // /v1beta/models/…, /v1/v1beta/models/…
 
 	if o.AdminToken != "" {
 		group := s.App.Group("/api/admin", s.AdminAuth)

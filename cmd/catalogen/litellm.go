@@ -31,6 +31,11 @@ type litellmModel struct {
 	OutputAbove200k     json.Number `json:"output_cost_per_token_above_200k_tokens"`
 	CacheReadAbove200k  json.Number `json:"cache_read_input_token_cost_above_200k_tokens"`
 	CacheWriteAbove200k json.Number `json:"cache_creation_input_token_cost_above_200k_tokens"`
+	// SearchPerQuery is the fee of one web search the model runs, by the
+	// search context size asked for (medium is OpenAI's default).
+	SearchPerQuery *struct {
+		Medium json.Number `json:"search_context_size_medium"`
+	} `json:"search_context_cost_per_query"`
 }
 
 // litellmIndex holds LiteLLM's records by their lower-case key, and under

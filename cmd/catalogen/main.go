@@ -488,6 +488,9 @@ func build(source []pricesModel, dev *devIndex, lite litellmIndex, deepseek []pr
 			if m.USD.LongContext == nil {
 				m.USD.LongContext = longFromLiteLLM(l, &m.USD.literalParts)
 			}
+			if q := l.SearchPerQuery; q != nil && usablePrice(q.Medium) {
+				m.USD.WebSearch = q.Medium
+			}
 		}
 		if m.ContextLength == 0 {
 			st.noContext++ // never listed with an unknown context

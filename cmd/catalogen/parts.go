@@ -17,6 +17,7 @@ type literalParts struct {
 	AudioIn      json.Number  `json:"audio_input_per_mtok,omitempty"`
 	AudioOut     json.Number  `json:"audio_output_per_mtok,omitempty"`
 	Request      json.Number  `json:"request,omitempty"`
+	WebSearch    json.Number  `json:"web_search,omitempty"` // per search
 	LongContext  *literalLong `json:"long_context,omitempty"`
 }
 

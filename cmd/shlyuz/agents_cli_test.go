@@ -82,3 +82,71 @@ wire_api = "responses"
 		t.Fatalf("not billed: %d → %d", before, after)
 	}
 }
+
+// geminiCLI is Gemini CLI as npm ships it, pinned.
+const geminiCLI = "@google/gemini-cli@0.61.0"
+
+// geminiHome is a home with docs/clients.md's settings for Gemini CLI.
+func geminiHome(t *testing.T) string {
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".gemini"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	settings := `{"security": {"auth": {"selectedType": "gemini-api-key"}}}`
+	if err := os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+// geminiEnv is docs/clients.md's environment for Gemini CLI.
+func geminiEnv(key, model string) []string {
+	return []string{"GOOGLE_GEMINI_BASE_URL=" + h.base + "/api/v1", "GEMINI_API_KEY=" + key, "GEMINI_MODEL=" + model,
+		"GEMINI_CLI_TRUST_WORKSPACE=true"}
+}
+
+// Gemini CLI with docs/clients.md's setup: the base URL and key in the
+// environment, API-key sign-in chosen in ~/.gemini/settings.json (0.61 reads
+// GOOGLE_GEMINI_BASE_URL as its "gateway" sign-in, which its headless mode
+// then refuses), a model named, the folder trusted. It answers through a
+// Gemini upstream (its request as it came) and through an OpenAI one
+// (translated), and is billed.
+func TestGeminiCLIAnswersThroughTheFake(t *testing.T) {
+	modules := npmInstall(t, geminiCLI)
+	for _, model := range []string{"gemini-2.5-flash", "test/model"} {
+		t.Run(model, func(t *testing.T) {
+			_, key := account(t, h.base, 200_000_000, nil)
+			before := balance(t, h.base, key).Data.TotalCredits
+			out := runCLI(t, modules, "gemini", geminiHome(t), geminiEnv(key, model), "-p", "Say hi.")
+			if !strings.Contains(out, "tok0") {
+				t.Fatalf("gemini -p printed no answer of the fake's:\n%s", out)
+			}
+			if after := balance(t, h.base, key).Data.TotalCredits; after >= before {
+				t.Fatalf("not billed: %d → %d", before, after)
+			}
+		})
+	}
+}
+
+// An account that cannot pay is told so by Gemini CLI, at once: the 429
+// RESOURCE_EXHAUSTED says "limit: 0", which it takes as final instead of
+// retrying, and shows the gateway's message.
+func TestGeminiCLISaysTheBalanceIsOut(t *testing.T) {
+	modules := npmInstall(t, geminiCLI)
+	_, key := account(t, h.base, 0, nil)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	home := geminiHome(t)
+	cmd := exec.CommandContext(ctx, filepath.Join(modules, "node_modules", ".bin", "gemini"), "-p", "Say hi.")
+	cmd.Dir = home
+	cmd.Env = append([]string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=dumb", "NO_COLOR=1"}, geminiEnv(key, "gemini-2.5-flash")...)
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	if err == nil || ctx.Err() != nil {
+		t.Fatalf("gemini -p with no credits: %v (%s)\n%s", err, time.Since(start), out)
+	}
+	if !strings.Contains(string(out), "Insufficient credits") {
+		t.Fatalf("gemini -p did not say why:\n%s", out)
+	}
+	t.Logf("gemini -p gave up in %s:\n%s", time.Since(start), out)
+}

@@ -143,6 +143,7 @@ func testConfig(fakeURL string) string {
 	models.WriteString(embeddingTestModels)
 	models.WriteString(billingTestModels)
 	models.WriteString(feeTestModels)
+	models.WriteString(geminiTestModels)
 	return withYandexAudio(root, withSaluteAudio(root, withImageUpstreams(root, withVideoUpstreams(root, strings.ReplaceAll(strings.ReplaceAll(fmt.Sprintf(lifecycleTestConfig()+`journal_interval: 20ms
 video: {poll_min: 5ms, poll_max: 40ms, timeout: 60s}
 heartbeat: 100ms
@@ -187,6 +188,7 @@ routes:
   - {match: "yagpt/", upstreams: [yandex], strip_prefix: true}
   - {match: "giga/", upstreams: [gigachat], strip_prefix: true}
   - {match: "imagen/", upstreams: [gemini], strip_prefix: true}
+  - {match: "google/", upstreams: [gemini], strip_prefix: true}
   - {match: "yart/", upstreams: [yandex], strip_prefix: true}
   - {match: "mixed/", upstreams: [anthropic-dead, pricey]}
   - {match: "permodel/", upstreams: [pm-a, pm-b]}

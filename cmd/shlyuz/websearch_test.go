@@ -249,3 +249,33 @@ func TestWebSearchWithoutEngineIsRefused(t *testing.T) {
 		t.Fatal("a search ran")
 	}
 }
+
+// A model that searches on every call (OpenAI's search models) is billed
+// its search fee per call: gpt-4o-search-preview's $0.035 a search at the
+// default (medium) context size, LiteLLM's search_context_cost_per_query,
+// at 100 RUB per USD is 350,000 credits. One without a search price is
+// refused before anything goes upstream.
+func TestSearchModelIsChargedItsFee(t *testing.T) {
+	_, key := account(t, h.base, 100_000_000, nil)
+	before := balance(t, h.base, key).Data.TotalCredits
+	client := sdkClient(key)
+	resp, err := client.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{Model: "test/gpt-4o-search-preview",
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("news today")}, WebSearchOptions: openai.ChatCompletionNewParamsWebSearchOptions{SearchContextSize: "medium"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(h.fake.LastRequest()), `"web_search_options"`) {
+		t.Fatalf("the search model did not get web_search_options: %s", h.fake.LastRequest())
+	}
+	want := promptCredits*resp.Usage.PromptTokens + completionCredits*resp.Usage.CompletionTokens + 350_000
+	if got := before - balance(t, h.base, key).Data.TotalCredits; got != want {
+		t.Fatalf("charged %d, want %d (usage %+v)", got, want, resp.Usage)
+	}
+	before = balance(t, h.base, key).Data.TotalCredits
+	var e apiError
+	st := call(t, h.base, "POST", "/api/v1/chat/completions", key, map[string]any{"model": "test/unpriced-search",
+		"messages": []map[string]any{{"role": "user", "content": "news"}}}, &e)
+	if st != 400 || e.Error.Param == nil || *e.Error.Param != "model" || balance(t, h.base, key).Data.TotalCredits != before {
+		t.Fatalf("status %d %+v", st, e)
+	}
+}

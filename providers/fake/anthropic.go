@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -85,6 +86,22 @@ type anthropicRequest struct {
 		Type         string `json:"type"`
 		BudgetTokens int64  `json:"budget_tokens"`
 	} `json:"thinking"`
+	ToolChoice *struct {
+		Type string `json:"type"` // auto, any, tool, none
+		Name string `json:"name"`
+	} `json:"tool_choice"`
+	// Structured output: output_config.format (and the beta's output_format),
+	// {"type":"json_schema","schema":{…}}.
+	OutputConfig *struct {
+		Format *anthropicFormat `json:"format"`
+	} `json:"output_config"`
+	OutputFormat *anthropicFormat `json:"output_format"`
+}
+
+// anthropicFormat is a structured output's format.
+type anthropicFormat struct {
+	Type   string          `json:"type"`
+	Schema json.RawMessage `json:"schema"`
 }
 
 // thinks reports whether the request turned extended thinking on.
@@ -191,6 +208,34 @@ func parseAnthropic(body []byte, betas string) (req anthropicRequest, ask Ask, m
 			return req, ask, "tools." + strconv.Itoa(i) + ".input_schema: Field required"
 		}
 		ask.Tools = append(ask.Tools, t.Name)
+	}
+	if c := req.ToolChoice; c != nil {
+		switch c.Type {
+		case "none":
+			ask.Tools = nil
+		case "tool":
+			if !slices.Contains(ask.Tools, c.Name) {
+				return req, ask, "tool_choice.name: the tool " + strconv.Quote(c.Name) + " is not among the tools"
+			}
+			ask.Tools = []string{c.Name}
+			fallthrough
+		case "any":
+			for _, t := range req.Tools {
+				if len(ask.Tools) > 0 && t.Name == ask.Tools[0] {
+					ask.ToolArguments = forcedArguments(t.InputSchema)
+				}
+			}
+		}
+	}
+	format := req.OutputFormat
+	if req.OutputConfig != nil && req.OutputConfig.Format != nil {
+		format = req.OutputConfig.Format
+	}
+	if format != nil {
+		if format.Type != "json_schema" || len(format.Schema) == 0 {
+			return req, ask, "output_config.format: the format is {\"type\":\"json_schema\",\"schema\":{…}}"
+		}
+		ask.JSON = structuredReply(format.Schema)
 	}
 
 	// The system prompt: a string or text blocks.
@@ -425,7 +470,7 @@ func anthropicReply(w http.ResponseWriter, model string, sc *Script, thinks bool
 		b = append(b, '}')
 	} else if sc.Tokens > 0 {
 		b = append(b, `{"type":"text","text":`...)
-		b = appendJSONString(b, sc.Text())
+		b = appendJSONString(b, sc.ReplyText())
 		b = append(b, '}')
 	}
 	b = append(b, `],"stop_reason":"`...)
@@ -527,8 +572,11 @@ func (s *Server) anthropicStream(w http.ResponseWriter, r *http.Request, model s
 		pieces = anthropicToolFragments(tc.Arguments)
 	} else {
 		b = append(b[:0], `{"type":"content_block_start","index":`+idx+`,"content_block":{"type":"text","text":""}}`...)
-		for i := 0; i < sc.Tokens; i++ {
+		for i := 0; i < sc.Tokens && sc.JSON == ""; i++ {
 			pieces = append(pieces, Token(i))
+		}
+		if sc.JSON != "" {
+			pieces = []string{sc.JSON}
 		}
 	}
 	if !ev.send("content_block_start", b) || !ev.send("ping", []byte(`{"type": "ping"}`)) {

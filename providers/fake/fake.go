@@ -244,7 +244,8 @@ type chatRequest struct {
 	} `json:"messages"`
 	Tools []struct {
 		Function struct {
-			Name string `json:"name"`
+			Name       string          `json:"name"`
+			Parameters json.RawMessage `json:"parameters"`
 		} `json:"function"`
 	} `json:"tools"`
 	Stream        bool `json:"stream"`
@@ -288,6 +289,14 @@ func (req *chatRequest) ask() Ask {
 		a.Tools = nil
 	case json.Unmarshal(req.ToolChoice, &choice) == nil && choice.Function.Name != "":
 		a.Tools = []string{choice.Function.Name} // the named tool is the one called
+		fallthrough
+	case tc == `"required"` && len(a.Tools) > 0:
+		for _, t := range req.Tools {
+			if t.Function.Name == a.Tools[0] {
+				a.ToolArguments = forcedArguments(t.Function.Parameters)
+				break
+			}
+		}
 	}
 	if rf := req.ResponseFormat; rf != nil {
 		switch rf.Type {

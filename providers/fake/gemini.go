@@ -133,12 +133,21 @@ type geminiRequest struct {
 			ParametersJSONSchema json.RawMessage `json:"parametersJsonSchema"`
 		} `json:"functionDeclarations"`
 	} `json:"tools"`
+	ToolConfig *struct {
+		FunctionCallingConfig *struct {
+			Mode                 string   `json:"mode"`
+			AllowedFunctionNames []string `json:"allowedFunctionNames"`
+		} `json:"functionCallingConfig"`
+	} `json:"toolConfig"`
 	GenerationConfig *struct {
-		MaxOutputTokens *int64   `json:"maxOutputTokens"`
-		CandidateCount  int      `json:"candidateCount"`
-		Temperature     *float64 `json:"temperature"`
-		TopP            *float64 `json:"topP"`
-		StopSequences   []string `json:"stopSequences"`
+		ResponseMimeType   string          `json:"responseMimeType"`
+		ResponseSchema     json.RawMessage `json:"responseSchema"`
+		ResponseJSONSchema json.RawMessage `json:"responseJsonSchema"`
+		MaxOutputTokens    *int64          `json:"maxOutputTokens"`
+		CandidateCount     int             `json:"candidateCount"`
+		Temperature        *float64        `json:"temperature"`
+		TopP               *float64        `json:"topP"`
+		StopSequences      []string        `json:"stopSequences"`
 	} `json:"generationConfig"`
 }
 
@@ -393,6 +402,9 @@ func parseGemini(model string, body []byte) (ask Ask, msg string) {
 			ask.Tools = append(ask.Tools, d.Name)
 		}
 	}
+	if msg := geminiToolConfig(&req, &ask); msg != "" {
+		return ask, msg
+	}
 	if gc := req.GenerationConfig; gc != nil {
 		ask.MaxTokens = gc.MaxOutputTokens
 		ask.N = gc.CandidateCount
@@ -404,6 +416,19 @@ func parseGemini(model string, body []byte) (ask Ask, msg string) {
 		}
 		if len(gc.StopSequences) > 5 {
 			return ask, "* GenerateContentRequest.generation_config.stop_sequences: at most 5 stop sequences are allowed\n"
+		}
+		if len(gc.ResponseSchema) > 0 && len(gc.ResponseJSONSchema) > 0 {
+			return ask, "* GenerateContentRequest.generation_config: response_schema and response_json_schema are mutually exclusive\n"
+		}
+		if (len(gc.ResponseSchema) > 0 || len(gc.ResponseJSONSchema) > 0) && gc.ResponseMimeType != "application/json" {
+			return ask, "* GenerateContentRequest.generation_config.response_mime_type: a response schema needs response_mime_type application/json\n"
+		}
+		if gc.ResponseMimeType == "application/json" {
+			schema := gc.ResponseJSONSchema
+			if len(schema) == 0 {
+				schema = gc.ResponseSchema
+			}
+			ask.JSON = structuredReply(schema)
 		}
 	}
 	return ask, ""
@@ -534,7 +559,7 @@ func (g *geminiWriter) reply() {
 		writeGeminiStatusFault(g.w, http.StatusInternalServerError, g.model)
 		return
 	}
-	compact := g.appendResponse(nil, sc.Text(), sc.ToolCall != nil, geminiFinish(sc.Finish), sc.Tokens)
+	compact := g.appendResponse(nil, sc.ReplyText(), sc.ToolCall != nil, geminiFinish(sc.Finish), sc.Tokens)
 	var out bytes.Buffer
 	_ = json.Indent(&out, compact, "", "  ")
 	out.WriteByte('\n')
@@ -598,6 +623,10 @@ func (s *Server) geminiStream(w http.ResponseWriter, r *http.Request, g *geminiW
 	switch {
 	case sc.ToolCall != nil:
 		if !interrupted && !g.send(g.appendResponse(b[:0], "", true, finish, sc.Tokens)) {
+			return
+		}
+	case sc.JSON != "": // the object asked for, whole
+		if !interrupted && !g.send(g.appendResponse(b[:0], sc.JSON, false, finish, sc.Tokens)) {
 			return
 		}
 	case sc.Tokens == 0:
@@ -754,4 +783,46 @@ func writeGeminiError(w http.ResponseWriter, status int, name, msg, details stri
 	h.Set("Content-Length", strconv.Itoa(out.Len()))
 	w.WriteHeader(status)
 	_, _ = w.Write(out.Bytes())
+}
+
+// geminiToolConfig reads toolConfig.functionCallingConfig: NONE offers no
+// function, ANY forces a call (of the one allowed function when it names
+// one), with arguments that satisfy its declaration.
+func geminiToolConfig(req *geminiRequest, ask *Ask) string {
+	if req.ToolConfig == nil || req.ToolConfig.FunctionCallingConfig == nil {
+		return ""
+	}
+	fc := req.ToolConfig.FunctionCallingConfig
+	switch fc.Mode {
+	case "", "AUTO", "MODE_UNSPECIFIED", "VALIDATED":
+		return ""
+	case "NONE":
+		ask.Tools = nil
+		return ""
+	case "ANY":
+	default:
+		return "Invalid value at 'tool_config.function_calling_config.mode' (type.googleapis.com/google.ai.generativelanguage.v1beta.FunctionCallingConfig.Mode), \"" + fc.Mode + "\""
+	}
+	if len(fc.AllowedFunctionNames) > 0 {
+		if !slices.Contains(ask.Tools, fc.AllowedFunctionNames[0]) {
+			return "* GenerateContentRequest.tool_config.function_calling_config.allowed_function_names: the function " + fc.AllowedFunctionNames[0] + " is not declared\n"
+		}
+		ask.Tools = []string{fc.AllowedFunctionNames[0]}
+	}
+	if len(ask.Tools) == 0 {
+		return ""
+	}
+	for _, t := range req.Tools {
+		for _, d := range t.FunctionDeclarations {
+			if d.Name == ask.Tools[0] {
+				schema := d.ParametersJSONSchema
+				if len(schema) == 0 {
+					schema = d.Parameters
+				}
+				ask.ToolArguments = forcedArguments(schema)
+				return ""
+			}
+		}
+	}
+	return ""
 }

@@ -23,6 +23,9 @@ type Ask struct {
 	// WebSearches are the searches the request's server tools run (Anthropic's web search).
 	WebSearches int
 	JSON        string // set: the reply is this JSON text (structured output asked for)
+	// ToolArguments, when set, are the arguments of the tool call: the
+	// request forces a tool, and these satisfy its schema.
+	ToolArguments string
 }
 
 // Prompt counts a request's prompt the fake's way: text characters / 4 (at
@@ -90,7 +93,11 @@ func (s *Server) Script(r *http.Request, a Ask) *Script {
 		}
 	}
 	if len(a.Tools) > 0 && !a.LastIsToolResult {
-		sc.ToolCall = &ToolCall{ID: "call_fake_" + sc.ID, Name: a.Tools[0], Arguments: ToolArguments}
+		args := ToolArguments
+		if a.ToolArguments != "" {
+			args = a.ToolArguments
+		}
+		sc.ToolCall = &ToolCall{ID: "call_fake_" + sc.ID, Name: a.Tools[0], Arguments: args}
 		sc.Tokens, sc.Finish = ToolCallTokens, "tool_calls"
 		return sc
 	}
@@ -111,6 +118,14 @@ func (sc *Script) Text() string {
 		b = appendToken(b, i)
 	}
 	return string(b)
+}
+
+// ReplyText is the text a reply says: the JSON asked for, or the words.
+func (sc *Script) ReplyText() string {
+	if sc.JSON != "" {
+		return sc.JSON
+	}
+	return sc.Text()
 }
 
 // Token is the text of word i as streamed: "tok0", " tok1", …

@@ -72,6 +72,7 @@ func instanceOf(s, root map[string]any, depth int) any {
 			}
 		}
 	}
+	typ = strings.ToLower(typ) // Gemini's Schema names its types in capitals
 	if typ == "" && s["properties"] != nil {
 		typ = "object"
 	}
@@ -116,4 +117,18 @@ func instanceOf(s, root map[string]any, depth int) any {
 		return nil
 	}
 	return "tok0"
+}
+
+// forcedArguments are the arguments of a call of a tool the request forces:
+// an instance of its parameters' schema when it has properties, else
+// ToolArguments.
+func forcedArguments(schema json.RawMessage) string {
+	var root map[string]any
+	if json.Unmarshal(schema, &root) != nil {
+		return ToolArguments
+	}
+	if props, _ := root["properties"].(map[string]any); len(props) == 0 {
+		return ToolArguments
+	}
+	return structuredReply(schema)
 }

@@ -94,7 +94,7 @@ func TestChat(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, finish := choice(t, resp)
-	if m.Role != "assistant" || m.Content == nil || *m.Content != "tok0 tok1 tok2 tok3 tok4" || finish != "stop" {
+	if m.Role != "assistant" || m.Content == nil || *m.Content != `{"answer":"tok0"}` || finish != "stop" { // json_object: the fake's object
 		t.Errorf("message = %+v finish %q", m, finish)
 	}
 	// "Be brief." (9) + "Hello there, how are you?" (25) = 34 chars → 8 tokens.

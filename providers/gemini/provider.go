@@ -137,6 +137,9 @@ func (p *Provider) call(model string, body []byte, stream bool) *upstream.Call {
 
 // Chat makes a non-streamed call, bounded by the upstream's Timeout.
 func (p *Provider) Chat(ctx context.Context, req *shlyuz.UpstreamRequest) (*shlyuz.ChatResponse, error) {
+	if n := req.NativeOf(shlyuz.ProtocolGemini); n != nil {
+		return p.nativeChat(ctx, req, n)
+	}
 	body, serr := buildBody(req)
 	if serr != nil {
 		return nil, serr
@@ -152,6 +155,9 @@ func (p *Provider) Chat(ctx context.Context, req *shlyuz.UpstreamRequest) (*shly
 // headers arrived, which FirstByteTimeout bounds; IdleTimeout then bounds each
 // gap between chunks.
 func (p *Provider) ChatStream(ctx context.Context, req *shlyuz.UpstreamRequest) (shlyuz.ChatStream, error) {
+	if n := req.NativeOf(shlyuz.ProtocolGemini); n != nil {
+		return p.nativeStream(ctx, req, n)
+	}
 	body, serr := buildBody(req)
 	if serr != nil {
 		return nil, serr

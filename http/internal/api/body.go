@@ -36,7 +36,7 @@ type bodyRule struct {
 // ruleFor is the rule for a request path.
 func (s *Server) ruleFor(path string) bodyRule {
 	switch {
-	case strings.HasPrefix(path, "/api/v1/"):
+	case strings.HasPrefix(path, "/api/v1/"), strings.HasPrefix(path, "/api/v1beta/"):
 		return bodyRule{limit: s.Opts.BodyLimit, inflate: true}
 	case strings.HasPrefix(path, "/payments/"):
 		return bodyRule{limit: paymentsBodyLimit}

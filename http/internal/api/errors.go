@@ -15,6 +15,9 @@ type errorBody struct {
 // writeError sends the one error body with the error's status and
 // Retry-After, in Anthropic's shape on the Messages routes (refusals.go).
 func writeError(c *fiber.Ctx, e *shlyuz.Error) error {
+	if geminiRoute(c.Path()) {
+		return writeGeminiError(c, e)
+	}
 	if anthropicRoute(c.Path()) {
 		e = forAnthropic(e)
 		setErrorHeaders(c, e)

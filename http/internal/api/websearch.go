@@ -59,9 +59,13 @@ func ReadWebSearch(fields map[string]json.RawMessage, model string, call *actors
 		}
 		call.Web = w
 	}
-	delete(fields, "plugins") // read here, refused in RefuseUnserved, or disabled: never upstream
+	delete(fields, "plugins")  // read here, refused in RefuseUnserved, or disabled: never upstream
+	if SearchesItself(model) { // its upstream bills a search per call: reserved and billed at its price, or refused
+		call.WebSearches, call.SearchesAlways, call.WebSearchField = 1, true, "model"
+		return nil
+	}
 	v, ok := fields["web_search_options"]
-	if !ok || IsNull(v) || strings.Contains(strings.ToLower(model), "search") {
+	if !ok || IsNull(v) {
 		return nil
 	}
 	var opts struct {
@@ -79,6 +83,14 @@ func ReadWebSearch(fields map[string]json.RawMessage, model string, call *actors
 	}
 	delete(fields, "web_search_options")
 	return nil
+}
+
+// SearchesItself says whether a model searches the web on every call, and
+// its upstream bills each call a search fee: OpenAI's search models (an id
+// that says "search") and Perplexity's Sonar models.
+func SearchesItself(model string) bool {
+	m := strings.ToLower(model)
+	return strings.Contains(m, "search") || strings.HasPrefix(m, "perplexity/")
 }
 
 func contains(list []string, s string) bool {
