@@ -96,6 +96,13 @@ func (b *Bill) Cap(limit Credits) bool {
 // share splits b.Credits over the parts in proportion to their exact
 // micro-credits, by largest remainder, so that the parts sum to it.
 func (b *Bill) share() {
+	if !b.shareSmall() {
+		b.shareBig()
+	}
+}
+
+// shareBig is share in arbitrary precision, for any parts.
+func (b *Bill) shareBig() {
 	var sum big.Int
 	for _, m := range b.micro {
 		sum.Add(&sum, big.NewInt(m))
@@ -127,6 +134,50 @@ func (b *Bill) share() {
 		*out[order[k]]++
 		given++
 	}
+}
+
+// shareSmall is share in 128-bit arithmetic, without allocating, for the
+// usual bill: no negative part, no negative charge, and parts whose sum fits
+// in 64 bits. It reports false, having changed nothing, for any other.
+func (b *Bill) shareSmall() bool {
+	var sum uint64
+	for _, m := range b.micro {
+		if m < 0 {
+			return false
+		}
+		var carry uint64
+		if sum, carry = bits.Add64(sum, uint64(m), 0); carry != 0 {
+			return false
+		}
+	}
+	if sum == 0 || b.Credits < 0 {
+		return false // the big path's own case, or one it handles
+	}
+	out := b.Details.parts()
+	var rems [11]uint64
+	var order [11]int
+	n, given := 0, int64(0)
+	for i, m := range b.micro {
+		hi, lo := bits.Mul64(uint64(m), uint64(b.Credits))
+		q, r := bits.Div64(hi, lo, sum) // m ≤ sum: the quotient is at most b.Credits, and hi < sum
+		*out[i] = int64(q)
+		rems[i] = r
+		given += int64(q)
+		if m > 0 { // in order of remainder, largest first; equal ones by index
+			j := n
+			for j > 0 && rems[order[j-1]] < r {
+				order[j] = order[j-1]
+				j--
+			}
+			order[j] = i
+			n++
+		}
+	}
+	for k := 0; given < b.Credits && k < n; k++ {
+		*out[order[k]]++
+		given++
+	}
+	return true
 }
 
 // PriceBound is the dearest prompt token and the dearest completion token of

@@ -2,6 +2,7 @@ package shlyuz
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -128,6 +129,38 @@ func TestCheckPrice(t *testing.T) {
 	} {
 		if err := tc.m.CheckPrice(); (err == nil) != tc.ok {
 			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// The 64-bit sharing gives the parts arbitrary precision gives, wherever it
+// applies: the same units to the same parts, remainders and ties alike.
+func TestShareSmallIsShareBig(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	scales := []int64{1, 10, 1_000, 1 << 20, 1 << 40, math.MaxInt64 / 16}
+	for i := range 20_000 {
+		var b Bill
+		scale := scales[i%len(scales)]
+		for k := range b.micro {
+			if r.IntN(3) > 0 {
+				b.micro[k] = r.Int64N(scale)
+			}
+		}
+		var total int64
+		for _, m := range b.micro {
+			total = AddChecked(total, m)
+		}
+		b.Credits = ceilDiv(total, MicroPerCredit)
+		if i%7 == 0 {
+			b.Credits = r.Int64N(b.Credits + 1) // capped
+		}
+		small, big := b, b
+		if !small.shareSmall() {
+			continue
+		}
+		big.shareBig()
+		if small.Details != big.Details {
+			t.Fatalf("micro %v, credits %d: 64-bit %+v, big %+v", b.micro, b.Credits, small.Details, big.Details)
 		}
 	}
 }

@@ -16,9 +16,9 @@ import (
 // (its acknowledgement was lost, or a new activation adopted the call) is
 // applied once: a repeat here waits for the first one's commit, and a charge
 // committed by an earlier activation is a duplicate whose debit is undone.
-func (a *accountActor) settle(ctx actor.Context, m *acctSettle, reply func(*settleAck)) {
+func (a *accountActor) settle(ctx actor.Context, m *acctSettle, reply settleTo) {
 	if a.loadErr != nil { // the account is, or is being, served elsewhere
-		reply(&settleAck{Moved: true})
+		reply.send(&settleAck{Moved: true})
 		return
 	}
 	if p := a.settled.get(m.GenID); p != nil {
@@ -30,7 +30,7 @@ func (a *accountActor) settle(ctx actor.Context, m *acctSettle, reply func(*sett
 		h, ok = a.chargeSlice(m)
 	}
 	if !ok { // never granted here, nor adopted: a void grant or a call of a node that left
-		reply(&settleAck{Refused: true, Epoch: a.balance.Epoch})
+		reply.send(&settleAck{Refused: true, Epoch: a.balance.Epoch})
 		return
 	}
 	if h.keyID == "" && m.KeyID != "" { // a video job's hold, loaded from the store before its key
@@ -151,7 +151,7 @@ const (
 
 func (b *settleBook) get(genID string) *pendingSettle { return b.byID[genID] }
 
-func (b *settleBook) add(genID string, reply func(*settleAck)) *pendingSettle {
+func (b *settleBook) add(genID string, reply settleTo) *pendingSettle {
 	if b.byID == nil {
 		b.byID = make(map[string]*pendingSettle)
 	}
@@ -179,34 +179,43 @@ func (b *settleBook) add(genID string, reply func(*settleAck)) *pendingSettle {
 type pendingSettle struct {
 	mu      sync.Mutex
 	ack     *settleAck
-	at      time.Time // of the outcome
-	waiters []func(*settleAck)
+	at      time.Time  // of the outcome
+	first   settleTo   // the first waiter (to nil: none)
+	waiters []settleTo // the others
 	// slice is what the settlement's refill added to sliceID, until taken
 	// back (the account actor's alone: the journal's callback never reads it).
 	slice   shlyuz.Credits
 	sliceID string
 }
 
-func (p *pendingSettle) wait(reply func(*settleAck)) {
+func (p *pendingSettle) wait(reply settleTo) {
+	if reply.to == nil {
+		return // a one-way settlement: nobody waits
+	}
 	p.mu.Lock()
 	if p.ack == nil {
-		p.waiters = append(p.waiters, reply)
+		if p.first.to == nil {
+			p.first = reply
+		} else {
+			p.waiters = append(p.waiters, reply)
+		}
 		p.mu.Unlock()
 		return
 	}
 	ack := p.ack
 	p.mu.Unlock()
-	reply(ack)
+	reply.send(ack)
 }
 
 func (p *pendingSettle) finish(ack *settleAck) {
 	p.mu.Lock()
 	p.ack, p.at = ack, time.Now()
-	ws := p.waiters
-	p.waiters = nil
+	first, ws := p.first, p.waiters
+	p.first, p.waiters = settleTo{}, nil
 	p.mu.Unlock()
+	first.send(ack)
 	for _, w := range ws {
-		w(ack)
+		w.send(ack)
 	}
 }
 
@@ -217,13 +226,21 @@ func (p *pendingSettle) doneBefore(t time.Time) bool {
 	return p.ack != nil && !p.at.After(t)
 }
 
-// settleReply answers a settlement that was sent as a request (from this
-// node or another); a one-way settlement gets no answer.
-func settleReply(ctx actor.Context) func(*settleAck) {
-	sender := ctx.Sender()
-	if sender == nil {
-		return func(*settleAck) {}
+// settleTo is where a settlement's answer goes: its sender, when it was
+// sent as a request (from this node or another); a one-way settlement (no
+// sender) gets no answer.
+type settleTo struct {
+	root *actor.RootContext
+	to   *actor.PID
+}
+
+// settleReply is the answer's way back for the settlement ctx handles.
+func settleReply(ctx actor.Context) settleTo {
+	return settleTo{root: ctx.ActorSystem().Root, to: ctx.Sender()}
+}
+
+func (r settleTo) send(ack *settleAck) {
+	if r.to != nil {
+		r.root.Send(r.to, ack)
 	}
-	root := ctx.ActorSystem().Root
-	return func(ack *settleAck) { root.Send(sender, ack) }
 }

@@ -76,24 +76,33 @@ func (b *breaker) RetryIn() time.Duration {
 // Allow lets a call through, or refuses it while open (or while half-open
 // with its probes out). done must be called exactly once with the outcome.
 func (b *breaker) Allow() (done func(error), err error) {
+	gen, err := b.allow()
+	if err != nil {
+		return nil, err
+	}
+	var once sync.Once
+	return func(outcome error) { once.Do(func() { b.done(gen, outcome) }) }, nil
+}
+
+// allow is Allow without the closure: the caller tells done(gen, outcome)
+// exactly once.
+func (b *breaker) allow() (gen uint64, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch b.state {
 	case gobreaker.StateOpen:
 		if b.now().Before(b.until) {
-			return nil, errBreakerOpen
+			return 0, errBreakerOpen
 		}
 		b.setState(gobreaker.StateHalfOpen)
 		fallthrough
 	case gobreaker.StateHalfOpen:
 		if b.probes >= max(b.cfg.HalfOpenProbes, 1) {
-			return nil, errBreakerOpen
+			return 0, errBreakerOpen
 		}
 		b.probes++
 	}
-	gen := b.generation
-	var once sync.Once
-	return func(outcome error) { once.Do(func() { b.done(gen, outcome) }) }, nil
+	return b.generation, nil
 }
 
 func (b *breaker) done(gen uint64, outcome error) {
@@ -152,11 +161,14 @@ func (b *breaker) setState(to gobreaker.State) {
 // excluded is an outcome that counts neither way: the client left, or the
 // other breaker of the slot counts it.
 func excluded(err error) bool {
-	return errors.Is(err, errClientGone) || errors.Is(err, context.Canceled) || errors.Is(err, errNotThisBreaker)
+	return err != nil && errors.Is(err, errClientGone) || errors.Is(err, context.Canceled) || errors.Is(err, errNotThisBreaker)
 }
 
 // upstreamFault is an outcome the breaker counts as a failure.
 func upstreamFault(err error) bool {
+	if err == nil {
+		return false
+	}
 	var e *shlyuz.Error
 	if errors.As(err, &e) {
 		return e.UpstreamFault
@@ -177,22 +189,29 @@ func (g *guard) modelBreaker(model string) *breaker {
 	return b.(*breaker)
 }
 
-// splitOutcome tells each breaker its share of a call's outcome: a fault of
-// the model alone (ModelFault) counts at the model's breaker only; any other
+// slot is a call's leave from its upstream's breaker and its model's
+// there, released exactly once with the call's outcome (guard.release).
+type slot struct {
+	model           *breaker
+	upGen, modelGen uint64
+}
+
+// split tells each breaker its share of a call's outcome: a fault of the
+// model alone (ModelFault) counts at the model's breaker only; any other
 // upstream fault at the upstream's only; a success at both.
-func splitOutcome(upstreamDone, modelDone func(error)) func(error) {
-	return func(outcome error) {
-		var e *shlyuz.Error
-		switch {
-		case outcome == nil:
-			upstreamDone(nil)
-			modelDone(nil)
-		case errors.As(outcome, &e) && e.UpstreamFault && e.ModelFault:
-			upstreamDone(errNotThisBreaker)
-			modelDone(outcome)
-		default:
-			upstreamDone(outcome)
-			modelDone(errNotThisBreaker)
-		}
+func (s slot) split(up *breaker, outcome error) {
+	if outcome == nil {
+		up.done(s.upGen, nil)
+		s.model.done(s.modelGen, nil)
+		return
+	}
+	var e *shlyuz.Error
+	switch {
+	case errors.As(outcome, &e) && e.UpstreamFault && e.ModelFault:
+		up.done(s.upGen, errNotThisBreaker)
+		s.model.done(s.modelGen, outcome)
+	default:
+		up.done(s.upGen, outcome)
+		s.model.done(s.modelGen, errNotThisBreaker)
 	}
 }

@@ -90,9 +90,9 @@ type call struct {
 	held      shlyuz.Credits // the account's hold: the most this call may be charged
 	maxTokens int64
 	attempts  []shlyuz.Attempt
-	upstream  *Upstream   // the one that serves the call
-	done      func(error) // the breaker's outcome callback of the slot held at slotUp; nil: none
-	slotUp    *Upstream
+	upstream  *Upstream // the one that serves the call
+	slot      slot      // the breakers' leave held at slotUp
+	slotUp    *Upstream // nil: no slot held
 	settled   bool
 	details   *shlyuz.CreditsDetails // how the settled charge adds up
 	over      bool                   // the upstream reported more than was reserved
@@ -625,21 +625,21 @@ func (cl *call) reserve(m *shlyuz.PricedModel, ups []*Upstream) error {
 // acquire takes a slot at the upstream for the model: its concurrency cap and
 // its breakers' leave (the upstream's and the model's there).
 func (cl *call) acquire(u *Upstream, model string) error {
-	done, err := u.guard.acquire(model)
+	s, err := u.guard.acquire(model)
 	if err != nil {
 		return err
 	}
-	cl.done, cl.slotUp = done, u
+	cl.slot, cl.slotUp = s, u
 	return nil
 }
 
 // release returns the slot with the outcome.
 func (cl *call) release(outcome error) {
-	if cl.done == nil {
+	if cl.slotUp == nil {
 		return
 	}
-	cl.slotUp.guard.release(cl.done, outcome)
-	cl.done, cl.slotUp = nil, nil
+	cl.slotUp.guard.release(cl.slot, outcome)
+	cl.slot, cl.slotUp = slot{}, nil
 }
 
 // settle charges the usage (past the hold if need be) and writes the record.

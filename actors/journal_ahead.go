@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/plainjson"
+	"github.com/shlyuz/shlyuz/internal/recordjson"
 )
 
 // AheadLog is a write-ahead file the journal appends what it queues to
@@ -41,19 +43,35 @@ type aheadRecord struct {
 // aheadBufs are the buffers records are encoded into.
 var aheadBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// encodeAhead writes the record as one line of JSON into a pooled buffer
-// (given back with aheadBufs.Put once appended).
+// encodeAhead writes the record as one line of JSON, as encoding/json
+// writes an aheadRecord (recordjson, by hand: it runs for every settled
+// call), into a pooled buffer (given back with aheadBufs.Put once appended).
 func encodeAhead(e *shlyuz.LedgerEntry, g *shlyuz.Generation) (*bytes.Buffer, error) {
-	r := aheadRecord{Entry: e, Generation: g}
-	if g != nil {
-		r.Account, r.Key = g.AccountID, g.KeyID
-	}
 	buf := aheadBufs.Get().(*bytes.Buffer)
 	buf.Reset()
-	if err := json.NewEncoder(buf).Encode(&r); err != nil {
-		aheadBufs.Put(buf)
-		return nil, err
+	b := buf.AvailableBuffer()
+	b = append(b, '{')
+	if e != nil {
+		b = append(b, `"e":`...)
+		b = recordjson.AppendEntry(b, e)
 	}
+	if g != nil {
+		if e != nil {
+			b = append(b, ',')
+		}
+		b = append(b, `"g":`...)
+		b = recordjson.AppendGeneration(b, g)
+		if g.AccountID != "" {
+			b = append(b, `,"ga":`...)
+			b = plainjson.AppendString(b, g.AccountID)
+		}
+		if g.KeyID != "" {
+			b = append(b, `,"gk":`...)
+			b = plainjson.AppendString(b, g.KeyID)
+		}
+	}
+	b = append(b, '}', '\n')
+	buf.Write(b)
 	return buf, nil
 }
 

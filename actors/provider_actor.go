@@ -52,32 +52,32 @@ func newGuard(cfg shlyuz.UpstreamConfig, p shlyuz.Provider, onState func(string,
 // acquire takes a slot for a call of the model: the cap's room, the
 // upstream breaker's leave and the model's. The returned function must reach
 // release exactly once.
-func (g *guard) acquire(model string) (func(error), *shlyuz.Error) {
+func (g *guard) acquire(model string) (slot, *shlyuz.Error) {
 	if g.inFlight.Add(1) > int64(g.cfg.MaxConcurrent) {
 		g.inFlight.Add(-1)
-		return nil, shlyuz.ErrOverloaded(time.Second,
+		return slot{}, shlyuz.ErrOverloaded(time.Second,
 			"The upstream %q is at its limit of %d concurrent requests; retry shortly.", g.cfg.Name, g.cfg.MaxConcurrent)
 	}
-	done, err := g.breaker.Allow()
+	upGen, err := g.breaker.allow()
 	if err != nil {
 		g.inFlight.Add(-1)
-		return nil, shlyuz.ErrProviderUnavailable(g.breaker.RetryIn().Round(time.Second),
+		return slot{}, shlyuz.ErrProviderUnavailable(g.breaker.RetryIn().Round(time.Second),
 			"The upstream %q is failing and is paused; retry later.", g.cfg.Name)
 	}
 	mb := g.modelBreaker(model)
-	doneModel, err := mb.Allow()
+	modelGen, err := mb.allow()
 	if err != nil {
-		done(errNotThisBreaker)
+		g.breaker.done(upGen, errNotThisBreaker)
 		g.inFlight.Add(-1)
-		return nil, shlyuz.ErrProviderUnavailable(mb.RetryIn().Round(time.Second),
+		return slot{}, shlyuz.ErrProviderUnavailable(mb.RetryIn().Round(time.Second),
 			"The model %q is failing at the upstream %q and is paused there; retry later.", model, g.cfg.Name)
 	}
-	return splitOutcome(done, doneModel), nil
+	return slot{model: mb, upGen: upGen, modelGen: modelGen}, nil
 }
 
 // release reports the call's outcome to the breaker and frees the slot.
-func (g *guard) release(done func(error), outcome error) {
-	done(outcome)
+func (g *guard) release(s slot, outcome error) {
+	s.split(g.breaker, outcome)
 	g.inFlight.Add(-1)
 }
 

@@ -49,6 +49,8 @@ type Directory struct {
 	pids    sync.Map // pidKey → *actor.PID
 	alone   bool     // a cluster of one: nobody to tell when it stops
 	sql     *sqlProvider
+	// repliers are the idle reply addresses of requests to this node's actors (reply.go).
+	repliers chan *replier
 
 	leftMu sync.Mutex
 	left   map[string]chan struct{} // member address → closed when that member leaves
@@ -120,7 +122,7 @@ func Start(sys *actor.ActorSystem, cfg Config, kinds map[string]actor.Producer) 
 	rc.MaxRetryCount = 1 // a dead peer is dropped by its lease, not by reconnect loops
 	c := pcluster.New(sys, pcluster.Configure(cfg.Name, provider, disthash.New(),
 		rc, pcluster.WithKinds(ks...), pcluster.WithRequestTimeout(cfg.Timeout)))
-	d := &Directory{c: c, timeout: cfg.Timeout, alone: !sqlMode && len(cfg.Peers) == 0, sql: sp}
+	d := &Directory{c: c, timeout: cfg.Timeout, alone: !sqlMode && len(cfg.Peers) == 0, sql: sp, repliers: make(chan *replier, freeRepliers)}
 	sys.EventStream.Subscribe(d.onTopology)
 	c.StartMember()
 	return d, nil
@@ -174,10 +176,10 @@ func (d *Directory) Request(identity, kind string, msg any, timeout time.Duratio
 // ask requests pid's answer; one on another node fails with ErrMemberLeft
 // as soon as that node leaves the cluster.
 func (d *Directory) ask(pid *actor.PID, msg any, timeout time.Duration) (any, error) {
-	f := d.c.ActorSystem.Root.RequestFuture(pid, msg, timeout)
 	if pid.Address == d.c.ActorSystem.Address() || d.alone {
-		return f.Result()
+		return d.localAsk(pid, msg, timeout)
 	}
+	f := d.c.ActorSystem.Root.RequestFuture(pid, msg, timeout)
 	d.leftMu.Lock()
 	if d.left == nil {
 		d.left = make(map[string]chan struct{})

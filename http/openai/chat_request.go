@@ -120,6 +120,10 @@ var imageSizes = []string{"512", "1K", "2K", "4K"}
 // checkImageOptions refuses modalities and image_config (OpenRouter's image
 // output options) an upstream could not take.
 func checkImageOptions(fields map[string]json.RawMessage) *shlyuz.Error {
+	_, modal := fields["modalities"]
+	if _, image := fields["image_config"]; !modal && !image {
+		return nil // nothing to check; the decoding targets below escape, made only when needed
+	}
 	var modalities []string
 	if err := api.Field(fields, "modalities", &modalities); err != nil {
 		return err

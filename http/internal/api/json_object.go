@@ -20,13 +20,39 @@ func SplitObject(body []byte) (map[string]json.RawMessage, error) {
 	if members, ok := validObject(body, stack[:0]); ok {
 		fields := make(map[string]json.RawMessage, len(members))
 		for _, m := range members {
-			fields[string(body[m.ks:m.ke])] = body[m.vs:m.ve:m.ve]
+			fields[memberName(body[m.ks:m.ke])] = body[m.vs:m.ve:m.ve]
 		}
 		return fields, nil
 	}
 	var fields map[string]json.RawMessage
 	err := json.Unmarshal(body, &fields)
 	return fields, err
+}
+
+// memberName is a member's key as a string: the common members of a chat
+// request are the constants, without a copy for every request.
+func memberName(k []byte) string {
+	switch string(k) { // compared without a copy
+	case "model":
+		return "model"
+	case "messages":
+		return "messages"
+	case "max_tokens":
+		return "max_tokens"
+	case "max_completion_tokens":
+		return "max_completion_tokens"
+	case "stream":
+		return "stream"
+	case "temperature":
+		return "temperature"
+	case "tools":
+		return "tools"
+	case "input":
+		return "input"
+	case "system":
+		return "system"
+	}
+	return string(k)
 }
 
 // member is the span of a key's text (inside its quotes) and of its value.

@@ -76,31 +76,28 @@ var routingFields = []string{"models", "provider", "route"}
 // end user from the top level of its body into call (whose Models holds
 // the requested model), for every chat protocol alike.
 func ReadRouting(fields map[string]json.RawMessage, call *actors.ChatCall) *shlyuz.Error {
-	var models []string
-	if err := Field(fields, "models", &models); err != nil {
-		return err
-	}
-	for _, m := range models {
-		if m != call.Models[0] && m != "" {
-			call.Models = append(call.Models, m)
+	if _, ok := fields["models"]; ok { // the decoding targets are made only for members present
+		var models []string
+		if err := Field(fields, "models", &models); err != nil {
+			return err
+		}
+		for _, m := range models {
+			if m != call.Models[0] && m != "" {
+				call.Models = append(call.Models, m)
+			}
 		}
 	}
-	var prefs *ProviderPrefs
-	if err := Field(fields, "provider", &prefs); err != nil {
-		return err
-	}
-	if prefs != nil {
-		call.Order, call.Only, call.Ignore, call.Sort = prefs.Order, prefs.Only, prefs.Ignore, prefs.Sort
-		call.RequireParameters = prefs.RequireParameters
-		if prefs.AllowFallbacks != nil {
-			call.AllowFallbacks = *prefs.AllowFallbacks
+	if _, ok := fields["provider"]; ok {
+		var prefs *ProviderPrefs
+		if err := Field(fields, "provider", &prefs); err != nil {
+			return err
 		}
-		if err := prefs.policy(call); err != nil {
+		if err := applyPrefs(prefs, call); err != nil {
 			return err
 		}
 	}
-	var user string
 	if v, ok := fields["user"]; ok && len(v) > 0 && v[0] == '"' {
+		var user string
 		if err := Field(fields, "user", &user); err != nil {
 			return err
 		}
@@ -110,6 +107,19 @@ func ReadRouting(fields map[string]json.RawMessage, call *actors.ChatCall) *shly
 		call.User = user
 	}
 	return nil
+}
+
+// applyPrefs sets the call's provider preferences (none when prefs is nil).
+func applyPrefs(prefs *ProviderPrefs, call *actors.ChatCall) *shlyuz.Error {
+	if prefs == nil {
+		return nil
+	}
+	call.Order, call.Only, call.Ignore, call.Sort = prefs.Order, prefs.Only, prefs.Ignore, prefs.Sort
+	call.RequireParameters = prefs.RequireParameters
+	if prefs.AllowFallbacks != nil {
+		call.AllowFallbacks = *prefs.AllowFallbacks
+	}
+	return prefs.policy(call)
 }
 
 // maxUserLen bounds the end user's id kept on every generation record.

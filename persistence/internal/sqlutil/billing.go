@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/recordjson"
 )
 
 // billingDoc is the generations.billing column: the usage's details and how
@@ -25,8 +26,9 @@ func encodeBilling(g *shlyuz.Generation) string {
 		len(g.DroppedParameters) == 0 && g.User == "" {
 		return ""
 	}
-	b, _ := json.Marshal(billingDoc{g.PromptDetails, g.CompletionDetails, g.CreditsDetails, g.OverReserved, g.Note, g.DroppedParameters, g.User})
-	return string(b)
+	var buf [512]byte
+	return string(recordjson.AppendBilling(buf[:0], &recordjson.Billing{Prompt: g.PromptDetails, Completion: g.CompletionDetails,
+		Credits: g.CreditsDetails, OverReserved: g.OverReserved, Note: g.Note, Dropped: g.DroppedParameters, User: g.User}))
 }
 
 // decodeBilling fills g's details from its billing column.

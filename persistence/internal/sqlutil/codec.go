@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/recordjson"
 )
 
 // Micros is t as unix microseconds; the zero time is 0.
@@ -48,11 +49,8 @@ func TimePtr(us *int64) *time.Time {
 
 // EncodeAttempts is a generation's attempts as JSON text.
 func EncodeAttempts(a []shlyuz.Attempt) (string, error) {
-	b, err := json.Marshal(a)
-	if err != nil {
-		return "", fmt.Errorf("encode attempts: %w", err)
-	}
-	return string(b), nil
+	var buf [256]byte
+	return string(recordjson.AppendAttempts(buf[:0], a)), nil
 }
 
 // DecodeAttempts reads what EncodeAttempts wrote.
