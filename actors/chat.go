@@ -60,6 +60,8 @@ type ChatCall struct {
 	LeftOut []string
 	// Web is the web search the request asks the gateway to run (websearch.go).
 	Web *WebPlugin
+	// MaxPrice is provider.max_price (max_price.go); nil: no bound.
+	MaxPrice *MaxPrice
 }
 
 // Receipt is what a finished call used and cost; Credits is exactly the debit.
@@ -371,6 +373,7 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 		if cl.supports != nil {
 			ups = slices.DeleteFunc(ups, func(u *Upstream) bool { return !cl.supports(u) })
 		}
+		ups, priced := cl.g.withinMaxPrice(ups, m, cl.c)
 		ups, unsupported := requireParameters(ups, cl.c, m.ID)
 		if len(ups) == 0 { // nothing could serve it: no reservation, no charge
 			last = cl.g.noUpstream(m.ID, cl.c.Order)
@@ -382,6 +385,9 @@ func (cl *call) run(ctx context.Context, attempt attemptFunc) error {
 			}
 			if len(unsupported) > 0 {
 				last = unsupportedParameters(m.ID, unsupported)
+			}
+			if priced && len(unsupported) == 0 {
+				last = shlyuz.ErrInvalidValue("provider.max_price", "provider.max_price: no upstream of %q is priced within it (GET /api/v1/models/%s/endpoints lists their prices, in credits; /api/pricing the rate and K).", m.ID, m.ID)
 			}
 			continue
 		}

@@ -21,3 +21,24 @@ func FuzzAudioMedia(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMediaParts: the PDF, MP4 and image readers behind the reservation of
+// media parts never panic, whatever the bytes, and what they read is never
+// negative.
+func FuzzMediaParts(f *testing.F) {
+	f.Add([]byte("%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n"))
+	f.Add([]byte("\x00\x00\x00\x10ftypisom\x00\x00\x02\x00\x00\x00\x00\x08moov"))
+	f.Add([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x00\x00\x00\x00"))
+	f.Add([]byte("RIFF\x1a\x00\x00\x00WEBPVP8X\x0a\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if n, err := PDFPages(b); err == nil && n < 1 {
+			t.Fatalf("%d pages", n)
+		}
+		if s, err := MP4Seconds(b); err == nil && s < 0 {
+			t.Fatalf("%v s", s)
+		}
+		if w, h, err := ImageSize(b); err == nil && (w < 1 || h < 1) {
+			t.Fatalf("%d×%d", w, h)
+		}
+	})
+}

@@ -202,8 +202,8 @@ func wordSavings(body []byte) int64 {
 	runCtx := uint8(wOther)                      // the kind of the character before the run
 	var runPrefix byte                           // that character, when a punctuation mark
 	lower, cased := false, true                  // the run has had a lower-case letter; it is upper case then lower
-	var punct [wordMax]byte                      // the punctuation run being read, as it stands, its space first
-	np := -1                                     // its length, -1 when it saves nothing whatever follows
+	var punct [wordMax]byte                      // the punctuation run being read, in UTF-8, its space first
+	np, nm := -1, 0                              // its bytes, -1 when it saves nothing whatever follows; its characters
 	nl, sp := -1, 0                              // the newlines and spaces of the whitespace run being read; nl -1 when it saves nothing
 	var digits [wordMax]byte                     // the digit run being read, its space first if it has one
 	nd := -1                                     // its length, -1 when it saves nothing whatever follows
@@ -223,6 +223,12 @@ func wordSavings(body []byte) int64 {
 			continue
 		}
 		size := 1
+		var wide []byte // a punctuation mark above 0x7F (c is then 0), in UTF-8
+		if c >= 0x80 {
+			if w := widePunct(body[i:]); w != nil {
+				wide, k, size, c = w, wPunct, len(w), 0
+			}
+		}
 		if c == '\\' && i+1 < len(body) {
 			size = 2
 			switch e := body[i+1]; e {
@@ -236,6 +242,9 @@ func wordSavings(body []byte) int64 {
 				c, k = 0, wOther
 				if r < 0x80 && wordKind[r] != wLetter {
 					c, k = byte(r), wordKind[r]
+				}
+				if w := wideRune(r); w != nil {
+					wide, k = w, wPunct
 				}
 			case 'b', 'f':
 				c, k = 0, wOther
@@ -252,10 +261,10 @@ func wordSavings(body []byte) int64 {
 					runCtx = wSpace
 				case prev1 == wNewline, prev1 == wPunct && (prev2 == wPunct || prev2 == wSpace):
 					runCtx = wNewline // alone
-				case prev1 == wPunct && c1 != '\'' && (prev2 == wLetter || prev2 == wDigit || prev2 == wNewline):
+				case prev1 == wPunct && c1 != '\'' && c1 != 0 && (prev2 == wLetter || prev2 == wDigit || prev2 == wNewline):
 					runCtx, runPrefix = wPunct, c1
 				}
-				if np > 1 && np <= wordMax {
+				if nm > 1 && np > 0 {
 					saved += int64(np) - runCost(punct[:np])
 				}
 				np = -1
@@ -271,22 +280,29 @@ func wordSavings(body []byte) int64 {
 			}
 			switch {
 			case k == wPunct && prev1 != wPunct:
-				np = -1
+				np, nm = -1, 0
 				switch {
 				case prev1 == wLetter && c != '\'', prev1 == wDigit:
-					np, punct[0] = 1, c
+					np = 0
 				case prev1 == wSpace:
-					np, punct[0], punct[1] = 2, ' ', c
+					np, nm, punct[0] = 1, 1, ' '
 				}
+				fallthrough
 			case k == wPunct:
-				if np >= 0 && np < wordMax {
+				switch {
+				case np < 0:
+				case wide != nil && np+len(wide) <= wordMax:
+					np += copy(punct[np:], wide)
+					nm++
+				case wide == nil && np < wordMax:
 					punct[np] = c
 					np++
-				} else {
+					nm++
+				default:
 					np = -1
 				}
 			case (k == wDigit || k == wSpace) && prev1 == wPunct:
-				if np > 0 && np <= wordMax {
+				if np > 0 {
 					saved += int64(np) - runCost(punct[:np])
 				}
 				np = -1
@@ -394,6 +410,37 @@ func digitSavings(seg []byte) int64 {
 	}
 	return n - max(groups, runCost(seg))
 }
+
+// widePunct is the punctuation mark above 0x7F that b starts with, when it
+// is one of those English text uses most (dashes, curly quotes, an arrow):
+// every pre-tokenizer reads it as it reads ASCII punctuation, and NFKC
+// leaves it as it is. nil for any other.
+func widePunct(b []byte) []byte {
+	if len(b) >= 3 && b[0] == 0xE2 && (b[1] == 0x80 && (b[2] == 0x93 || b[2] == 0x94 || b[2] == 0x99 || b[2] == 0x9C || b[2] == 0x9D) || b[1] == 0x86 && b[2] == 0x92) {
+		return b[:3]
+	}
+	return nil
+}
+
+// wideRune is widePunct of the character r, for one written as a \u escape.
+func wideRune(r rune) []byte {
+	for _, w := range wideMarks {
+		if w.r == r {
+			return w.utf8
+		}
+	}
+	return nil
+}
+
+var wideMarks = func() (m [6]struct {
+	r    rune
+	utf8 []byte
+}) {
+	for i, r := range "–—’“”→" {
+		m[i/3].r, m[i/3].utf8 = r, []byte(string(r))
+	}
+	return m
+}()
 
 // runCost bounds the tokens of a pre-token of ASCII letters (with a space
 // before them or not): one when the table has it; else, when the table has

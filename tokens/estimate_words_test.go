@@ -140,17 +140,18 @@ func wordShape(s string) bool {
 	return true
 }
 
-// punctShape: one space or none, then ASCII punctuation marks (printable,
-// neither letter, digit nor space), two characters at least.
+// punctShape: one space or none, then punctuation marks (printable ASCII,
+// neither letter, digit nor space, or widePunct's), two characters at least.
 func punctShape(s string) bool {
-	if len(s) < 2 {
+	rs := []rune(s)
+	if len(rs) < 2 {
 		return false
 	}
-	if s[0] == ' ' {
-		s = s[1:]
+	if rs[0] == ' ' {
+		rs = rs[1:]
 	}
-	for _, c := range []byte(s) {
-		if !isPunct(c) {
+	for _, r := range rs {
+		if !(r < 0x80 && isPunct(byte(r)) || wideRune(r) != nil) {
 			return false
 		}
 	}
@@ -173,7 +174,7 @@ func TestWordSavingsHoldAgainstTokenizers(t *testing.T) {
 			vocabWords = append(vocabWords, strings.TrimLeft(s, " "))
 		}
 	}
-	seps := []string{" ", "  ", "   ", "\n", "\n\n", " \n", "\t", ". ", ", ", ".", ",", "'", "'s ", "'S", "'ll ", "'", "_", "-", "(", " (", "\")", "\":\"", "\",\"", "\":{\"", "é", "\u0301", "ж", "中", "1", "42 ", "123456", " 7", "—", " — ", "`", "**", "...", "/", "\\", "\"", "{\"", "}", "\r\n", "\u00a0", "ﬁ", "!?", "$", "\n    ", "\n\n  ", "2026-11-29", " 9007199254740991", "v1.2.3", "0x1F", "٣", "１", "{\n  ", ":\n      ", "  ", "    "}
+	seps := []string{" ", "  ", "   ", "\n", "\n\n", " \n", "\t", ". ", ", ", ".", ",", "'", "'s ", "'S", "'ll ", "'", "_", "-", "(", " (", "\")", "\":\"", "\",\"", "\":{\"", "é", "\u0301", "ж", "中", "1", "42 ", "123456", " 7", "—", " — ", "`", "**", "...", "/", "\\", "\"", "{\"", "}", "\r\n", "\u00a0", "ﬁ", "!?", "$", "\n    ", "\n\n  ", "2026-11-29", " — ", "—", "’s ", "“", "” ", " → ", "–", "…", " 9007199254740991", "v1.2.3", "0x1F", "٣", "１", "{\n  ", ":\n      ", "  ", "    "}
 	word := func() string {
 		switch r.IntN(4) {
 		case 0:

@@ -112,7 +112,8 @@ func (p MediaPart) Tokens(model string) int64 {
 
 // imageTokens is an image's tokens by its provider's rule for its size:
 // Anthropic's width × height / 750 after its downscale (held to a long side
-// of 2,576 pixels and 3.75 megapixels, the largest its newer models take);
+// of 2,576 pixels and 3.75 megapixels, the largest its newer models take),
+// or its newer models' 28-pixel patches where they count more;
 // OpenAI's 512-pixel tiles after fitting 2048 and scaling the short side to
 // 768 (85 + 170 a tile; gpt-4o-mini 2,833 + 5,667), or 32-pixel patches
 // (at most 1,536, times the model's multiplier, 2.46 the highest) for the
@@ -127,7 +128,8 @@ func imageTokens(fam family, name string, w, h int, model string) int64 {
 		if s := min(1, 2576/max(fw, fh), math.Sqrt(3_750_000/(fw*fh))); s < 1 {
 			fw, fh = math.Ceil(fw*s), math.Ceil(fh*s)
 		}
-		return int64(math.Ceil(fw*fh/750)) + 8
+		patches := math.Ceil(fw/28) * math.Ceil(fh/28) // the newer models' 28-pixel patches: more for a thin image
+		return int64(max(math.Ceil(fw*fh/750), patches)) + 8
 	case familyOpenAI:
 		if patchModel(name) {
 			patches := math.Ceil(fw/32) * math.Ceil(fh/32)

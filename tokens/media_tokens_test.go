@@ -16,6 +16,8 @@ func TestMediaPartTokensHoldTheProvidersCount(t *testing.T) {
 		// Anthropic: tokens = width × height / 750; its table: 200×200 is 54, 1092×1092 is 1,590.
 		{"Anthropic 200×200", "anthropic/claude-sonnet-4.5", MediaPart{Kind: MediaImage, Width: 200, Height: 200}, 54, 100},
 		{"Anthropic 1092×1092", "anthropic/claude-sonnet-4.5", MediaPart{Kind: MediaImage, Width: 1092, Height: 1092}, 1_590, 1_700},
+		// Claude's newer models: a token a 28-pixel patch, so a 2576×28 strip is 92.
+		{"Anthropic 2576×28", "anthropic/claude-opus-4.7", MediaPart{Kind: MediaImage, Width: 2576, Height: 28}, 92, 120},
 		{"Anthropic 8000×8000 is downscaled", "anthropic/claude-opus-4.7", MediaPart{Kind: MediaImage, Width: 8000, Height: 8000}, 1_590, 5_100},
 		// OpenAI: 1024×1024 at high detail is 4 tiles, 765 tokens; 2048×4096 is 6 tiles, 1,105; gpt-4o-mini 2,833 + 5,667 a tile.
 		{"gpt-4o 1024×1024", "openai/gpt-4o", MediaPart{Kind: MediaImage, Width: 1024, Height: 1024}, 765, 765},

@@ -118,7 +118,12 @@ func TestVariantsAndPreferences(t *testing.T) {
 		{"quantization unknown", "test/model", map[string]any{"quantizations": []string{"unknown"}}, 200, "fake"},
 		{"quantization fp8", "sorted/model", map[string]any{"quantizations": []string{"fp8"}, "sort": "price"}, 200, "pricey"},
 		{"quantization none meets", "test/model", map[string]any{"quantizations": []string{"bf16"}}, 400, "provider.quantizations"},
-		{"max_price", "test/model", map[string]any{"max_price": map[string]any{"prompt": 1}}, 400, "provider.max_price"},
+		// max_price in USD per million tokens: test/model lists $1 and $2, sorted/ routes pricey (×2) before fake.
+		{"max_price at the list price", "test/model", map[string]any{"max_price": map[string]any{"prompt": 1, "completion": "2"}}, 200, "fake"},
+		{"max_price below it", "test/model", map[string]any{"max_price": map[string]any{"completion": 1.99}}, 400, "provider.max_price"},
+		{"max_price leaves the dearer out", "sorted/model", map[string]any{"max_price": map[string]any{"prompt": 1.5}}, 200, "fake"},
+		{"max_price of a request", "test/model", map[string]any{"max_price": map[string]any{"request": 0}}, 200, "fake"},
+		{"max_price per image", "test/model", map[string]any{"max_price": map[string]any{"image": 1}}, 400, "provider.max_price"},
 		{"a plugin not served", "test/model", nil, 400, "plugins"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -60,46 +60,11 @@ func stopReason(finish string) string {
 	return "end_turn"
 }
 
-// ChatChoice is the first choice of an OpenAI reply, as far as Anthropic's
-// Message can tell it.
-type ChatChoice struct {
-	Message struct {
-		Content   json.RawMessage `json:"content"`
-		Reasoning string          `json:"reasoning"`
-		ToolCalls []struct {
-			ID       string `json:"id"`
-			Function struct {
-				Name      string `json:"name"`
-				Arguments string `json:"arguments"`
-			} `json:"function"`
-		} `json:"tool_calls"`
-	} `json:"message"`
-	FinishReason string `json:"finish_reason"`
-}
+// ChatChoice is one choice of an OpenAI reply (the shared shape).
+type ChatChoice = api.ChatChoice
 
 // ChatText is a message's content as text: a string, or its text parts.
-func ChatText(c json.RawMessage) string {
-	if len(c) == 0 || api.IsNull(c) {
-		return ""
-	}
-	if c[0] == '"' {
-		var s string
-		_ = json.Unmarshal(c, &s)
-		return s
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	_ = json.Unmarshal(c, &parts)
-	var b strings.Builder
-	for _, p := range parts {
-		if p.Type == "text" {
-			b.WriteString(p.Text)
-		}
-	}
-	return b.String()
-}
+func ChatText(c json.RawMessage) string { return api.ChatText(c) }
 
 // toolInputObject is a tool call's arguments as Anthropic's input object.
 func toolInputObject(args string) json.RawMessage {

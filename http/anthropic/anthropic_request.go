@@ -33,12 +33,23 @@ type anthropicRequest struct {
 	Metadata      *struct {
 		UserID string `json:"user_id"`
 	} `json:"metadata"`
+	// Structured output: output_config.format, or the beta's output_format,
+	// {"type":"json_schema","schema":{…}}.
+	OutputConfig *struct {
+		Format *outputFormat `json:"format"`
+	} `json:"output_config"`
+	OutputFormat *outputFormat `json:"output_format"`
 
 	// room lends the buffer fastMessages wrote the messages into (shlyuz.BodyRoom).
 	room *shlyuz.BodyRoom
 	// chatTools are the tools in chat's form when fastMessages wrote them
 	// (then Tools is empty).
 	chatTools json.RawMessage
+}
+
+type outputFormat struct {
+	Type   string          `json:"type"`
+	Schema json.RawMessage `json:"schema"`
 }
 
 type anthropicTurn struct {
@@ -205,6 +216,13 @@ func chatFields(r *anthropicRequest, msgs json.RawMessage) (fields map[string]js
 	}
 	if r.Metadata != nil && r.Metadata.UserID != "" {
 		f["user"] = r.Metadata.UserID
+	}
+	format := r.OutputFormat
+	if r.OutputConfig != nil && r.OutputConfig.Format != nil {
+		format = r.OutputConfig.Format
+	}
+	if format != nil && format.Type == "json_schema" && len(format.Schema) > 0 && !api.IsNull(format.Schema) {
+		f["response_format"] = map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": "output", "schema": format.Schema}}
 	}
 	if th := r.Thinking; th != nil && th.Type == "enabled" {
 		reasoning := map[string]any{"enabled": true}

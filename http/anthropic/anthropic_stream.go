@@ -30,24 +30,8 @@ type AnthropicSink struct {
 	finish  string // the chat finish_reason seen
 }
 
-// ChatChunk is what the sink reads of a chat.completion.chunk.
-type ChatChunk struct {
-	Choices []struct {
-		Delta struct {
-			Content   *string `json:"content"`
-			Reasoning *string `json:"reasoning"`
-			ToolCalls []struct {
-				Index    int    `json:"index"`
-				ID       string `json:"id"`
-				Function struct {
-					Name      string `json:"name"`
-					Arguments string `json:"arguments"`
-				} `json:"function"`
-			} `json:"tool_calls"`
-		} `json:"delta"`
-		FinishReason string `json:"finish_reason"`
-	} `json:"choices"`
-}
+// ChatChunk is what the sink reads of a chat.completion.chunk (the shared shape).
+type ChatChunk = api.ChatChunk
 
 func (as *AnthropicSink) Event(w *bufio.Writer, ev *shlyuz.StreamEvent) {
 	if ev.Native != nil {

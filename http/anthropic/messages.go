@@ -28,7 +28,7 @@ func (s *server) messages(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		s.ServeStream(c, st, call.GenerationID, &AnthropicSink{Id: call.GenerationID, Model: s.askedName(call.Models[0], st.Model()), Prompt: call.Prompt.Likely})
+		s.ServeStream(c, st, call.GenerationID, &AnthropicSink{Id: call.GenerationID, Model: s.AskedName(call.Models[0], st.Model()), Prompt: call.Prompt.Likely})
 		return nil
 	}
 	resp, receipt, err := s.Gw.Complete(c.UserContext(), call)
@@ -37,7 +37,7 @@ func (s *server) messages(c *fiber.Ctx) error {
 	}
 	api.SetDecidedMaxTokens(c, receipt.MaxTokens)
 	defer api.BodyDone(c) // the reply below is written from the upstream's, not from spans of the body
-	model := s.askedName(call.Models[0], receipt.Model)
+	model := s.AskedName(call.Models[0], receipt.Model)
 	if resp.Native != nil {
 		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 		return c.Send(restamp(resp.Native, call.GenerationID, model))
@@ -45,21 +45,6 @@ func (s *server) messages(c *fiber.Ctx) error {
 	r := *receipt
 	r.Model = model
 	return c.JSON(AnthropicMessageOf(resp.Choices, call.GenerationID, &r))
-}
-
-// askedName is the model a reply names: the client's own name for served
-// when it asked by one of served's aliases ("claude-sonnet-4-5-20250929"),
-// as Anthropic echoes it. A client that reads its model's age from the name
-// (Claude Code) would misread the catalog's id ("claude-sonnet-4.5" read as
-// the retired Sonnet 4).
-func (s *server) askedName(asked, served string) string {
-	if asked == served {
-		return served
-	}
-	if m, ok := s.Gw.Catalog().Get(asked); ok && m.ID == served {
-		return asked
-	}
-	return served
 }
 
 // countTokens is POST /api/v1/messages/count_tokens: the gateway's own count

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/shlyuz/shlyuz/actors"
+	"github.com/shlyuz/shlyuz/http/internal/api"
 	"github.com/shlyuz/shlyuz/internal/plainjson"
 )
 
@@ -71,23 +72,6 @@ func finishReason(finish string) string {
 	return "STOP" // a function call finishes with STOP too
 }
 
-// chatChoice is what a candidate is made of in an OpenAI reply.
-type chatChoice struct {
-	Index   int `json:"index"`
-	Message struct {
-		Content   *string `json:"content"`
-		Reasoning string  `json:"reasoning"`
-		ToolCalls []struct {
-			ID       string `json:"id"`
-			Function struct {
-				Name      string `json:"name"`
-				Arguments string `json:"arguments"`
-			} `json:"function"`
-		} `json:"tool_calls"`
-	} `json:"message"`
-	FinishReason string `json:"finish_reason"`
-}
-
 // argsOf is a call's arguments as the object Google's args is.
 func argsOf(arguments string) json.RawMessage {
 	if raw := json.RawMessage(arguments); json.Valid(raw) && len(arguments) > 0 && arguments[0] == '{' {
@@ -98,7 +82,7 @@ func argsOf(arguments string) json.RawMessage {
 
 // replyOf is an OpenAI reply's choices as a GenerateContentResponse.
 func replyOf(choices json.RawMessage, id, model string, r *actors.Receipt) ([]byte, error) {
-	var cs []chatChoice
+	var cs []api.ChatChoice
 	if err := json.Unmarshal(choices, &cs); err != nil {
 		return nil, err
 	}
@@ -108,8 +92,8 @@ func replyOf(choices json.RawMessage, id, model string, r *actors.Receipt) ([]by
 		if t := ch.Message.Reasoning; t != "" {
 			parts = append(parts, outPart{Text: &t, Thought: true})
 		}
-		if t := ch.Message.Content; t != nil && *t != "" {
-			parts = append(parts, outPart{Text: t})
+		if t := api.ChatText(ch.Message.Content); t != "" {
+			parts = append(parts, outPart{Text: &t})
 		}
 		for _, tc := range ch.Message.ToolCalls {
 			parts = append(parts, outPart{FunctionCall: &functionCall{ID: tc.ID, Name: tc.Function.Name, Args: argsOf(tc.Function.Arguments)}})

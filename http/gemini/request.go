@@ -133,6 +133,9 @@ func ParseGenerate(body []byte, model string, stream bool) (*actors.ChatCall, *s
 	if eerr != nil {
 		return nil, shlyuz.ErrInvalidValue("contents", "The contents are not valid: %s", eerr.Error())
 	}
+	if err := api.WithMedia(&est, fields["messages"], "contents"); err != nil {
+		return nil, err
+	}
 	// Definitions are prompt too: as the client wrote them (a Gemini upstream gets them so) or as
 	// chat carries them to the others, whichever is larger.
 	var schema json.RawMessage

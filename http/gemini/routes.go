@@ -52,7 +52,7 @@ func (s *server) generate(c *fiber.Ctx, model string, stream bool) error {
 		if err != nil {
 			return err
 		}
-		sink := &Sink{ID: call.GenerationID, Model: s.askedName(model, st.Model()), SSE: c.Query("alt") == "sse"}
+		sink := &Sink{ID: call.GenerationID, Model: s.AskedName(model, st.Model()), SSE: c.Query("alt") == "sse"}
 		s.ServeStream(c, st, call.GenerationID, sink)
 		if !sink.SSE { // ServeStream announced an event stream
 			c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
@@ -70,24 +70,11 @@ func (s *server) generate(c *fiber.Ctx, model string, stream bool) error {
 	if resp.Native != nil {
 		return c.Send(resp.Native)
 	}
-	out, err := replyOf(resp.Choices, call.GenerationID, s.askedName(model, receipt.Model), receipt)
+	out, err := replyOf(resp.Choices, call.GenerationID, s.AskedName(model, receipt.Model), receipt)
 	if err != nil {
 		return err
 	}
 	return c.Send(out)
-}
-
-// askedName is the model a reply names (modelVersion): the client's own
-// name for served when it asked by one of served's aliases, as Google
-// echoes it.
-func (s *server) askedName(asked, served string) string {
-	if asked == served {
-		return served
-	}
-	if m, ok := s.Gw.Catalog().Get(asked); ok && m.ID == served {
-		return asked
-	}
-	return served
 }
 
 // countTokens is countTokens: the gateway's own count of the prompt (the one

@@ -32,26 +32,6 @@ type Sink struct {
 	finish map[int]string        // finish_reason by choice
 }
 
-// chatChunk is what the sink reads of a chat.completion.chunk.
-type chatChunk struct {
-	Choices []struct {
-		Index int `json:"index"`
-		Delta struct {
-			Content   *string `json:"content"`
-			Reasoning *string `json:"reasoning"`
-			ToolCalls []struct {
-				Index    int    `json:"index"`
-				ID       string `json:"id"`
-				Function struct {
-					Name      string `json:"name"`
-					Arguments string `json:"arguments"`
-				} `json:"function"`
-			} `json:"tool_calls"`
-		} `json:"delta"`
-		FinishReason string `json:"finish_reason"`
-	} `json:"choices"`
-}
-
 // write frames one chunk.
 func (s *Sink) write(w *bufio.Writer, chunk []byte) {
 	switch {
@@ -78,7 +58,7 @@ func (s *Sink) Event(w *bufio.Writer, ev *shlyuz.StreamEvent) {
 	if ev.Data == nil || s.native {
 		return
 	}
-	var ch chatChunk
+	var ch api.ChatChunk
 	if json.Unmarshal(ev.Data, &ch) != nil {
 		return
 	}

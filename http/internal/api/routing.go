@@ -26,9 +26,10 @@ type ProviderPrefs struct {
 	// latency) when the client set no sort.
 	PreferredMinThroughput json.RawMessage `json:"preferred_min_throughput"`
 	PreferredMaxLatency    json.RawMessage `json:"preferred_max_latency"`
-	// Refused with a 400 naming them: the gateway cannot honour them.
-	MaxPrice               json.RawMessage `json:"max_price"`
-	EnforceDistillableText *bool           `json:"enforce_distillable_text"`
+	// MaxPrice bounds the upstreams' price (readMaxPrice).
+	MaxPrice json.RawMessage `json:"max_price"`
+	// Refused with a 400 naming it: the gateway cannot honour it.
+	EnforceDistillableText *bool `json:"enforce_distillable_text"`
 }
 
 // quantizations are OpenRouter's names of weights' quantizations.
@@ -51,7 +52,11 @@ func (p *ProviderPrefs) policy(call *actors.ChatCall) *shlyuz.Error {
 	}
 	call.Policy.Quantizations = p.Quantizations
 	if len(p.MaxPrice) > 0 && !IsNull(p.MaxPrice) {
-		return shlyuz.ErrInvalidValue("provider.max_price", "provider.max_price is not supported: the price of every model is in GET /api/v1/models; ask for the one you can afford.")
+		mp, err := readMaxPrice(p.MaxPrice)
+		if err != nil {
+			return err
+		}
+		call.MaxPrice = mp
 	}
 	if p.EnforceDistillableText != nil && *p.EnforceDistillableText {
 		return shlyuz.ErrInvalidValue("provider.enforce_distillable_text", "provider.enforce_distillable_text is not supported: the gateway does not know the models' distillation terms.")
@@ -179,4 +184,38 @@ func RefuseUnserved(fields map[string]json.RawMessage) *shlyuz.Error {
 		return shlyuz.ErrInvalidValue("debug", "debug.echo_upstream_body is not served by this gateway.")
 	}
 	return nil
+}
+
+// readMaxPrice reads provider.max_price: {prompt, completion} in US
+// dollars per million tokens, request per request, as numbers or strings.
+// image and audio (per image, per audio unit) have no counterpart in the
+// gateway's per-token prices: a 400 naming them rather than ignored.
+func readMaxPrice(raw json.RawMessage) (*actors.MaxPrice, *shlyuz.Error) {
+	var parts map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return nil, shlyuz.ErrInvalidValue("provider.max_price", "provider.max_price is an object {prompt, completion, request}: %s", err.Error())
+	}
+	mp := &actors.MaxPrice{}
+	for k, v := range parts {
+		var into **shlyuz.Decimal
+		switch k {
+		case "prompt":
+			into = &mp.Prompt
+		case "completion":
+			into = &mp.Completion
+		case "request":
+			into = &mp.Request
+		default:
+			return nil, shlyuz.ErrInvalidValue("provider.max_price", "provider.max_price.%s is not served: only prompt, completion and request bound a price here.", k)
+		}
+		if IsNull(v) {
+			continue
+		}
+		var d shlyuz.Decimal
+		if err := json.Unmarshal(v, &d); err != nil || d.Sign() < 0 {
+			return nil, shlyuz.ErrInvalidValue("provider.max_price", "provider.max_price.%s is a price in US dollars, not %s.", k, v)
+		}
+		*into = &d
+	}
+	return mp, nil
 }
