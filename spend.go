@@ -11,6 +11,7 @@ type ActivityRow struct {
 	Day              time.Time // the UTC day's midnight
 	Model            string
 	Upstream         string
+	User             string // the end user (the requests' "user"); "" for none
 	Requests         int64
 	PromptTokens     int64
 	CompletionTokens int64

@@ -75,6 +75,7 @@ type GenerationFilter struct {
 	AccountID string
 	KeyID     string // "" = every key
 	Model     string // "" = every model
+	User      string // the end user (the request's "user"); "" = every one
 	Since     time.Time
 	Limit     int // 0 = 50
 	Offset    int

@@ -11,18 +11,24 @@ import (
 // model, by its provider's published rule, where that is above ImageTokens:
 // gpt-4o-mini counts an image as 2,833 tokens plus 5,667 per 512-pixel tile,
 // at most 8 tiles (an image is scaled into 2048×2048, then its short side to
-// 768: 2048×768 makes 4×2 tiles); Gemini 1.5 and 2.x count 258 tokens per
-// 768-pixel tile, 16 tiles for an image of 3,072 pixels a side. Other models
-// (OpenAI's gpt-4o and 4.1 at most 85 + 170 × 8, Anthropic at most about
-// 1,600 for 1.15 megapixels) stay within ImageTokens. It counts an image the
-// gateway did not read (one by URL).
+// 768: 2048×768 makes 4×2 tiles); the OpenAI models that count 32-pixel
+// patches at most 1,536 patches times their multiplier (2.46 the highest);
+// Gemini 1.5 and 2.x count 258 tokens per 768-pixel tile, 16 tiles for an
+// image of 3,072 pixels a side; Anthropic's newer models take up to 3.75
+// megapixels at width × height / 750 (5,000, and 8 of framing). Other models
+// (OpenAI's gpt-4o and 4.1 at most 85 + 170 × 8) stay within ImageTokens. It
+// counts an image the gateway did not read (one by URL).
 func ImageTokenBound(model string) int64 {
-	name := strings.ToLower(model[strings.LastIndexByte(model, '/')+1:])
+	fam, name := modelFamily(model)
 	switch {
 	case strings.Contains(name, "gpt-4o-mini"):
 		return 2_833 + 8*5_667
+	case fam == familyOpenAI && patchModel(name):
+		return imageTokens(fam, name, 32*1536, 32, model)
 	case strings.HasPrefix(name, "gemini-1.5") || strings.HasPrefix(name, "gemini-2"):
 		return 16 * 258
+	case fam == familyAnthropic:
+		return 3_750_000/750 + 8
 	}
 	return ImageTokens
 }

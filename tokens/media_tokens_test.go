@@ -36,6 +36,10 @@ func TestMediaPartTokensHoldTheProvidersCount(t *testing.T) {
 		// Gemini: video 258 a second at a frame a second plus 32 of sound; audio 32 a second.
 		{"an hour of video to Gemini", "google/gemini-2.5-flash", MediaPart{Kind: MediaVideo, Seconds: 3600}, 3600 * (258 + 32), 3600 * 330},
 		{"an hour of audio to Gemini", "google/gemini-2.5-flash", MediaPart{Kind: MediaAudio, Seconds: 3600}, 3600 * 32, 3600 * 32},
+		// An image by URL: Anthropic's newer models take up to 3.75 megapixels at width × height / 750;
+		// OpenAI's patch models at most 1,536 patches times 2.46.
+		{"an image by URL to Claude", "anthropic/claude-opus-4.8", MediaPart{Kind: MediaImageURL}, 5_000, 5_008},
+		{"an image by URL to gpt-5-mini", "openai/gpt-5-mini", MediaPart{Kind: MediaImageURL}, 3_779, 3_779},
 		{"an image by URL to gpt-4o-mini", "openai/gpt-4o-mini", MediaPart{Kind: MediaImageURL}, 2_833 + 8*5_667, 2_833 + 8*5_667},
 	} {
 		got := tc.part.Tokens(tc.model)
@@ -54,7 +58,7 @@ func TestReserveForCountsMeasuredParts(t *testing.T) {
 	if got, want := e.ReserveFor("google/gemini-2.5-pro"), int64(100+10*pdfPageTokensGemini+16*258); got != want {
 		t.Fatalf("ReserveFor %d, want %d", got, want)
 	}
-	if got, want := (PromptEstimate{Reserve: 100 + ImageTokens, Images: 1}).ReserveFor("anthropic/claude-sonnet-4.5"), int64(100+ImageTokens); got != want {
+	if got, want := (PromptEstimate{Reserve: 100 + ImageTokens, Images: 1}).ReserveFor("mistralai/mistral-medium-3"), int64(100+ImageTokens); got != want {
 		t.Fatalf("unmeasured: %d, want %d", got, want)
 	}
 }

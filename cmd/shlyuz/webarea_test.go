@@ -307,7 +307,7 @@ func TestWebAreaPayments(t *testing.T) {
 		}
 		client := openai.NewClient(option.WithBaseURL(g.base+"/api/v1"), option.WithAPIKey(key[1]))
 		resp, err := client.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
-			Model: "test/model", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Hello!")}})
+			Model: "test/model", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Hello!")}, User: openai.String("end-user-42")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -325,6 +325,14 @@ func TestWebAreaPayments(t *testing.T) {
 		row := u.last[strings.Index(u.last, `data-generation="`+resp.ID+`"`):]
 		if !strings.Contains(row[:strings.Index(row, "</tr>")], `data-credits="`+strconv.FormatInt(usage.Credits, 10)+`"`) {
 			t.Fatalf("activity row %q lacks %d credits", row[:strings.Index(row, "</tr>")], usage.Credits)
+		}
+		if !strings.Contains(row[:strings.Index(row, "</tr>")], `data-user="end-user-42"`) {
+			t.Fatalf("activity row %q lacks its end user", row[:strings.Index(row, "</tr>")])
+		}
+		for user, listed := range map[string]bool{"end-user-42": true, "someone-else": false} {
+			if _, page := u.get("/account/activity?user=" + user); strings.Contains(page, resp.ID) != listed {
+				t.Fatalf("activity of end user %s lists the generation: %v", user, !listed)
+			}
 		}
 		wantBalanceWeb(t, u, 50_000_000-usage.Credits, 50_000_000)
 		if st, csv := u.get("/account/activity.csv"); st != 200 || !strings.Contains(csv, resp.ID) || !strings.Contains(csv, ","+strconv.FormatInt(usage.Credits, 10)+",") {

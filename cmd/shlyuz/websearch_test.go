@@ -279,3 +279,39 @@ func TestSearchModelIsChargedItsFee(t *testing.T) {
 		t.Fatalf("status %d %+v", st, e)
 	}
 }
+
+// The end user a request names ("user") is on its generation
+// (external_user) and in /activity, which groups by it and filters by it.
+func TestEndUserInActivity(t *testing.T) {
+	_, key := account(t, h.base, 10_000_000, nil)
+	client := sdkClient(key)
+	ids := map[string]string{}
+	for _, user := range []string{"alice", "bob", "alice"} {
+		resp, err := client.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{Model: "test/model",
+			Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")}, User: openai.String(user)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[user] = resp.ID
+	}
+	var g struct {
+		Data struct {
+			ExternalUser *string `json:"external_user"`
+		} `json:"data"`
+	}
+	if st := call(t, h.base, "GET", "/api/v1/generation?id="+ids["bob"], key, nil, &g); st != 200 || g.Data.ExternalUser == nil || *g.Data.ExternalUser != "bob" {
+		t.Fatalf("generation %d external_user %v", st, g.Data.ExternalUser)
+	}
+	type row struct {
+		ExternalUser *string `json:"external_user"`
+		Requests     int64   `json:"requests"`
+	}
+	var all, alice struct{ Data []row }
+	if st := call(t, h.base, "GET", "/api/v1/activity", key, nil, &all); st != 200 || len(all.Data) != 2 {
+		t.Fatalf("activity %d %+v", st, all.Data)
+	}
+	if st := call(t, h.base, "GET", "/api/v1/activity?user=alice", key, nil, &alice); st != 200 || len(alice.Data) != 1 ||
+		*alice.Data[0].ExternalUser != "alice" || alice.Data[0].Requests != 2 {
+		t.Fatalf("alice's activity %d %+v", st, alice.Data)
+	}
+}

@@ -136,6 +136,9 @@ func ParseGenerate(body []byte, model string, stream bool) (*actors.ChatCall, *s
 	if err := api.WithMedia(&est, fields["messages"], "contents"); err != nil {
 		return nil, err
 	}
+	if err := mediaSettings(top); err != nil {
+		return nil, err
+	}
 	// Definitions are prompt too: as the client wrote them (a Gemini upstream gets them so) or as
 	// chat carries them to the others, whichever is larger.
 	var schema json.RawMessage

@@ -145,6 +145,10 @@ func (s *server) generation(c *fiber.Ctx) error {
 	if d := g.CompletionDetails; d != nil {
 		reasoning, images = d.ReasoningTokens, d.ImageTokens
 	}
+	var externalUser any // null: the request named no end user
+	if g.User != "" {
+		externalUser = g.User
+	}
 	for name, v := range (fiber.Map{
 		"created_at": g.CreatedAt.UTC().Format(time.RFC3339Nano), "provider_name": g.Upstream,
 		"api_type": s.apiType(g.Model), "cancelled": g.Status == shlyuz.GenerationCancelled,
@@ -156,7 +160,7 @@ func (s *server) generation(c *fiber.Ctx) error {
 		"total_cost": g.Credits, "usage": g.Credits, "upstream_inference_cost": nil, "cache_discount": nil,
 		"is_byok": false, "latency": g.LatencyMS, "generation_time": nil, "moderation_latency": nil,
 		"upstream_id": nil, "router": nil, "app_id": nil, "http_referer": nil,
-		"origin": "", "user_agent": nil, "external_user": nil, "preset_id": nil, "service_tier": nil,
+		"origin": "", "user_agent": nil, "external_user": externalUser, "preset_id": nil, "service_tier": nil,
 		"data_region": "global", "web_search_engine": nil, "workspace_id": nil, "provider_responses": nil,
 	}) {
 		out[name] = v

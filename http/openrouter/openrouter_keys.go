@@ -220,9 +220,10 @@ func (s *server) deleteKey(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"deleted": true})
 }
 
-// activity is GET /api/v1/activity: the account's spend per UTC day, model
-// and upstream over the last 30 days (today included), or of one day
-// (?date=YYYY-MM-DD); usage in credits.
+// activity is GET /api/v1/activity: the account's spend per UTC day, model,
+// upstream and end user (external_user, the requests' "user") over the last
+// 30 days (today included), or of one day (?date=YYYY-MM-DD), or of one end
+// user (?user=); usage in credits.
 func (s *server) activity(c *fiber.Ctx) error {
 	acct := api.KeyStatus(c).Key.AccountID
 	now := time.Now().UTC()
@@ -242,15 +243,21 @@ func (s *server) activity(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	user := c.Query("user")
 	out := []fiber.Map{}
 	for _, r := range rows {
 		date := r.Day.Format(time.DateOnly)
-		if day != "" && date != day {
+		if day != "" && date != day || user != "" && r.User != user {
 			continue
+		}
+		var externalUser any // null: requests that named no end user
+		if r.User != "" {
+			externalUser = r.User
 		}
 		out = append(out, fiber.Map{"date": date, "model": r.Model, "model_permaslug": r.Model,
 			"endpoint_id": r.Upstream + "/" + r.Model, "provider_name": r.Upstream, "usage": r.Credits, "byok_usage_inference": 0,
-			"requests": r.Requests, "prompt_tokens": r.PromptTokens, "completion_tokens": r.CompletionTokens, "reasoning_tokens": 0})
+			"requests": r.Requests, "prompt_tokens": r.PromptTokens, "completion_tokens": r.CompletionTokens, "reasoning_tokens": 0,
+			"external_user": externalUser})
 	}
 	return c.JSON(fiber.Map{"data": out})
 }

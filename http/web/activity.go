@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/csv"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -27,6 +28,7 @@ type activityData struct {
 	Keys       []shlyuz.Key
 	Models     []string
 	Key, Model string
+	User       string // the end user filtered by ("user" of the requests)
 	Page       int
 	Prev, Next string
 	Bars       []dayBar
@@ -41,7 +43,7 @@ type activityRow struct {
 }
 
 func (w *Web) filter(c *fiber.Ctx) shlyuz.GenerationFilter {
-	return shlyuz.GenerationFilter{AccountID: sessionOf(c).account.ID, KeyID: c.Query("key"), Model: c.Query("model")}
+	return shlyuz.GenerationFilter{AccountID: sessionOf(c).account.ID, KeyID: c.Query("key"), Model: c.Query("model"), User: c.Query("user")}
 }
 
 // keyNames names the account's keys; generations of the web chat have no key.
@@ -79,8 +81,11 @@ func (w *Web) activity(c *fiber.Ctx) error {
 	if err != nil {
 		return w.fail(c, err)
 	}
-	d := activityData{Keys: keys, Key: f.KeyID, Model: f.Model, Page: page}
+	d := activityData{Keys: keys, Key: f.KeyID, Model: f.Model, User: f.User, Page: page}
 	q := "&key=" + f.KeyID + "&model=" + f.Model
+	if f.User != "" {
+		q += "&user=" + url.QueryEscape(f.User)
+	}
 	if len(gens) > activityPage {
 		gens = gens[:activityPage]
 		d.Next = "?page=" + strconv.Itoa(page+1) + q
@@ -141,11 +146,11 @@ func (w *Web) activityCSV(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderContentDisposition, `attachment; filename="activity.csv"`)
 	cw := csv.NewWriter(c.Response().BodyWriter())
 	// Moments in the area's zone (the offset says which), as on the pages.
-	_ = cw.Write([]string{"id", "created_at", "key", "model", "tokens_prompt", "tokens_completion", "credits", "rubles", "status"})
+	_ = cw.Write([]string{"id", "created_at", "key", "model", "tokens_prompt", "tokens_completion", "credits", "rubles", "status", "user"})
 	for _, g := range gens {
 		_ = cw.Write([]string{g.ID, g.CreatedAt.In(w.cfg.Location).Format(time.RFC3339), names[g.KeyID], g.Model,
 			strconv.FormatInt(g.PromptTokens, 10), strconv.FormatInt(g.CompletionTokens, 10),
-			strconv.FormatInt(g.Credits, 10), shlyuz.FormatRubles(g.Credits), g.Status})
+			strconv.FormatInt(g.Credits, 10), shlyuz.FormatRubles(g.Credits), g.Status, g.User})
 	}
 	cw.Flush()
 	return cw.Error()

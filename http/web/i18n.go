@@ -13,6 +13,7 @@ var messages = map[string][2]string{
 	"models":            {"Модели и цены", "Models and prices"},
 	"search":            {"Поиск модели", "Search models"},
 	"model":             {"Модель", "Model"},
+	"end_user":          {"Пользователь", "End user"},
 	"context":           {"Контекст", "Context"},
 	"register":          {"Регистрация", "Sign up"},
 	"login":             {"Вход", "Log in"},

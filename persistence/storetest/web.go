@@ -114,15 +114,16 @@ func testPayments(t *testing.T, s shlyuz.Store) {
 	}
 }
 
-// testActivity: an account's generations, newest first, filtered by key, model and time, paged.
+// testActivity: an account's generations, newest first, filtered by key,
+// model, end user and time, paged; the sums per day group by end user.
 func testActivity(t *testing.T, s shlyuz.Store) {
 	ctx := t.Context()
 	mustAccount(t, s, "acct-1")
 	mustAccount(t, s, "acct-2")
 	var gens []shlyuz.Generation
-	for i, spec := range []struct{ key, model string }{{"k1", "a/x"}, {"k2", "a/x"}, {"k1", "b/y"}, {"k2", "b/y"}} {
+	for i, spec := range []struct{ key, model, user string }{{"k1", "a/x", "u-1"}, {"k2", "a/x", ""}, {"k1", "b/y", "u-1"}, {"k2", "b/y", "u-2"}} {
 		g := generation("gen-"+string(rune('a'+i)), "acct-1")
-		g.KeyID, g.Model, g.CreatedAt = spec.key, spec.model, at(time.Duration(i)*time.Minute)
+		g.KeyID, g.Model, g.User, g.CreatedAt = spec.key, spec.model, spec.user, at(time.Duration(i)*time.Minute)
 		gens = append(gens, g)
 	}
 	other := generation("gen-other", "acct-2")
@@ -151,10 +152,25 @@ func testActivity(t *testing.T, s shlyuz.Store) {
 		{"since", shlyuz.GenerationFilter{AccountID: "acct-1", Since: at(2 * time.Minute)}, "gen-d gen-c "},
 		{"page", shlyuz.GenerationFilter{AccountID: "acct-1", Limit: 2, Offset: 1}, "gen-c gen-b "},
 		{"nobody", shlyuz.GenerationFilter{AccountID: "acct-3"}, ""},
+		{"end user", shlyuz.GenerationFilter{AccountID: "acct-1", User: "u-1"}, "gen-c gen-a "},
 	} {
 		if got := ids(tc.f); got != tc.want {
 			t.Errorf("%s: Generations = %q; want %q", tc.name, got, tc.want)
 		}
+	}
+	if gs, err := s.Generations(ctx, shlyuz.GenerationFilter{AccountID: "acct-1", User: "u-2"}); err != nil || len(gs) != 1 || gs[0].User != "u-2" {
+		t.Errorf("the end user's generation = %+v %v", gs, err)
+	}
+	rows, err := s.Activity(ctx, "acct-1", at(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	perUser := map[string]int64{}
+	for _, r := range rows {
+		perUser[r.User] += r.Requests
+	}
+	if perUser["u-1"] != 2 || perUser["u-2"] != 1 || perUser[""] != 1 {
+		t.Errorf("Activity's requests per end user = %v; want u-1: 2, u-2: 1, none: 1", perUser)
 	}
 }
 

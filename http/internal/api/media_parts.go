@@ -108,7 +108,7 @@ func measurePart(p *mediaPart) (tokens.MediaPart, string) {
 		case p.File.FileData == "":
 			return tokens.MediaPart{}, "a stored file (file_id) cannot be measured before it is sent; send its content as file_data, a base64 data URL."
 		case isHTTP(p.File.FileData):
-			return tokens.MediaPart{}, "a document by URL cannot be measured before it is sent; send it inline as base64 (file_data, or a document's base64 source)."
+			return tokens.MediaPart{}, "a file by URL (a document, audio or video) cannot be measured before it is sent; send it inline as base64 (file_data, or a document's base64 source)."
 		case !strings.HasPrefix(p.File.FileData, "data:"): // bare base64, as OpenAI's clients sometimes send a PDF
 			b, ok := decodeBase64(p.File.FileData)
 			if !ok {

@@ -15,7 +15,7 @@ import (
 // The numbers of columns an entry and a generation row bind.
 const (
 	EntryArity      = 9
-	GenerationArity = 16
+	GenerationArity = 17
 )
 
 // MostRows is the most rows one statement of a commit writes: a batch of
@@ -94,7 +94,7 @@ func UpsertGenerations(n int) string {
 		prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens,
 		credits = excluded.credits, latency_ms = excluded.latency_ms, status = excluded.status,
 		finish_reason = excluded.finish_reason, created_at = excluded.created_at,
-		usage_estimated = excluded.usage_estimated, billing = excluded.billing`
+		usage_estimated = excluded.usage_estimated, billing = excluded.billing, end_user = excluded.end_user`
 }
 
 // ToInsert lists, by index, the entries a commit inserts, judging the batch

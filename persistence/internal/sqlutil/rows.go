@@ -18,7 +18,7 @@ const (
 	BalanceColumns    = `account_id, package_credits, package_expires_at, bought_credits, epoch`
 	EntryColumns      = `id, account_id, key_id, kind, package_delta, bought_delta, package_expires_at, epoch, created_at`
 	GenerationColumns = `id, account_id, key_id, model, upstream, attempts, streamed,
-	prompt_tokens, completion_tokens, credits, latency_ms, status, finish_reason, created_at, usage_estimated, billing`
+	prompt_tokens, completion_tokens, credits, latency_ms, status, finish_reason, created_at, usage_estimated, billing, end_user`
 	PlanColumns     = `id, name, price_rubles, package_credits, period`
 	SettingsColumns = `rate, k, updated_at`
 )
@@ -108,10 +108,10 @@ func AppendEntryArgs(dst []any, e *shlyuz.LedgerEntry) []any {
 // attempts is returned as DecodeAttempts words it.
 func ScanGeneration(row Scanner) (shlyuz.Generation, error) {
 	var g shlyuz.Generation
-	var attempts, billing string
+	var attempts, billing, user string
 	var created int64
 	err := row.Scan(&g.ID, &g.AccountID, &g.KeyID, &g.Model, &g.Upstream, &attempts, &g.Streamed,
-		&g.PromptTokens, &g.CompletionTokens, &g.Credits, &g.LatencyMS, &g.Status, &g.FinishReason, &created, &g.Estimated, &billing)
+		&g.PromptTokens, &g.CompletionTokens, &g.Credits, &g.LatencyMS, &g.Status, &g.FinishReason, &created, &g.Estimated, &billing, &user)
 	if err != nil {
 		return shlyuz.Generation{}, err
 	}
@@ -120,6 +120,9 @@ func ScanGeneration(row Scanner) (shlyuz.Generation, error) {
 	}
 	if err := decodeBilling(billing, &g); err != nil {
 		return shlyuz.Generation{}, err
+	}
+	if user != "" { // records made before the column carry it in billing only
+		g.User = user
 	}
 	g.CreatedAt = Time(created)
 	return g, nil
@@ -134,7 +137,7 @@ func AppendGenerationArgs(dst []any, g *shlyuz.Generation) ([]any, error) {
 	}
 	return append(dst, g.ID, g.AccountID, g.KeyID, g.Model, g.Upstream, attempts, g.Streamed,
 		g.PromptTokens, g.CompletionTokens, g.Credits, g.LatencyMS, g.Status, g.FinishReason, Micros(g.CreatedAt), g.Estimated,
-		encodeBilling(g)), nil
+		encodeBilling(g), g.User), nil
 }
 
 // ScanPlan reads a row of PlanColumns. A price it cannot parse is an error

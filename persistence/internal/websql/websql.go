@@ -151,6 +151,10 @@ func Generations(f shlyuz.GenerationFilter) (string, []any) {
 		b.WriteString(` AND model = ?`)
 		args = append(args, f.Model)
 	}
+	if f.User != "" {
+		b.WriteString(` AND end_user = ?`)
+		args = append(args, f.User)
+	}
 	if !f.Since.IsZero() {
 		b.WriteString(` AND created_at >= ?`)
 		args = append(args, sqlutil.Micros(f.Since))
