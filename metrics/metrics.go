@@ -40,6 +40,7 @@ type Metrics struct {
 	attempts     *prometheus.CounterVec
 	mismatched   prometheus.Gauge
 	reconciled   prometheus.Gauge
+	series       seriesCache // the series requests touch, resolved once (series.go)
 }
 
 // latencyBuckets run from 50µs (the gateway's own cost) to two minutes (a long generation).
@@ -105,30 +106,40 @@ func (m *Metrics) Handler() http.Handler { return promhttp.HandlerFor(m.reg, pro
 
 // HTTP records one HTTP request.
 func (m *Metrics) HTTP(route string, status int, d time.Duration) {
-	m.httpRequests.WithLabelValues(route, strconv.Itoa(status)).Inc()
-	m.httpDuration.WithLabelValues(route).Observe(d.Seconds())
+	m.series.requests.get(httpKey{route, status}, func() prometheus.Counter {
+		return m.httpRequests.WithLabelValues(route, strconv.Itoa(status))
+	}).Inc()
+	m.series.durations.get(route, func() prometheus.Observer { return m.httpDuration.WithLabelValues(route) }).Observe(d.Seconds())
 }
 
 // Generation records one settled or failed model call.
 func (m *Metrics) Generation(g *shlyuz.Generation, total, upstream time.Duration) {
-	stream := "false"
-	if g.Streamed {
-		stream = "true"
-	}
-	m.generations.WithLabelValues(g.Model, g.Upstream, g.Status, stream).Inc()
-	m.total.WithLabelValues(g.Upstream, stream).Observe(total.Seconds())
+	c := &m.series
+	up := streamKey{g.Upstream, g.Streamed}
+	c.gens.get(genKey{g.Model, g.Upstream, g.Status, g.Streamed}, func() prometheus.Counter {
+		return m.generations.WithLabelValues(g.Model, g.Upstream, g.Status, streamLabel(g.Streamed))
+	}).Inc()
+	c.totals.get(up, func() prometheus.Observer {
+		return m.total.WithLabelValues(g.Upstream, streamLabel(g.Streamed))
+	}).Observe(total.Seconds())
 	if upstream > 0 {
-		m.upstream.WithLabelValues(g.Upstream, stream).Observe(upstream.Seconds())
+		c.upstreams.get(up, func() prometheus.Observer {
+			return m.upstream.WithLabelValues(g.Upstream, streamLabel(g.Streamed))
+		}).Observe(upstream.Seconds())
 		if !g.Streamed && g.Status == shlyuz.GenerationCompleted {
 			m.added.Observe(max(0, total-upstream).Seconds())
 		}
 	}
 	if g.PromptTokens > 0 || g.CompletionTokens > 0 {
-		m.tokens.WithLabelValues(g.Model, "prompt").Add(float64(g.PromptTokens))
-		m.tokens.WithLabelValues(g.Model, "completion").Add(float64(g.CompletionTokens))
+		c.tokens.get(pairKey{g.Model, "prompt"}, func() prometheus.Counter {
+			return m.tokens.WithLabelValues(g.Model, "prompt")
+		}).Add(float64(g.PromptTokens))
+		c.tokens.get(pairKey{g.Model, "completion"}, func() prometheus.Counter {
+			return m.tokens.WithLabelValues(g.Model, "completion")
+		}).Add(float64(g.CompletionTokens))
 	}
 	if g.Credits > 0 {
-		m.credits.WithLabelValues(g.Model).Add(float64(g.Credits))
+		c.credits.get(g.Model, func() prometheus.Counter { return m.credits.WithLabelValues(g.Model) }).Add(float64(g.Credits))
 	}
 	if g.OverReserved {
 		m.overReserved.WithLabelValues(g.Model, g.Upstream).Inc()
@@ -138,7 +149,9 @@ func (m *Metrics) Generation(g *shlyuz.Generation, total, upstream time.Duration
 		if a.Error != "" || a.Status >= 400 {
 			outcome = "error"
 		}
-		m.attempts.WithLabelValues(a.Upstream, outcome).Inc()
+		m.series.attempts.get(pairKey{a.Upstream, outcome}, func() prometheus.Counter {
+			return m.attempts.WithLabelValues(a.Upstream, outcome)
+		}).Inc()
 	}
 }
 

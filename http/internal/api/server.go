@@ -71,5 +71,9 @@ var idEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
 func NewID(prefix string) string {
 	var b [15]byte
 	_, _ = rand.Read(b[:])
-	return prefix + strconv.FormatInt(time.Now().Unix(), 10) + "-" + idEncoding.EncodeToString(b[:])
+	var buf [64]byte // built in place: one allocation, the string
+	id := append(buf[:0], prefix...)
+	id = strconv.AppendInt(id, time.Now().Unix(), 10)
+	id = append(id, '-')
+	return string(idEncoding.AppendEncode(id, b[:]))
 }
