@@ -165,6 +165,9 @@ func ParseMessages(body []byte, header func(string, ...string) string, countOnly
 	if err := api.ReadRouting(top, call); err != nil {
 		return nil, err
 	}
+	if err := api.RefuseChatOnly(top); err != nil {
+		return nil, err
+	}
 	if call.WebSearches, err = api.ServerToolFees(top["tools"]); err != nil {
 		return nil, err
 	}

@@ -172,6 +172,9 @@ func ParseGenerate(body []byte, model string, stream bool) (*actors.ChatCall, *s
 	if err := api.ReadRouting(top, call); err != nil {
 		return nil, err
 	}
+	if err := api.RefuseChatOnly(top); err != nil {
+		return nil, err
+	}
 	api.WithoutRouting(top) // Google answers 400 "Unknown name" to them
 	delete(top, "model")    // the URL names it
 	return call, nil

@@ -210,6 +210,9 @@ func ParseResponses(body []byte) (*actors.ChatCall, *responsesRequest, *shlyuz.E
 		if err := api.ReadRouting(r.raw, call); err != nil {
 			return nil, nil, err
 		}
+		if err := api.RefuseChatOnly(r.raw); err != nil {
+			return nil, nil, err
+		}
 	}
 	return call, &r, nil
 }

@@ -75,7 +75,7 @@ func (p *ProviderPrefs) policy(call *actors.ChatCall) *shlyuz.Error {
 // routingFields are the members of a request the gateway reads to route it
 // (OpenRouter's model fallbacks and provider preferences): they never go
 // to an upstream, whatever the client's protocol.
-var routingFields = []string{"models", "provider", "route"}
+var routingFields = []string{"models", "provider", "route", "plugins", "transforms", "debug"}
 
 // ReadRouting reads the client's models list, provider preferences and
 // end user from the top level of its body into call (whose Models holds
@@ -182,6 +182,29 @@ func RefuseUnserved(fields map[string]json.RawMessage) *shlyuz.Error {
 	}
 	if debug.Echo {
 		return shlyuz.ErrInvalidValue("debug", "debug.echo_upstream_body is not served by this gateway.")
+	}
+	return nil
+}
+
+// RefuseChatOnly refuses, on the routes that are not chat completions
+// (Messages, Responses, Gemini), what RefuseUnserved refuses and the web
+// plugin too: the gateway runs its search for chat completions only, and
+// a plugin is never dropped unsaid.
+func RefuseChatOnly(fields map[string]json.RawMessage) *shlyuz.Error {
+	if err := RefuseUnserved(fields); err != nil {
+		return err
+	}
+	var plugins []struct {
+		ID      string `json:"id"`
+		Enabled *bool  `json:"enabled"`
+	}
+	if err := Field(fields, "plugins", &plugins); err != nil {
+		return err
+	}
+	for _, p := range plugins {
+		if p.Enabled == nil || *p.Enabled {
+			return shlyuz.ErrInvalidValue("plugins", "plugins (here %q) are served on /api/v1/chat/completions only.", p.ID)
+		}
 	}
 	return nil
 }
