@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -57,7 +58,7 @@ func NewYandex(cfg YandexConfig) (*Yandex, error) {
 	if cfg.SearchType == "" {
 		cfg.SearchType = "SEARCH_TYPE_RU"
 	}
-	if !contains(searchTypes, cfg.SearchType) {
+	if !slices.Contains(searchTypes, cfg.SearchType) {
 		return nil, fmt.Errorf("search_type is one of %s, not %q", strings.Join(searchTypes, ", "), cfg.SearchType)
 	}
 	if cfg.FolderID == "" || len(cfg.FolderID) > 50 {
@@ -73,15 +74,6 @@ func NewYandex(cfg YandexConfig) (*Yandex, error) {
 		cfg.Guard = netguard.Default
 	}
 	return &Yandex{cfg: cfg, client: cfg.Guard.Client(cfg.Timeout)}, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // yandexRequest is WebSearchRequest in its REST form (int64 fields are strings).

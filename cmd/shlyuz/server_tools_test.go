@@ -9,6 +9,8 @@ import (
 // litellm's search_context_cost_per_query is 0.01 for Claude).
 const feeTestModels = `  - {id: "claude/search", name: "Claude with search", context_length: 200000, max_output_tokens: 4096, input_modalities: [text], output_modalities: [text], usd: {prompt_usd_per_mtok: "3", completion_usd_per_mtok: "15", web_search: "0.01"}}
   - {id: "test/gpt-4o-search-preview", name: "search model", context_length: 128000, max_output_tokens: 4096, input_modalities: [text], output_modalities: [text], usd: {prompt_usd_per_mtok: "1", completion_usd_per_mtok: "2", web_search: "0.035"}}
+  - {id: "gemini/grounded", name: "Gemini grounded per prompt", context_length: 128000, max_output_tokens: 4096, input_modalities: [text], output_modalities: [text], usd: {prompt_usd_per_mtok: "1", completion_usd_per_mtok: "2", web_search: "0.035"}}
+  - {id: "gemini/gemini-3-grounded", name: "Gemini grounded per query", context_length: 128000, max_output_tokens: 4096, input_modalities: [text], output_modalities: [text], usd: {prompt_usd_per_mtok: "1", completion_usd_per_mtok: "2", web_search: "0.014"}}
   - {id: "test/unpriced-search", name: "search model without a search price", context_length: 128000, max_output_tokens: 4096, input_modalities: [text], output_modalities: [text], usd: {prompt_usd_per_mtok: "1", completion_usd_per_mtok: "2"}}
 `
 

@@ -154,6 +154,10 @@ func ParseGenerate(body []byte, model string, stream bool) (*actors.ChatCall, *s
 		Fields: fields, Models: []string{model}, Stream: stream, Prompt: est, AllowFallbacks: true, Started: time.Now(),
 		Native: &shlyuz.NativeRequest{Protocol: shlyuz.ProtocolGemini, Body: top, Unfit: unfit},
 	}
+	if call.WebSearches, err = api.GoogleToolFees(top["tools"]); err != nil { // grounding's fee: reserved, billed, or refused
+		return nil, err
+	}
+	call.WebSearchField = "tools"
 	if g := r.GenerationConfig; g != nil {
 		if g.MaxOutputTokens != nil {
 			if *g.MaxOutputTokens < 1 {

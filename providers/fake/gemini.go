@@ -78,9 +78,15 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request) {
 		GenerationConfig struct {
 			ResponseModalities []string `json:"responseModalities"`
 		} `json:"generationConfig"`
+		Tools []struct {
+			GoogleSearch json.RawMessage `json:"googleSearch"`
+		} `json:"tools"`
 	}
 	if json.Unmarshal(body, &asked) == nil && slices.Contains(asked.GenerationConfig.ResponseModalities, "IMAGE") {
 		g.image = true
+	}
+	for _, t := range asked.Tools {
+		g.grounded = g.grounded || t.GoogleSearch != nil
 	}
 	if method == "streamGenerateContent" {
 		g.array = r.URL.Query().Get("alt") != "sse"
@@ -456,6 +462,9 @@ type geminiWriter struct {
 	sent    int    // chunks sent
 	image   bool   // responseModalities has IMAGE: the last chunk carries an inlineData PNG
 	media   Prompt // the prompt's documents, video and sound, reported by modality
+	// grounded: the request offers googleSearch; the finishing candidate
+	// carries groundingMetadata with two search queries.
+	grounded bool
 }
 
 // appendUsage appends "usageMetadata" with completion tokens so far.
@@ -546,6 +555,9 @@ func (g *geminiWriter) appendCandidate(b []byte, k int, text string, call bool, 
 		b = append(b, `,"finishReason":"`...)
 		b = append(b, finish...)
 		b = append(b, '"')
+		if g.grounded {
+			b = append(b, `,"groundingMetadata":{"webSearchQueries":["fake query one","fake query two"],"groundingChunks":[{"web":{"uri":"https://search.example/1","title":"search.example"}}]}`...)
+		}
 	}
 	b = append(b, `,"index":`...)
 	b = strconv.AppendInt(b, int64(k), 10)

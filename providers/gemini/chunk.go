@@ -97,6 +97,8 @@ type chunker struct {
 	choices      map[int]*choiceState
 	counted      int64 // completion tokens reported through CompletionTokens so far
 	finished     bool  // a candidate finished
+	perQuery     bool  // grounding is billed per search query (grounding.go)
+	searches     int64 // the most grounding searches seen so far
 }
 
 // choiceState is what a stream said so far of one candidate.
@@ -106,7 +108,8 @@ type choiceState struct {
 }
 
 func newChunker(req *shlyuz.UpstreamRequest, created int64) *chunker {
-	c := &chunker{generationID: req.GenerationID, choices: map[int]*choiceState{}, thoughts: showsThoughts(req.Fields)}
+	c := &chunker{generationID: req.GenerationID, choices: map[int]*choiceState{}, thoughts: showsThoughts(req.Fields),
+		perQuery: searchesPerQuery(req.UpstreamModel)}
 	var so struct {
 		IncludeUsage bool `json:"include_usage"`
 	}
@@ -129,8 +132,10 @@ func (c *chunker) convert(w *wireResponse) (ev shlyuz.StreamEvent, skip bool, er
 	if w.Error != nil {
 		return ev, false, w.Error.streamError()
 	}
+	c.searches = max(c.searches, searchesOf(w.Candidates, c.perQuery))
 	if w.UsageMetadata != nil {
 		u := w.UsageMetadata.usage()
+		u.WebSearches = c.searches
 		ev.Usage = &u
 	}
 	if len(w.Candidates) == 0 {

@@ -66,7 +66,7 @@ func (p *Provider) nativeChat(ctx context.Context, req *shlyuz.UpstreamRequest, 
 	if err != nil {
 		return nil, err
 	}
-	r, err := decodeReply(data, req.GenerationID, p.now(), false)
+	r, err := decodeReply(data, req.GenerationID, p.now(), false, searchesPerQuery(req.UpstreamModel))
 	if err != nil {
 		return nil, err
 	}

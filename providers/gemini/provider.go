@@ -148,7 +148,7 @@ func (p *Provider) Chat(ctx context.Context, req *shlyuz.UpstreamRequest) (*shly
 	if err != nil {
 		return nil, err
 	}
-	return decodeReply(data, req.GenerationID, p.now(), showsThoughts(req.Fields))
+	return decodeReply(data, req.GenerationID, p.now(), showsThoughts(req.Fields), searchesPerQuery(req.UpstreamModel))
 }
 
 // ChatStream opens a streamed call. It returns once the upstream's response
@@ -170,7 +170,7 @@ func (p *Provider) ChatStream(ctx context.Context, req *shlyuz.UpstreamRequest) 
 }
 
 // decodeReply turns a generateContent reply into OpenAI's choices.
-func decodeReply(data []byte, generationID string, now time.Time, thoughts bool) (*shlyuz.ChatResponse, error) {
+func decodeReply(data []byte, generationID string, now time.Time, thoughts, perQuery bool) (*shlyuz.ChatResponse, error) {
 	var w wireResponse
 	if err := json.Unmarshal(data, &w); err != nil {
 		e := upstream.Malformed("the reply is not valid JSON")
@@ -209,6 +209,7 @@ func decodeReply(data []byte, generationID string, now time.Time, thoughts bool)
 	if w.UsageMetadata != nil {
 		r.Usage = w.UsageMetadata.usage()
 	}
+	r.Usage.WebSearches = searchesOf(w.Candidates, perQuery)
 	return r, nil
 }
 

@@ -136,6 +136,8 @@ type candidate struct {
 	FinishReason  string   `json:"finishReason"`
 	FinishMessage string   `json:"finishMessage"`
 	Index         int      `json:"index"`
+	// GroundingMetadata: the model searched Google (grounding.go).
+	GroundingMetadata *groundingMetadata `json:"groundingMetadata"`
 }
 
 type promptFeedback struct {

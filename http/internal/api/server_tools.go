@@ -45,3 +45,31 @@ func ServerToolFees(tools json.RawMessage) (searches int64, err *shlyuz.Error) {
 	}
 	return searches, nil
 }
+
+// GoogleToolFees reads the Google tools of a Gemini API request that bear
+// a fee of their own: grounding with Google Search (googleSearch, or
+// googleSearchRetrieval of Gemini 1.5), reserved for defaultSearchHold
+// searches and billed as the upstream's groundingMetadata shows (per
+// grounded prompt, or per query on Gemini 3). Grounding the gateway cannot
+// price (Google Maps, enterprise web search) is refused before anything
+// goes upstream; code execution and URL context bill as tokens.
+func GoogleToolFees(tools json.RawMessage) (searches int64, err *shlyuz.Error) {
+	if len(tools) == 0 || IsNull(tools) {
+		return 0, nil
+	}
+	var ts []map[string]json.RawMessage
+	if json.Unmarshal(tools, &ts) != nil {
+		return 0, nil // the request's own validation words it
+	}
+	for i, t := range ts {
+		for k := range t {
+			switch k {
+			case "googleSearch", "googleSearchRetrieval":
+				searches = defaultSearchHold
+			case "googleMaps", "enterpriseWebSearch":
+				return 0, shlyuz.ErrInvalidValue("tools", "tools[%d]: %s bears a fee this gateway cannot price; it is not served.", i, k)
+			}
+		}
+	}
+	return searches, nil
+}

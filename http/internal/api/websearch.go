@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -51,7 +52,7 @@ func ReadWebSearch(fields map[string]json.RawMessage, model string, call *actors
 			w.Prompt = *p.SearchPrompt
 		}
 		switch e := p.Engine; {
-		case e == "" || contains(webEngines, e):
+		case e == "" || slices.Contains(webEngines, e):
 		case e == "native":
 			return shlyuz.ErrInvalidValue("plugins", "The web plugin's engine \"native\" is not served: the gateway searches with its own engine (%s); leave engine out.", strings.Join(webEngines, ", "))
 		default:
@@ -91,13 +92,4 @@ func ReadWebSearch(fields map[string]json.RawMessage, model string, call *actors
 func SearchesItself(model string) bool {
 	m := strings.ToLower(model)
 	return strings.Contains(m, "search") || strings.HasPrefix(m, "perplexity/")
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
