@@ -177,9 +177,8 @@ func (d *Directory) Request(identity, kind string, msg any, timeout time.Duratio
 // as soon as that node leaves the cluster.
 func (d *Directory) ask(pid *actor.PID, msg any, timeout time.Duration) (any, error) {
 	if pid.Address == d.c.ActorSystem.Address() || d.alone {
-		return d.localAsk(pid, msg, timeout)
+		return d.replyAsk(pid, msg, timeout, nil)
 	}
-	f := d.c.ActorSystem.Root.RequestFuture(pid, msg, timeout)
 	d.leftMu.Lock()
 	if d.left == nil {
 		d.left = make(map[string]chan struct{})
@@ -190,21 +189,7 @@ func (d *Directory) ask(pid *actor.PID, msg any, timeout time.Duration) (any, er
 		d.left[pid.Address] = left
 	}
 	d.leftMu.Unlock()
-	type answer struct {
-		res any
-		err error
-	}
-	done := make(chan answer, 1)
-	go func() { // ends at the answer or the time-out
-		res, err := f.Result()
-		done <- answer{res, err}
-	}()
-	select {
-	case a := <-done:
-		return a.res, a.err
-	case <-left:
-		return nil, ErrMemberLeft
-	}
+	return d.replyAsk(pid, msg, timeout, left)
 }
 
 // Send tells the virtual actor (identity, kind) without waiting.

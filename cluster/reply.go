@@ -36,23 +36,28 @@ func (r *replier) Stop(*actor.PID) {}
 // the busiest moment, past which they are let go.
 const freeRepliers = 1024
 
-// localAsk sends msg to pid, an actor of this node, and waits for its answer.
-func (d *Directory) localAsk(pid *actor.PID, msg any, timeout time.Duration) (any, error) {
+// replyAsk sends msg to pid and waits for its answer through a pooled
+// reply address. left, when not nil, is closed when pid's node leaves the
+// cluster: the request then fails with ErrMemberLeft at once.
+func (d *Directory) replyAsk(pid *actor.PID, msg any, timeout time.Duration, left <-chan struct{}) (any, error) {
 	r := d.takeReplier()
 	r.busy.Store(true)
 	d.c.ActorSystem.Root.RequestWithCustomSender(pid, msg, r.pid)
 	var res any
 	select {
-	case res = <-r.ch: // the usual case: the actor ran in this goroutine (a synchronized dispatcher)
+	case res = <-r.ch: // the usual local case: the actor ran in this goroutine (a synchronized dispatcher)
 	default:
 		r.timer.Reset(timeout)
 		select {
 		case res = <-r.ch:
 			r.timer.Stop()
 		case <-r.timer.C:
-			r.dead.Store(true)
-			d.c.ActorSystem.ProcessRegistry.Remove(r.pid)
+			d.dropReplier(r)
 			return nil, actor.ErrTimeout
+		case <-left:
+			r.timer.Stop()
+			d.dropReplier(r)
+			return nil, ErrMemberLeft
 		}
 	}
 	d.putReplier(r)
@@ -60,6 +65,13 @@ func (d *Directory) localAsk(pid *actor.PID, msg any, timeout time.Duration) (an
 		return nil, actor.ErrDeadLetter
 	}
 	return res, nil
+}
+
+// dropReplier gives up a replier whose answer may still come: it is never
+// used again, and what reaches it is dropped.
+func (d *Directory) dropReplier(r *replier) {
+	r.dead.Store(true)
+	d.c.ActorSystem.ProcessRegistry.Remove(r.pid)
 }
 
 func (d *Directory) takeReplier() *replier {
