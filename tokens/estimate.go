@@ -16,6 +16,10 @@ type PromptEstimate struct {
 	Likely  int64
 	Images  int64       // image (and other media) parts, each counted ImageTokens in Reserve; see ReserveFor
 	Media   *MediaParts // the media parts as measured (media_tokens.go), counted by ReserveFor
+	// Saved is what the word table (wordSavings) took off Reserve: a
+	// tokenizer the table is not proven against is held to Reserve + Saved,
+	// a token a byte (ReserveFor).
+	Saved int64
 }
 
 // ImageTokens is what one image part is assumed to cost when reserving.
@@ -123,15 +127,17 @@ type promptWalk struct {
 func (w promptWalk) estimate() PromptEstimate {
 	return PromptEstimate{
 		Reserve: w.text.Reserve + w.images*ImageTokens + w.overhead + 16,
+		Saved:   w.text.Saved,
 		Likely:  max(1, w.text.Likely+w.images*85+w.overhead),
 		Images:  w.images,
 	}
 }
 
 func (w *promptWalk) add(lit []byte) {
-	r, l := textTokens(lit)
+	r, l, s := textTokensSaved(lit)
 	w.text.Reserve += r
 	w.text.Likely += l
+	w.text.Saved += s
 }
 
 // addString adds v when it is a string literal (a tool call's id, name or
@@ -146,6 +152,7 @@ func (w *promptWalk) addString(v []byte) {
 func (w *promptWalk) addCount(e PromptEstimate) {
 	w.text.Reserve += e.Reserve
 	w.text.Likely += e.Likely
+	w.text.Saved += e.Saved
 }
 
 // message reads one message at b[vs]: a null or an object whose content is
@@ -251,11 +258,11 @@ func (w *promptWalk) part(b []byte, vs int) (int, error) {
 // long text is read once, not skipped to its end and then counted).
 func countValue(b []byte, s int, count bool, into *PromptEstimate) (int, error) {
 	if count && b[s] == '"' {
-		r, l, e, ok := textTokensTo(b, s)
+		r, l, saved, e, ok := textTokensSavedTo(b, s)
 		if !ok {
 			return 0, errWalk
 		}
-		into.Reserve, into.Likely = r, l
+		into.Reserve, into.Likely, into.Saved = r, l, saved
 		return e, nil
 	}
 	e, err := jsonscan.SkipValue(b, s)
@@ -318,13 +325,14 @@ func EstimateDefinitions(values ...json.RawMessage) PromptEstimate {
 		if len(v) == 0 || string(v) == "null" {
 			continue
 		}
-		reserve, likely, _ := countText(v, false)
+		reserve, likely, saved, _ := countText(v, false)
 		elements := int64(max(1, arrayLen(v)))
 		if e.Reserve == 0 {
 			reserve = shlyuz.AddChecked(reserve, definitionsPreamble)
 		}
 		e.Reserve = shlyuz.AddChecked(e.Reserve, shlyuz.AddChecked(reserve, 16*elements))
 		e.Likely = shlyuz.AddChecked(e.Likely, likely)
+		e.Saved = shlyuz.AddChecked(e.Saved, saved)
 	}
 	return e
 }

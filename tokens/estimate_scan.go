@@ -154,6 +154,7 @@ func toolCalls(b []byte, s int, into *PromptEstimate) (int, error) {
 		for _, e := range []PromptEstimate{id, name, args} {
 			into.Reserve += e.Reserve
 			into.Likely += e.Likely
+			into.Saved += e.Saved
 		}
 		return ve, nil
 	})

@@ -42,11 +42,18 @@ const (
 // it) has a space or a comma between its words, not a block of ASCII: after
 // a character the bulk path stops at, the next few are read one at a time.
 func textTokens(lit []byte) (reserve, likely int64) {
-	if len(lit) < 2 || lit[0] != '"' {
-		return 0, 0
-	}
-	reserve, likely, _ = countText(lit[1:len(lit)-1], false)
+	reserve, likely, _ = textTokensSaved(lit)
 	return reserve, likely
+}
+
+// textTokensSaved is textTokens and what the word table took off the
+// reserve (PromptEstimate.Saved).
+func textTokensSaved(lit []byte) (reserve, likely, saved int64) {
+	if len(lit) < 2 || lit[0] != '"' {
+		return 0, 0, 0
+	}
+	reserve, likely, saved, _ = countText(lit[1:len(lit)-1], false)
+	return reserve, likely, saved
 }
 
 // textTokensTo is textTokens of the string that opens at b[i] == '"',
@@ -55,17 +62,24 @@ func textTokens(lit []byte) (reserve, likely int64) {
 // read once, not skipped to its end first. For valid JSON, as textTokens of
 // b[i:end] and jsonscan.SkipString's end.
 func textTokensTo(b []byte, i int) (reserve, likely int64, end int, ok bool) {
+	reserve, likely, _, end, ok = textTokensSavedTo(b, i)
+	return reserve, likely, end, ok
+}
+
+// textTokensSavedTo is textTokensTo and what the word table took off the
+// reserve.
+func textTokensSavedTo(b []byte, i int) (reserve, likely, saved int64, end int, ok bool) {
 	body := b[i+1:]
-	reserve, likely, n := countText(body, true)
+	reserve, likely, saved, n := countText(body, true)
 	if n >= len(body) {
-		return 0, 0, 0, false
+		return 0, 0, 0, 0, false
 	}
-	return reserve, likely, i + 1 + n + 1, true
+	return reserve, likely, saved, i + 1 + n + 1, true
 }
 
 // countText counts body as textTokens does, to its end or, with toQuote, to
 // the first quote no escape holds; n is where it stopped.
-func countText(body []byte, toQuote bool) (reserve, likely int64, n int) {
+func countText(body []byte, toQuote bool) (reserve, likely, saved int64, n int) {
 	var t tally
 	var adj int64 // the bound less the bytes read: escapes are longer than their characters, NFKC expansions longer
 	slow := 0     // plain characters still to read one at a time
@@ -90,8 +104,9 @@ func countText(body []byte, toQuote bool) (reserve, likely int64, n int) {
 		if c := body[i]; c >= 0x20 && c < utf8.RuneSelf && c != '\\' {
 			if c == '"' && toQuote {
 				t.flush()
-				reserve = int64(i) + adj - escapeExcess(body[:i]) - textSavings(body[:i])
-				return reserve, min(t.likely, reserve), i
+				saved = textSavings(body[:i])
+				reserve = int64(i) + adj - escapeExcess(body[:i]) - saved
+				return reserve, min(t.likely, reserve), saved, i
 			}
 			t.add(asciiClass[c], 1)
 			i++
@@ -115,8 +130,9 @@ func countText(body []byte, toQuote bool) (reserve, likely int64, n int) {
 		t.add(classOf(r), rb)
 	}
 	t.flush()
-	reserve = int64(len(body)) + adj - escapeExcess(body) - textSavings(body)
-	return reserve, min(t.likely, reserve), len(body)
+	saved = textSavings(body)
+	reserve = int64(len(body)) + adj - escapeExcess(body) - saved
+	return reserve, min(t.likely, reserve), saved, len(body)
 }
 
 // escapeExcess is how many bytes longer the escapes of ASCII characters in

@@ -33,12 +33,26 @@ func ImageTokenBound(model string) int64 {
 	return ImageTokens
 }
 
-// ReserveFor is the reserve estimate of the prompt at a model: each media
+// unprovenTokenizer reports the models whose makers publish no tokenizer
+// the word table could be proven against (GigaChat, YandexGPT): their
+// prompts are held at a token a byte, which no tokenizer with a token of
+// one byte at least can exceed.
+func unprovenTokenizer(model string) bool {
+	id := strings.ToLower(model)
+	return strings.HasPrefix(id, "sber/") || strings.HasPrefix(id, "yandex/") ||
+		strings.Contains(id, "gigachat") || strings.Contains(id, "yandexgpt")
+}
+
+// ReserveFor is the reserve estimate of the prompt at a model: the text at
+// a token a byte for a model whose tokenizer is unproven; each media
 // part the gateway measured (Media) by its provider's rule for what it
 // holds (MediaPart.Tokens) instead of ImageTokens, and any other image part
 // by ImageTokenBound.
 func (e PromptEstimate) ReserveFor(model string) int64 {
 	r, measured := e.Reserve, int64(0)
+	if unprovenTokenizer(model) {
+		r = shlyuz.AddChecked(r, e.Saved)
+	}
 	if e.Media != nil {
 		measured = int64(len(e.Media.Parts))
 		if r < math.MaxInt64 { // the walk counted them as ImageTokens each (a saturated sum stays so)

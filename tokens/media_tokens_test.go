@@ -1,6 +1,10 @@
 package tokens
 
-import "testing"
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
 
 // TestMediaPartTokensHoldTheProvidersCount: each part is counted at least
 // at what its provider's documentation says it costs (the figures of the
@@ -60,5 +64,41 @@ func TestReserveForCountsMeasuredParts(t *testing.T) {
 	}
 	if got, want := (PromptEstimate{Reserve: 100 + ImageTokens, Images: 1}).ReserveFor("mistralai/mistral-medium-3"), int64(100+ImageTokens); got != want {
 		t.Fatalf("unmeasured: %d, want %d", got, want)
+	}
+}
+
+// TestUnprovenTokenizersAreHeldPerByte: GigaChat and YandexGPT publish no
+// tokenizer to prove the word table against, so their prompts are held at
+// a token a byte of the text (no tokenizer whose tokens are a byte or more
+// counts more); the models whose tokenizers the table is proven against
+// keep its savings.
+func TestUnprovenTokenizersAreHeldPerByte(t *testing.T) {
+	text := strings.Repeat("The gateway reserves what a prompt may cost before it goes upstream. ", 20)
+	msgs, _ := json.Marshal([]map[string]string{{"role": "user", "content": text}})
+	tools := json.RawMessage(`[{"type":"function","function":{"name":"read_file","description":"` + text + `","parameters":{"type":"object","properties":{"path":{"type":"string"}}}}}]`)
+	e, err := EstimatePrompt(msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs := EstimateDefinitions(tools)
+	bytes := int64(len(text))
+	for _, tc := range []struct {
+		model   string
+		perByte bool
+	}{
+		{"sber/gigachat-2-max", true},
+		{"yandex/yandexgpt-pro", true},
+		{"openai/gpt-5", false},
+		{"anthropic/claude-sonnet-4.5", false},
+	} {
+		for _, est := range []PromptEstimate{e, defs} {
+			got := est.ReserveFor(tc.model)
+			if tc.perByte && got < bytes {
+				t.Errorf("%s: reserve %d, below the text's %d bytes", tc.model, got, bytes)
+			}
+			if !tc.perByte && got >= bytes {
+				t.Errorf("%s: reserve %d, not below the text's %d bytes: the word table saved nothing", tc.model, got, bytes)
+			}
+		}
 	}
 }

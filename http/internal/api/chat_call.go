@@ -14,10 +14,13 @@ func IsNull(raw json.RawMessage) bool { return len(raw) == 4 && string(raw) == "
 // a response schema): the largest of the given forms of the same definitions.
 func WithDefinitions(est tokens.PromptEstimate, forms ...tokens.PromptEstimate) tokens.PromptEstimate {
 	var defs tokens.PromptEstimate
+	var perByte int64 // the largest form's count at a token a byte
 	for _, f := range forms {
 		defs.Reserve, defs.Likely = max(defs.Reserve, f.Reserve), max(defs.Likely, f.Likely)
+		perByte = max(perByte, shlyuz.AddChecked(f.Reserve, f.Saved))
 	}
 	est.Reserve, est.Likely = shlyuz.AddChecked(est.Reserve, defs.Reserve), shlyuz.AddChecked(est.Likely, defs.Likely)
+	est.Saved = shlyuz.AddChecked(est.Saved, perByte-defs.Reserve)
 	return est
 }
 
