@@ -61,11 +61,11 @@ func (g *Gateway) WebSearchFee() int64 {
 // prompt's reservation by the most its results can add.
 func (g *Gateway) webReady(c *ChatCall) error {
 	w := c.Web
+	if c.Native != nil {
+		return nativeSearch(c)
+	}
 	if g.web == nil {
 		return shlyuz.ErrInvalidValue(w.Field, "Web search (%s) is not served: this gateway has no search engine configured.", w.Field)
-	}
-	if c.Native != nil {
-		return shlyuz.ErrInvalidValue(w.Field, "Web search (%s) is served by /api/v1/chat/completions and /api/v1/responses.", w.Field)
 	}
 	if w.MaxResults <= 0 {
 		w.MaxResults = max(g.web.Results, 1)
@@ -76,6 +76,64 @@ func (g *Gateway) webReady(c *ChatCall) error {
 	bound := int64(len(defaultSearchPrompt) + len(w.Prompt) + 64 + w.MaxResults*webResultBound)
 	c.Prompt.Reserve = shlyuz.AddChecked(c.Prompt.Reserve, bound) // a token per byte at most
 	c.Prompt.Likely = shlyuz.AddChecked(c.Prompt.Likely, bound/4)
+	return nil
+}
+
+// nativeSearchUses is how many searches Anthropic's search tool may run
+// (its max_uses) for a request that asked for web search by the :online
+// variant, and so how many are reserved; groundingQueries is the queries
+// reserved for Gemini's grounding, which bills each (Gemini 3) with no cap
+// a request can set, as the Gemini route reserves for a client's own
+// googleSearch.
+const (
+	nativeSearchUses = 5
+	groundingQueries = 10
+)
+
+// nativeSearch serves :online on Anthropic's Messages and Gemini's
+// protocol by the provider's own search, added to the client's tools:
+// Anthropic's web search server tool (at most nativeSearchUses searches),
+// Gemini's grounding with Google Search. Each is reserved here and billed
+// as the upstream's usage reports it (server_tool_use, groundingMetadata);
+// an upstream that does not speak the protocol cannot run it, and is not
+// tried.
+func nativeSearch(c *ChatCall) error {
+	n := c.Native
+	var tool string
+	var uses int64
+	switch n.Protocol {
+	case shlyuz.ProtocolAnthropic:
+		tool, uses = fmt.Sprintf(`{"type":"web_search_20250305","name":"web_search","max_uses":%d}`, nativeSearchUses), nativeSearchUses
+	case shlyuz.ProtocolGemini:
+		tool, uses = `{"googleSearch":{}}`, groundingQueries
+	default:
+		return shlyuz.ErrInvalidValue(c.Web.Field, "Web search (%s) is served by /api/v1/chat/completions and /api/v1/responses.", c.Web.Field)
+	}
+	var tools []json.RawMessage
+	if raw, ok := n.Body["tools"]; ok && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &tools); err != nil {
+			return shlyuz.ErrInvalidValue("tools", "tools must be an array.")
+		}
+	}
+	c.Web = nil
+	for _, t := range tools { // the client's own search tool already serves it, and is reserved for
+		var has struct {
+			Type   string          `json:"type"`
+			Google json.RawMessage `json:"googleSearch"`
+		}
+		if json.Unmarshal(t, &has) == nil && (strings.HasPrefix(has.Type, "web_search_") || has.Google != nil) {
+			return nil
+		}
+	}
+	raw, err := json.Marshal(append(tools, json.RawMessage(tool)))
+	if err != nil {
+		return err
+	}
+	n.Body["tools"] = raw
+	c.WebSearches = shlyuz.AddChecked(c.WebSearches, uses)
+	if n.Unfit == nil {
+		n.Unfit = shlyuz.ErrInvalidValue("model", "Web search (:online) on this route is the provider's own search, which only an upstream speaking the route's protocol runs.")
+	}
 	return nil
 }
 

@@ -14,8 +14,12 @@ import (
 func TestGeminiGroundingIsCharged(t *testing.T) {
 	_, key := account(t, h.base, 100_000_000, nil)
 	body := func(tool string) map[string]any {
-		return map[string]any{"contents": []map[string]any{{"role": "user", "parts": []map[string]any{{"text": "Who won yesterday?"}}}},
-			"tools": []map[string]any{{tool: map[string]any{}}}, "generationConfig": map[string]any{"maxOutputTokens": 50}}
+		b := map[string]any{"contents": []map[string]any{{"role": "user", "parts": []map[string]any{{"text": "Who won yesterday?"}}}},
+			"generationConfig": map[string]any{"maxOutputTokens": 50}}
+		if tool != "" { // none: the :online variant asks for Google's search
+			b["tools"] = []map[string]any{{tool: map[string]any{}}}
+		}
+		return b
 	}
 	for _, tc := range []struct {
 		model, tool string
@@ -26,6 +30,9 @@ func TestGeminiGroundingIsCharged(t *testing.T) {
 		{"gemini/gemini-3-grounded", "googleSearch", 200, 2 * 140_000},
 		{"gemini/model", "googleSearch", 400, 0},
 		{"gemini/grounded", "googleMaps", 400, 0},
+		{"gemini/grounded:online", "", 200, 350_000},
+		{"gemini/gemini-3-grounded:online", "", 200, 2 * 140_000},
+		{"gemini/model:online", "", 400, 0},
 	} {
 		t.Run(tc.model+" "+tc.tool, func(t *testing.T) {
 			before := balance(t, h.base, key).Data.TotalCredits

@@ -21,9 +21,13 @@ const feeTestModels = `  - {id: "claude/search", name: "Claude with search", con
 func TestAnthropicWebSearchIsCharged(t *testing.T) {
 	_, key := account(t, h.base, 100_000_000, nil)
 	search := []map[string]any{{"type": "web_search_20250305", "name": "web_search", "max_uses": 3}}
-	body := func(model string, tools any) map[string]any {
-		return map[string]any{"model": model, "max_tokens": 50, "tools": tools,
+	body := func(model string, tools []map[string]any) map[string]any {
+		b := map[string]any{"model": model, "max_tokens": 50,
 			"messages": []map[string]any{{"role": "user", "content": "What is new in Moscow today?"}}}
+		if tools != nil {
+			b["tools"] = tools
+		}
+		return b
 	}
 	for _, tc := range []struct {
 		name   string
@@ -32,6 +36,8 @@ func TestAnthropicWebSearchIsCharged(t *testing.T) {
 	}{
 		{"no search price", body("claude/model", search), 400},
 		{"code execution", body("claude/search", []map[string]any{{"type": "code_execution_20250522", "name": "code_execution"}}), 400},
+		{":online without a search price", body("claude/model:online", nil), 400},
+		{":online to an upstream of another protocol", body("test/model:online", nil), 400},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := balance(t, h.base, key).Data.TotalCredits
@@ -45,7 +51,6 @@ func TestAnthropicWebSearchIsCharged(t *testing.T) {
 		})
 	}
 
-	before := balance(t, h.base, key).Data.TotalCredits
 	var r struct {
 		ID    string `json:"id"`
 		Usage struct {
@@ -56,16 +61,21 @@ func TestAnthropicWebSearchIsCharged(t *testing.T) {
 			} `json:"server_tool_use"`
 		} `json:"usage"`
 	}
-	resp := call(t, h.base, "POST", "/api/v1/messages", key, body("claude/search", search), &r)
-	if resp != 200 || r.Usage.ServerToolUse.WebSearchRequests != 1 {
-		t.Fatalf("status %d, usage %+v", resp, r.Usage)
-	}
-	charged := before - balance(t, h.base, key).Data.TotalCredits
-	// $3 and $15 per million tokens, $0.01 a search, at 100 RUB per USD and
-	// 100,000 credits a ruble: 30 credits a prompt token, 150 a completion
-	// token, 100,000 a search.
-	want := r.Usage.InputTokens*30 + r.Usage.OutputTokens*150 + 100_000
-	if charged != want {
-		t.Fatalf("charged %d, want %d (usage %+v)", charged, want, r.Usage)
+	// The tool as the client sent it; the :online variant, which asks for
+	// Anthropic's own search; both at once (one search tool goes upstream).
+	for _, b := range []map[string]any{body("claude/search", search), body("claude/search:online", nil), body("claude/search:online", search)} {
+		before := balance(t, h.base, key).Data.TotalCredits
+		resp := call(t, h.base, "POST", "/api/v1/messages", key, b, &r)
+		if resp != 200 || r.Usage.ServerToolUse.WebSearchRequests != 1 {
+			t.Fatalf("%s: status %d, usage %+v", b["model"], resp, r.Usage)
+		}
+		charged := before - balance(t, h.base, key).Data.TotalCredits
+		// $3 and $15 per million tokens, $0.01 a search, at 100 RUB per USD and
+		// 100,000 credits a ruble: 30 credits a prompt token, 150 a completion
+		// token, 100,000 a search.
+		want := r.Usage.InputTokens*30 + r.Usage.OutputTokens*150 + 100_000
+		if charged != want {
+			t.Fatalf("%s: charged %d, want %d (usage %+v)", b["model"], charged, want, r.Usage)
+		}
 	}
 }
