@@ -106,6 +106,7 @@ func (rs *ResponsesSink) Event(w *bufio.Writer, ev *shlyuz.StreamEvent) {
 	if r := c.Delta.Reasoning; r != nil && *r != "" {
 		rs.B.reasoning(*r)
 	}
+	rs.B.cite(c.Delta.Annotations)
 	if t := c.Delta.Content; t != nil && *t != "" {
 		rs.B.text(*t)
 	}

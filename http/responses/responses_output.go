@@ -77,8 +77,9 @@ type outItem struct {
 	callID, name string
 	namespace    string // a namespace's function: name is its name there
 	args         strings.Builder
-	tool         int  // the chat tool call index it comes from
-	done         bool // closed: its .done events were told
+	tool         int   // the chat tool call index it comes from
+	cites        []any // a message's annotations
+	done         bool  // closed: its .done events were told
 }
 
 func (it *outItem) render(status string) map[string]any {
@@ -99,13 +100,39 @@ func (it *outItem) render(status string) map[string]any {
 	}
 	content := []any{}
 	if status == "completed" {
-		content = append(content, outputText(it.text.String()))
+		content = append(content, outputText(it.text.String(), it.cites))
 	}
 	return map[string]any{"type": "message", "id": it.id, "status": status, "role": "assistant", "content": content}
 }
 
-func outputText(text string) map[string]any {
-	return map[string]any{"type": "output_text", "text": text, "annotations": []any{}}
+func outputText(text string, cites []any) map[string]any {
+	if cites == nil {
+		cites = []any{}
+	}
+	return map[string]any{"type": "output_text", "text": text, "annotations": cites}
+}
+
+// cite adds a web search's citations (chat's url_citation annotations) to
+// the message, as the Responses API's url_citation annotations of its text.
+func (b *ResponseBuilder) cite(cs []api.URLCitation) {
+	for _, c := range cs {
+		if c.Type != "url_citation" {
+			continue
+		}
+		a := map[string]any{"type": "url_citation", "url": c.URLCitation.URL, "title": c.URLCitation.Title,
+			"start_index": c.URLCitation.StartIndex, "end_index": c.URLCitation.EndIndex}
+		b.cites = append(b.cites, a)
+		if it := b.current("message"); it != nil {
+			b.annotated(it, a)
+		}
+	}
+}
+
+// annotated adds an annotation to the open message item, and tells it.
+func (b *ResponseBuilder) annotated(it *outItem, a any) {
+	it.cites = append(it.cites, a)
+	b.emit("response.output_text.annotation.added", map[string]any{"item_id": it.id, "output_index": len(b.items) - 1,
+		"content_index": 0, "annotation_index": len(it.cites) - 1, "annotation": a})
 }
 
 // ResponseBuilder builds a Response from chat's deltas and tells each step
@@ -117,6 +144,7 @@ type ResponseBuilder struct {
 	model string
 	Made  int64
 	items []*outItem
+	cites []any // the web search's citations, on every message item
 	emit  func(typ string, ev map[string]any)
 }
 
@@ -142,7 +170,10 @@ func (b *ResponseBuilder) open(typ, prefix string) *outItem {
 	b.emit("response.output_item.added", map[string]any{"output_index": idx, "item": it.render("in_progress")})
 	switch typ {
 	case "message":
-		b.emit("response.content_part.added", map[string]any{"item_id": it.id, "output_index": idx, "content_index": 0, "part": outputText("")})
+		b.emit("response.content_part.added", map[string]any{"item_id": it.id, "output_index": idx, "content_index": 0, "part": outputText("", nil)})
+		for _, a := range b.cites {
+			b.annotated(it, a)
+		}
 	case "reasoning":
 		b.emit("response.reasoning_summary_part.added", map[string]any{"item_id": it.id, "output_index": idx, "summary_index": 0,
 			"part": map[string]any{"type": "summary_text", "text": ""}})
@@ -164,7 +195,7 @@ func (b *ResponseBuilder) closeLast() {
 	switch it.typ {
 	case "message":
 		b.emit("response.output_text.done", map[string]any{"item_id": it.id, "output_index": idx, "content_index": 0, "text": it.text.String()})
-		b.emit("response.content_part.done", map[string]any{"item_id": it.id, "output_index": idx, "content_index": 0, "part": outputText(it.text.String())})
+		b.emit("response.content_part.done", map[string]any{"item_id": it.id, "output_index": idx, "content_index": 0, "part": outputText(it.text.String(), it.cites)})
 	case "reasoning":
 		b.emit("response.reasoning_summary_text.done", map[string]any{"item_id": it.id, "output_index": idx, "summary_index": 0, "text": it.text.String()})
 		b.emit("response.reasoning_summary_part.done", map[string]any{"item_id": it.id, "output_index": idx, "summary_index": 0,
@@ -281,6 +312,7 @@ func (b *ResponseBuilder) FromChoices(choices json.RawMessage) string {
 	if c.Message.Reasoning != "" {
 		b.reasoning(c.Message.Reasoning)
 	}
+	b.cite(c.Message.Annotations)
 	if t := anthropic.ChatText(c.Message.Content); t != "" {
 		b.text(t)
 	}

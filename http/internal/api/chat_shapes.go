@@ -21,8 +21,21 @@ type ChatChoice struct {
 				Arguments string `json:"arguments"`
 			} `json:"function"`
 		} `json:"tool_calls"`
+		Annotations []URLCitation `json:"annotations"`
 	} `json:"message"`
 	FinishReason string `json:"finish_reason"`
+}
+
+// URLCitation is an annotation of a chat message citing a web search
+// result (OpenRouter's and OpenAI's url_citation).
+type URLCitation struct {
+	Type        string `json:"type"`
+	URLCitation struct {
+		URL        string `json:"url"`
+		Title      string `json:"title"`
+		StartIndex int    `json:"start_index"`
+		EndIndex   int    `json:"end_index"`
+	} `json:"url_citation"`
 }
 
 // ChatChunk is a chat.completion.chunk.
@@ -40,6 +53,7 @@ type ChatChunk struct {
 					Arguments string `json:"arguments"`
 				} `json:"function"`
 			} `json:"tool_calls"`
+			Annotations []URLCitation `json:"annotations"`
 		} `json:"delta"`
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
