@@ -12,6 +12,14 @@ import (
 // reply's headers and its body.
 func postRaw(t *testing.T, path string, body any, headers map[string]string) (int, http.Header, []byte) {
 	t.Helper()
+	resp, out := postWith(t, path, body, headers)
+	return resp.StatusCode, resp.Header, out
+}
+
+// postWith posts body as JSON to path with the headers and returns the
+// reply (its body read and closed) and its body.
+func postWith(t *testing.T, path string, body any, headers map[string]string) (*http.Response, []byte) {
+	t.Helper()
 	raw, err := json.Marshal(body)
 	if err != nil {
 		t.Fatal(err)
@@ -29,11 +37,11 @@ func postRaw(t *testing.T, path string, body any, headers map[string]string) (in
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
+	out, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return resp.StatusCode, resp.Header, b
+	return resp, out
 }
 
 // A Messages request as Claude Code sends it: its own model names (dated

@@ -19,28 +19,11 @@ const geminiTestModels = `  - {id: "google/gemini-2.5-flash", name: "Gemini 2.5 
 // geminiPost sends body to a Gemini API path with the key in x-goog-api-key.
 func geminiPost(t *testing.T, path, key string, body any) (*http.Response, []byte) {
 	t.Helper()
-	raw, err := json.Marshal(body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, err := http.NewRequest("POST", h.base+path, bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
+	headers := map[string]string{}
 	if key != "" {
-		req.Header.Set("X-Goog-Api-Key", key)
+		headers["X-Goog-Api-Key"] = key
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, out
+	return postWith(t, path, body, headers)
 }
 
 // geminiResponse is Google's GenerateContentResponse, as its SDK types name it.

@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -163,25 +161,7 @@ func TestMediaPartsAreReservedByWhatTheyHold(t *testing.T) {
 // generation id and the body.
 func postMedia(t *testing.T, path, key string, body any) (int, string, []byte) {
 	t.Helper()
-	raw, err := json.Marshal(body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, err := http.NewRequest("POST", h.base+path, bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp, out := postWith(t, path, body, map[string]string{"Authorization": "Bearer " + key})
 	return resp.StatusCode, resp.Header.Get("X-Generation-Id"), out
 }
 

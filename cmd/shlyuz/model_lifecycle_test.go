@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"strconv"
@@ -34,23 +32,11 @@ func lifecycleTestConfig() string {
 // post sends a JSON body and returns the response with its body read.
 func post(t *testing.T, path, key string, body any, headers ...string) (*http.Response, []byte) {
 	t.Helper()
-	raw, _ := json.Marshal(body)
-	req, _ := http.NewRequest("POST", h.base+path, bytes.NewReader(raw))
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
+	hs := map[string]string{"Authorization": "Bearer " + key}
 	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
+		hs[headers[i]] = headers[i+1]
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, b
+	return postWith(t, path, body, hs)
 }
 
 // litellmShutdown is LiteLLM's deprecation_date of a model, read from the
