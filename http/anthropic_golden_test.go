@@ -5,53 +5,28 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/shlyuz/shlyuz/http/anthropic"
 	"github.com/shlyuz/shlyuz/http/responses"
+	"github.com/shlyuz/shlyuz/internal/golden"
 
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
 )
 
-var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata")
-
 // runGolden runs fn on every testdata/<dir>/*<ext> and compares its output
 // with the .golden file beside it (rewritten under -update).
 func runGolden(t *testing.T, dir, ext string, fn func(t *testing.T, raw []byte) []byte) {
-	files, _ := filepath.Glob(filepath.Join("testdata", dir, "*"+ext))
-	if len(files) == 0 {
-		t.Fatalf("no cases in testdata/%s", dir)
-	}
-	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ext)
-		t.Run(name, func(t *testing.T) {
-			raw, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := fn(t, raw)
-			path := strings.TrimSuffix(f, ext) + ".golden"
-			if *updateGolden {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", path, got, want)
-			}
-		})
-	}
+	golden.Run(t, dir, ext, func(t *testing.T, c golden.Case) []byte {
+		raw, err := os.ReadFile(c.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fn(t, raw)
+	})
 }
 
 func describe(err *shlyuz.Error) []byte {

@@ -4,36 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
+	"github.com/shlyuz/shlyuz/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/name (rewritten under -update).
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
 
 // receipt is a settled call of an upstream that thought: 8 prompt tokens
 // (2 cached), 12 completion tokens of which 4 reasoning.
@@ -59,7 +36,7 @@ func TestReplyGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	out.WriteByte('\n')
-	golden(t, "reply.golden", out.Bytes())
+	golden.Check(t, "reply.golden", out.Bytes())
 }
 
 // A chat stream as Google's: text and thoughts as they come, a function call
@@ -98,7 +75,7 @@ func TestStreamGolden(t *testing.T) {
 			s.KeepAlive(w)
 			s.End(w, tc.outcome, receipt)
 			_ = w.Flush()
-			golden(t, tc.name, buf.Bytes())
+			golden.Check(t, tc.name, buf.Bytes())
 		})
 	}
 }

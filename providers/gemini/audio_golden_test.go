@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/golden"
 	"github.com/shlyuz/shlyuz/media"
-	"github.com/shlyuz/shlyuz/providers/internal/golden"
 )
 
 // audioCase is a testdata/audio_request case: one of the two requests.

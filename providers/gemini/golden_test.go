@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/shlyuz/shlyuz"
-	"github.com/shlyuz/shlyuz/providers/internal/golden"
+	"github.com/shlyuz/shlyuz/internal/golden"
 )
 
 // TestRequestGolden checks the translation of a client body into the native

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/golden"
 	"github.com/shlyuz/shlyuz/providers/fake"
-	"github.com/shlyuz/shlyuz/providers/internal/golden"
 )
 
 // The video wire, both ways, against the fake: golden transcripts of a job's

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/shlyuz/shlyuz"
-	"github.com/shlyuz/shlyuz/providers/internal/golden"
+	"github.com/shlyuz/shlyuz/internal/golden"
 )
 
 // TestSpeechRequestGolden checks /v1/audio/speech's request bodies.

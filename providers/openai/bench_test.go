@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/golden"
 	"github.com/shlyuz/shlyuz/providers/fake"
-	"github.com/shlyuz/shlyuz/providers/internal/golden"
 	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 

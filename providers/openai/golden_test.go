@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/shlyuz/shlyuz"
-	"github.com/shlyuz/shlyuz/providers/internal/golden"
+	"github.com/shlyuz/shlyuz/internal/golden"
 )
 
 // TestRequestGolden checks the translation of a client body into the body sent upstream.

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/shlyuz/shlyuz"
-	"github.com/shlyuz/shlyuz/providers/internal/golden"
+	"github.com/shlyuz/shlyuz/internal/golden"
 )
 
 // TestImagesRequestGolden checks the image API's request bodies.

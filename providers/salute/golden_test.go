@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/shlyuz/shlyuz"
-	"github.com/shlyuz/shlyuz/providers/internal/golden"
+	"github.com/shlyuz/shlyuz/internal/golden"
 )
 
 // recorder is an upstream that records the request it gets (after the

@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/golden"
 	"github.com/shlyuz/shlyuz/media"
 	"github.com/shlyuz/shlyuz/media/mediatest"
-	"github.com/shlyuz/shlyuz/providers/internal/golden"
 )
 
 // stereoWAV is seconds of 16-bit stereo silence at rate.

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/shlyuz/shlyuz"
-	"github.com/shlyuz/shlyuz/providers/internal/golden"
+	"github.com/shlyuz/shlyuz/internal/golden"
 )
 
 func describeError(err error) string {

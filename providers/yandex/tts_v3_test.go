@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/shlyuz/shlyuz"
-	"github.com/shlyuz/shlyuz/providers/internal/golden"
+	"github.com/shlyuz/shlyuz/internal/golden"
 )
 
 // TestSynthesisLineTooLong: a line of v3's stream over maxChunkLine is a

@@ -1,7 +1,7 @@
-// Package golden is the adapters' golden-file testing: outputs compared with
-// the files under testdata, or written there when the tests run with
-// -update; the cases read from testdata; and the rendering of a stream's
-// events, the same for every adapter.
+// Package golden is golden-file testing for the adapters and the client
+// protocols: outputs compared with the files under testdata, or written
+// there when the tests run with -update; the cases read from testdata; and
+// the rendering of a stream's events, the same for every adapter.
 package golden
 
 import (
