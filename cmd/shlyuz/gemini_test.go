@@ -237,6 +237,9 @@ func TestGeminiErrors(t *testing.T) {
 		{"no balance, stream", "/api/v1beta/models/test/model:streamGenerateContent?alt=sse", poor, ok, 429, "RESOURCE_EXHAUSTED"},
 		{"candidateCount above Google's 8", "/api/v1beta/models/test/model:generateContent", key, map[string]any{"contents": ok["contents"], "generationConfig": map[string]any{"candidateCount": 9}}, 400, "INVALID_ARGUMENT"},
 		{"candidateCount negative", "/api/v1beta/models/test/model:generateContent", key, map[string]any{"contents": ok["contents"], "generationConfig": map[string]any{"candidateCount": -1}}, 400, "INVALID_ARGUMENT"},
+		{"video above a frame a second", "/api/v1beta/models/gemini-2.5-flash:generateContent", key, map[string]any{"contents": []map[string]any{{"role": "user", "parts": []map[string]any{{"fileData": map[string]any{"mimeType": "video/mp4", "fileUri": "https://example.com/v.mp4"}, "videoMetadata": map[string]any{"fps": 5}}}}}}, 400, "INVALID_ARGUMENT"},
+		{"high media resolution", "/api/v1beta/models/gemini-2.5-flash:generateContent", key, map[string]any{"contents": ok["contents"], "generationConfig": map[string]any{"mediaResolution": "MEDIA_RESOLUTION_HIGH"}}, 400, "INVALID_ARGUMENT"},
+		{"high media resolution of a part", "/api/v1beta/models/gemini-2.5-flash:generateContent", key, map[string]any{"contents": []map[string]any{{"role": "user", "parts": []map[string]any{{"text": "hi", "mediaResolution": map[string]any{"level": "MEDIA_RESOLUTION_HIGH"}}}}}}, 400, "INVALID_ARGUMENT"},
 		{"search tool on another upstream", "/api/v1beta/models/test/model:generateContent", key, map[string]any{"contents": ok["contents"], "tools": []map[string]any{{"googleSearch": map[string]any{}}}}, 400, "INVALID_ARGUMENT"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"encoding/json"
 	"strings"
 
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -14,26 +13,12 @@ import (
 // part's mediaResolution), which counts a PDF page or a video frame up to
 // several times the default. The native body goes upstream as the client
 // wrote it, so these would reach Gemini unmeasured.
-func mediaSettings(top map[string]json.RawMessage) *shlyuz.Error {
-	var cfg struct {
-		MediaResolution string `json:"mediaResolution"`
-	}
-	if raw := top["generationConfig"]; len(raw) > 0 && json.Unmarshal(raw, &cfg) == nil && highResolution(cfg.MediaResolution) {
+func mediaSettings(r *generateRequest) *shlyuz.Error {
+	if g := r.GenerationConfig; g != nil && highResolution(g.MediaResolution) {
 		return shlyuz.ErrInvalidValue("generationConfig.mediaResolution",
-			"The gateway reserves media at Gemini's default resolution; leave mediaResolution unset or at LOW or MEDIUM, not %q.", cfg.MediaResolution)
+			"The gateway reserves media at Gemini's default resolution; leave mediaResolution unset or at LOW or MEDIUM, not %q.", g.MediaResolution)
 	}
-	var contents []struct {
-		Parts []struct {
-			VideoMetadata *struct {
-				FPS *float64 `json:"fps"`
-			} `json:"videoMetadata"`
-			MediaResolution json.RawMessage `json:"mediaResolution"`
-		} `json:"parts"`
-	}
-	if raw := top["contents"]; len(raw) == 0 || json.Unmarshal(raw, &contents) != nil {
-		return nil // the request's own reading says what is wrong
-	}
-	for _, c := range contents {
+	for _, c := range r.Contents {
 		for _, p := range c.Parts {
 			if v := p.VideoMetadata; v != nil && v.FPS != nil && *v.FPS > 1 {
 				return shlyuz.ErrInvalidValue("contents", "The gateway reserves video at a frame a second, Gemini's default; videoMetadata.fps %g would be counted above it.", *v.FPS)

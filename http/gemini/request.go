@@ -51,6 +51,10 @@ type part struct {
 		Name     string          `json:"name"`
 		Response json.RawMessage `json:"response"`
 	} `json:"functionResponse"`
+	VideoMetadata *struct {
+		FPS *float64 `json:"fps"`
+	} `json:"videoMetadata"`
+	MediaResolution json.RawMessage `json:"mediaResolution"`
 }
 
 type tool struct {
@@ -85,6 +89,7 @@ type generationConfig struct {
 	ResponseMimeType   string          `json:"responseMimeType"`
 	ResponseSchema     json.RawMessage `json:"responseSchema"`
 	ResponseJSONSchema json.RawMessage `json:"responseJsonSchema"`
+	MediaResolution    string          `json:"mediaResolution"`
 	ThinkingConfig     *struct {
 		IncludeThoughts bool   `json:"includeThoughts"`
 		ThinkingBudget  *int64 `json:"thinkingBudget"`
@@ -140,7 +145,7 @@ func ParseGenerate(body []byte, model string, stream bool) (*actors.ChatCall, *s
 	if err := api.WithMedia(&est, fields["messages"], "contents"); err != nil {
 		return nil, err
 	}
-	if err := mediaSettings(top); err != nil {
+	if err := mediaSettings(&r); err != nil {
 		return nil, err
 	}
 	// Definitions are prompt too: as the client wrote them (a Gemini upstream gets them so) or as
