@@ -69,6 +69,12 @@ func (p *Price) Bill(u Usage) Bill {
 		q.RequestMicro,
 		MulChecked(u.WebSearches, p.WebSearchMicro), // one fee whatever the prompt's size
 	}
+	b.total()
+	return b
+}
+
+// total sets Credits to the parts' sum, rounded up once, and shares it out.
+func (b *Bill) total() {
 	var total int64
 	for _, m := range b.micro {
 		total = AddChecked(total, m)
@@ -78,7 +84,6 @@ func (p *Price) Bill(u Usage) Bill {
 		b.Credits = math.MaxInt64
 	}
 	b.share()
-	return b
 }
 
 // Cap lowers the charge to at most limit (the reservation), sharing the
@@ -245,14 +250,9 @@ func (b *Bill) AddSearches(n, feeMicro int64) {
 	if n <= 0 || feeMicro <= 0 {
 		return
 	}
-	b.micro[10] = AddChecked(b.micro[10], MulChecked(n, feeMicro))
-	var total int64
-	for _, m := range b.micro {
-		total = AddChecked(total, m)
-	}
-	b.Credits = ceilDiv(total, MicroPerCredit)
-	if total == math.MaxInt64 {
-		b.Credits = math.MaxInt64
-	}
-	b.share()
+	b.micro[webSearchPart] = AddChecked(b.micro[webSearchPart], MulChecked(n, feeMicro))
+	b.total()
 }
+
+// webSearchPart is the web search fee's index in Bill.micro.
+const webSearchPart = 10

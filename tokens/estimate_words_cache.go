@@ -31,10 +31,8 @@ func textSavings(body []byte) int64 {
 	return saved
 }
 
-const (
-	wordsMin = 256     // bytes of a text below which no words are looked for
-	cacheMin = 4 << 10 // bytes of a text from which its savings are remembered
-)
+// wordsMin is the bytes of a text below which no words are looked for.
+const wordsMin = 256
 
 // savingsCache remembers the savings of the last long texts, direct-mapped
 // by their hash (a 64-bit hash seeded per process: a client cannot make

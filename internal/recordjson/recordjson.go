@@ -108,13 +108,13 @@ func AppendAttempts(b []byte, a []shlyuz.Attempt) []byte {
 // Billing is the generations.billing column's document: a generation's
 // details, each left out when empty.
 type Billing struct {
-	Prompt       *shlyuz.PromptTokensDetails
-	Completion   *shlyuz.CompletionTokensDetails
-	Credits      *shlyuz.CreditsDetails
-	OverReserved bool
-	Note         string
-	Dropped      []string
-	User         string
+	Prompt       *shlyuz.PromptTokensDetails     `json:"prompt_tokens_details,omitempty"`
+	Completion   *shlyuz.CompletionTokensDetails `json:"completion_tokens_details,omitempty"`
+	Credits      *shlyuz.CreditsDetails          `json:"credits_details,omitempty"`
+	OverReserved bool                            `json:"over_reserved,omitempty"`
+	Note         string                          `json:"note,omitempty"`
+	Dropped      []string                        `json:"dropped_parameters,omitempty"`
+	User         string                          `json:"user,omitempty"`
 }
 
 // AppendBilling appends d as an object with the members of a Generation of

@@ -1,6 +1,7 @@
 package recordjson
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -50,17 +51,6 @@ func TestAppendGenerationIsEncodingJSON(t *testing.T) {
 	}
 }
 
-// billingDoc is the column's document as encoding/json would write it.
-type billingDoc struct {
-	Prompt       *shlyuz.PromptTokensDetails     `json:"prompt_tokens_details,omitempty"`
-	Completion   *shlyuz.CompletionTokensDetails `json:"completion_tokens_details,omitempty"`
-	Credits      *shlyuz.CreditsDetails          `json:"credits_details,omitempty"`
-	OverReserved bool                            `json:"over_reserved,omitempty"`
-	Note         string                          `json:"note,omitempty"`
-	Dropped      []string                        `json:"dropped_parameters,omitempty"`
-	User         string                          `json:"user,omitempty"`
-}
-
 func TestAppendBillingIsEncodingJSON(t *testing.T) {
 	for _, d := range []Billing{
 		{},
@@ -72,7 +62,7 @@ func TestAppendBillingIsEncodingJSON(t *testing.T) {
 		{Prompt: &shlyuz.PromptTokensDetails{CachedTokens: 1}, Completion: &shlyuz.CompletionTokensDetails{}, Credits: &shlyuz.CreditsDetails{Input: 5},
 			OverReserved: true, Note: "n", Dropped: []string{"x", "y"}, User: awkward},
 	} {
-		same(t, AppendBilling(nil, &d), billingDoc{d.Prompt, d.Completion, d.Credits, d.OverReserved, d.Note, d.Dropped, d.User})
+		same(t, AppendBilling(nil, &d), d)
 	}
 }
 
@@ -95,5 +85,27 @@ func BenchmarkAppendGeneration(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		buf = AppendGeneration(buf[:0], &g)
+	}
+}
+
+// The billing column's members are the Generation's own, by its JSON tags.
+func TestBillingMembersAreTheGenerations(t *testing.T) {
+	g := shlyuz.Generation{PromptDetails: &shlyuz.PromptTokensDetails{CachedTokens: 1}, CompletionDetails: &shlyuz.CompletionTokensDetails{ReasoningTokens: 2},
+		CreditsDetails: &shlyuz.CreditsDetails{Input: 3}, OverReserved: true, Note: "n", DroppedParameters: []string{"x"}, User: "u"}
+	var whole, billing map[string]json.RawMessage
+	raw, _ := json.Marshal(&g)
+	if err := json.Unmarshal(raw, &whole); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(AppendBilling(nil, &Billing{g.PromptDetails, g.CompletionDetails, g.CreditsDetails, g.OverReserved, g.Note, g.DroppedParameters, g.User}), &billing); err != nil {
+		t.Fatal(err)
+	}
+	if len(billing) != 7 {
+		t.Fatalf("billing members %d, want 7", len(billing))
+	}
+	for k, v := range billing {
+		if string(whole[k]) != string(v) {
+			t.Errorf("%s: billing %s, the generation %s", k, v, whole[k])
+		}
 	}
 }

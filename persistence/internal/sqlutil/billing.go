@@ -8,18 +8,6 @@ import (
 	"github.com/shlyuz/shlyuz/internal/recordjson"
 )
 
-// billingDoc is the generations.billing column: the usage's details and how
-// the charge adds up.
-type billingDoc struct {
-	Prompt       *shlyuz.PromptTokensDetails     `json:"prompt_tokens_details,omitempty"`
-	Completion   *shlyuz.CompletionTokensDetails `json:"completion_tokens_details,omitempty"`
-	Credits      *shlyuz.CreditsDetails          `json:"credits_details,omitempty"`
-	OverReserved bool                            `json:"over_reserved,omitempty"`
-	Note         string                          `json:"note,omitempty"`
-	Dropped      []string                        `json:"dropped_parameters,omitempty"`
-	User         string                          `json:"user,omitempty"`
-}
-
 // encodeBilling is g's billing column ("" when it has no details).
 func encodeBilling(g *shlyuz.Generation) string {
 	if g.PromptDetails == nil && g.CompletionDetails == nil && g.CreditsDetails == nil && !g.OverReserved && g.Note == "" &&
@@ -36,7 +24,7 @@ func decodeBilling(s string, g *shlyuz.Generation) error {
 	if s == "" {
 		return nil
 	}
-	var d billingDoc
+	var d recordjson.Billing // the generations.billing column: the usage's details and how the charge adds up
 	if err := json.Unmarshal([]byte(s), &d); err != nil {
 		return fmt.Errorf("generation %s: billing: %w", g.ID, err)
 	}
