@@ -235,6 +235,8 @@ func TestGeminiErrors(t *testing.T) {
 		{"unknown method", "/api/v1beta/models/gemini-2.5-flash:embedEverything", key, ok, 404, "NOT_FOUND"},
 		{"no balance", "/api/v1beta/models/gemini-2.5-flash:generateContent", poor, ok, 429, "RESOURCE_EXHAUSTED"},
 		{"no balance, stream", "/api/v1beta/models/test/model:streamGenerateContent?alt=sse", poor, ok, 429, "RESOURCE_EXHAUSTED"},
+		{"candidateCount above Google's 8", "/api/v1beta/models/test/model:generateContent", key, map[string]any{"contents": ok["contents"], "generationConfig": map[string]any{"candidateCount": 9}}, 400, "INVALID_ARGUMENT"},
+		{"candidateCount negative", "/api/v1beta/models/test/model:generateContent", key, map[string]any{"contents": ok["contents"], "generationConfig": map[string]any{"candidateCount": -1}}, 400, "INVALID_ARGUMENT"},
 		{"search tool on another upstream", "/api/v1beta/models/test/model:generateContent", key, map[string]any{"contents": ok["contents"], "tools": []map[string]any{{"googleSearch": map[string]any{}}}}, 400, "INVALID_ARGUMENT"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

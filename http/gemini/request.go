@@ -92,6 +92,10 @@ type generationConfig struct {
 	} `json:"thinkingConfig"`
 }
 
+// maxCandidates is the most candidates Google's generateContent returns
+// (generationConfig.candidateCount, 1 to 8; 0 is the default, one).
+const maxCandidates = 8
+
 // modelName is the catalog's name for a model as a Gemini client puts it in
 // the URL: "gemini-2.5-flash", "models/gemini-2.5-flash" or a catalog id
 // ("google/gemini-2.5-flash").
@@ -165,8 +169,13 @@ func ParseGenerate(body []byte, model string, stream bool) (*actors.ChatCall, *s
 			}
 			call.MaxTokens = *g.MaxOutputTokens
 		}
-		if g.CandidateCount != nil && *g.CandidateCount > 1 {
-			call.N = *g.CandidateCount
+		if c := g.CandidateCount; c != nil {
+			if *c < 0 || *c > maxCandidates {
+				return nil, shlyuz.ErrInvalidValue("generationConfig.candidateCount", "generationConfig.candidateCount must be between 1 and %d.", maxCandidates)
+			}
+			if *c > 1 {
+				call.N = *c // every candidate is reserved for and billed
+			}
 		}
 	}
 	if err := api.ReadRouting(top, call); err != nil {

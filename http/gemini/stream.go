@@ -24,13 +24,16 @@ type Sink struct {
 	ID, Model string
 	SSE       bool
 
-	sent   int                   // chunks written
-	native bool                  // the upstream's own chunks are being passed on
-	calls  map[int]*functionCall // chat tool calls being streamed, by choice×64+index
-	order  []int                 // their keys, in order of arrival
-	args   map[int]*bytes.Buffer // their arguments so far
-	finish map[int]string        // finish_reason by choice
+	sent   int                       // chunks written
+	native bool                      // the upstream's own chunks are being passed on
+	calls  map[callKey]*functionCall // chat tool calls being streamed
+	order  []callKey                 // their keys, in order of arrival
+	args   map[callKey]*bytes.Buffer // their arguments so far
+	finish map[int]string            // finish_reason by choice
 }
+
+// callKey is a streamed tool call's place: its choice and its index there.
+type callKey struct{ choice, index int }
 
 // write frames one chunk.
 func (s *Sink) write(w *bufio.Writer, chunk []byte) {
@@ -72,9 +75,9 @@ func (s *Sink) Event(w *bufio.Writer, ev *shlyuz.StreamEvent) {
 			parts = append(parts, outPart{Text: t})
 		}
 		for _, tc := range c.Delta.ToolCalls {
-			key := c.Index*64 + tc.Index
+			key := callKey{c.Index, tc.Index}
 			if s.calls == nil {
-				s.calls, s.args = map[int]*functionCall{}, map[int]*bytes.Buffer{}
+				s.calls, s.args = map[callKey]*functionCall{}, map[callKey]*bytes.Buffer{}
 			}
 			fc := s.calls[key]
 			if fc == nil {
@@ -133,7 +136,7 @@ func (s *Sink) last(r *actors.Receipt) []byte {
 	for _, key := range s.order {
 		fc := s.calls[key]
 		fc.Args = argsOf(s.args[key].String())
-		byChoice[key/64] = append(byChoice[key/64], outPart{FunctionCall: fc})
+		byChoice[key.choice] = append(byChoice[key.choice], outPart{FunctionCall: fc})
 	}
 	choices := []int{0}
 	for i := range s.finish {

@@ -93,3 +93,40 @@ func TestStreamNativePasses(t *testing.T) {
 		t.Fatalf("got %s\nwant %s", got, want)
 	}
 }
+
+// Each streamed function call stays with its own candidate, whatever the
+// index of the call within its choice.
+func TestStreamCallsKeepTheirCandidate(t *testing.T) {
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	s := &Sink{ID: "gen-1", Model: "openai/gpt-5", SSE: true}
+	for _, c := range []string{
+		`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":64,"id":"call_a","function":{"name":"a","arguments":"{}"}}]}}]}`,
+		`{"choices":[{"index":1,"delta":{"tool_calls":[{"index":0,"id":"call_b","function":{"name":"b","arguments":"{}"}}]}}]}`,
+	} {
+		s.Event(w, &shlyuz.StreamEvent{Data: []byte(c)})
+	}
+	s.End(w, nil, receipt)
+	_ = w.Flush()
+	var last struct {
+		Candidates []struct {
+			Index   int
+			Content struct {
+				Parts []struct{ FunctionCall struct{ Name string } }
+			}
+		}
+	}
+	data, _ := strings.CutPrefix(strings.TrimSpace(buf.String()), "data: ")
+	if err := json.Unmarshal([]byte(data), &last); err != nil {
+		t.Fatalf("%v: %s", err, buf.String())
+	}
+	got := map[int][]string{}
+	for _, c := range last.Candidates {
+		for _, p := range c.Content.Parts {
+			got[c.Index] = append(got[c.Index], p.FunctionCall.Name)
+		}
+	}
+	if len(got) != 2 || len(got[0]) != 1 || got[0][0] != "a" || len(got[1]) != 1 || got[1][0] != "b" {
+		t.Fatalf("calls by candidate %v in %s", got, buf.String())
+	}
+}
