@@ -10,6 +10,21 @@ type WebResult struct {
 	Content string `json:"content,omitempty"`
 }
 
+// The bounds of one web result as an engine hands it on: a longer URL is
+// left out (a citation cut short points nowhere), a longer title or snippet
+// is cut.
+const (
+	WebMaxURL     = 2048
+	WebMaxTitle   = 300
+	WebMaxContent = 1000
+	// WebMaxResults is the most results one search may ask for.
+	WebMaxResults = 20
+)
+
+// WebResultBound is the most bytes one result takes in the search's prompt,
+// its framing included.
+const WebResultBound = WebMaxURL + WebMaxTitle + WebMaxContent + 32
+
 // WebQuery is one web search the gateway runs for a request (OpenRouter's
 // web plugin, the :online variant, web_search_options).
 type WebQuery struct {

@@ -73,7 +73,7 @@ func (g *Gateway) webReady(c *ChatCall) error {
 	if len(w.Prompt) > maxSearchPrompt {
 		return shlyuz.ErrInvalidValue(w.Field, "search_prompt is at most %d bytes.", maxSearchPrompt)
 	}
-	bound := int64(len(defaultSearchPrompt) + len(w.Prompt) + 64 + w.MaxResults*webResultBound)
+	bound := int64(len(defaultSearchPrompt) + len(w.Prompt) + 64 + w.MaxResults*shlyuz.WebResultBound)
 	c.Prompt.Reserve = shlyuz.AddChecked(c.Prompt.Reserve, bound) // a token per byte at most
 	c.Prompt.Likely = shlyuz.AddChecked(c.Prompt.Likely, bound/4)
 	return nil
@@ -136,10 +136,6 @@ func nativeSearch(c *ChatCall) error {
 	}
 	return nil
 }
-
-// webResultBound is the most bytes one result takes in the prompt (the
-// engines' bounds: URL 2048, title 300, snippet 1000, and the framing).
-const webResultBound = 2048 + 300 + 1000 + 32
 
 // search runs the call's web search once (a model fallback reuses its
 // results) and puts them in the prompt. A failed search fails the call:

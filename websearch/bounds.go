@@ -5,20 +5,6 @@ import (
 	"unicode/utf8"
 )
 
-// The bounds of one result as the engine hands it on: a longer URL is left
-// out (a citation cut short points nowhere), a longer title or snippet is cut.
-const (
-	MaxURL     = 2048
-	MaxTitle   = 300
-	MaxContent = 1000
-	// MaxResults is the most results one search may ask for.
-	MaxResults = 20
-)
-
-// ResultBound is the most bytes one result takes in the prompt, framing
-// included (see the actors' search prompt).
-const ResultBound = MaxURL + MaxTitle + MaxContent + 16
-
 // clip cuts s to at most n bytes at a rune boundary, its spaces folded.
 func clip(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")

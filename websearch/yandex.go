@@ -94,7 +94,7 @@ type yandexRequest struct {
 
 // Search runs one synchronous search.
 func (y *Yandex) Search(ctx context.Context, q shlyuz.WebQuery) ([]shlyuz.WebResult, error) {
-	n := min(max(q.MaxResults, 1), MaxResults)
+	n := min(max(q.MaxResults, 1), shlyuz.WebMaxResults)
 	var body yandexRequest
 	body.Query.SearchType, body.Query.QueryText = y.cfg.SearchType, YandexQuery(q.Text)
 	body.GroupSpec.GroupMode, body.GroupSpec.GroupsOnPage, body.GroupSpec.DocsInGroup = "GROUP_MODE_DEEP", strconv.Itoa(n), "1"
@@ -210,7 +210,7 @@ func parseYandexXML(raw []byte) ([]shlyuz.WebResult, error) {
 	var out []shlyuz.WebResult
 	for _, g := range doc.Response.Groups {
 		for _, d := range g.Docs {
-			if d.URL == "" || len(d.URL) > MaxURL || !(strings.HasPrefix(d.URL, "https://") || strings.HasPrefix(d.URL, "http://")) {
+			if d.URL == "" || len(d.URL) > shlyuz.WebMaxURL || !(strings.HasPrefix(d.URL, "https://") || strings.HasPrefix(d.URL, "http://")) {
 				continue
 			}
 			parts := make([]string, 0, len(d.Passages)+1)
@@ -220,7 +220,7 @@ func parseYandexXML(raw []byte) ([]shlyuz.WebResult, error) {
 			for _, p := range d.Passages {
 				parts = append(parts, string(p))
 			}
-			out = append(out, shlyuz.WebResult{URL: d.URL, Title: clip(string(d.Title), MaxTitle), Content: clip(strings.Join(parts, " "), MaxContent)})
+			out = append(out, shlyuz.WebResult{URL: d.URL, Title: clip(string(d.Title), shlyuz.WebMaxTitle), Content: clip(strings.Join(parts, " "), shlyuz.WebMaxContent)})
 		}
 	}
 	return out, nil

@@ -3,9 +3,11 @@ package websearch_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -79,5 +81,34 @@ func TestYandexQueryLimits(t *testing.T) {
 	}
 	if q := websearch.YandexQuery(strings.Repeat("я", 500)); len([]rune(q)) != 400 {
 		t.Fatalf("%d characters", len([]rune(q)))
+	}
+}
+
+// An engine reply is read to 4 MiB at most: one that runs on (a
+// misbehaving proxy) is an error once that much is read, not a process
+// holding all of it.
+func TestYandexSearchBoundsTheReply(t *testing.T) {
+	var written atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		chunk := []byte(strings.Repeat("A", 64<<10))
+		_, _ = w.Write([]byte(`{"rawData":"`))
+		for range 1024 { // 64 MiB unless the reader stops
+			n, err := w.Write(chunk)
+			written.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+		_, _ = w.Write([]byte(`"}`))
+	}))
+	defer srv.Close()
+	_, err := yandexAt(t, srv.URL, netguard.New(netip.MustParsePrefix("127.0.0.0/8"))).Search(context.Background(), shlyuz.WebQuery{Text: "x", MaxResults: 1})
+	if err == nil || !strings.Contains(err.Error(), "larger than 4 MiB") {
+		t.Fatalf("error %v", err)
+	}
+	srv.CloseClientConnections()
+	if w := written.Load(); w >= 64<<20 {
+		t.Fatalf("the whole reply (%d bytes) was sent", w)
 	}
 }

@@ -42,8 +42,8 @@ func webSearchEngine(c webSearchConfig) (*actors.WebEngine, error) {
 	if c.PriceRUBPer1000 == nil || c.PriceRUBPer1000.Sign() < 0 {
 		return nil, errors.New("price_rub_per_1000 is required: every search is billed (Yandex's list price of synchronous searches)")
 	}
-	if c.Results < 0 || c.Results > websearch.MaxResults {
-		return nil, fmt.Errorf("results is between 1 and %d", websearch.MaxResults)
+	if c.Results < 0 || c.Results > shlyuz.WebMaxResults {
+		return nil, fmt.Errorf("results is between 1 and %d", shlyuz.WebMaxResults)
 	}
 	allow := make([]netip.Prefix, 0, len(c.AllowAddresses))
 	for _, a := range c.AllowAddresses {

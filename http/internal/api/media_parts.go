@@ -151,6 +151,11 @@ func measureData(u, declared string) (tokens.MediaPart, string) {
 	return measureBytes(b, declared)
 }
 
+// maxMediaSeconds bounds a duration read from a file's headers before it
+// becomes whole seconds: a forged track may claim more than an int64 holds,
+// which would wrap to a negative count and reserve next to nothing.
+const maxMediaSeconds = 24 * 60 * 60
+
 // measureBytes measures content by what its bytes are, the declared media
 // type deciding only between audio and video in an MP4 container.
 func measureBytes(b []byte, declared string) (tokens.MediaPart, string) {
@@ -169,6 +174,9 @@ func measureBytes(b []byte, declared string) (tokens.MediaPart, string) {
 		secs, err := media.MP4Seconds(b)
 		if err != nil {
 			return tokens.MediaPart{}, "the video could not be measured (" + err.Error() + "); video and M4A audio are measured in MP4 (or QuickTime) files with their moov box."
+		}
+		if !(secs <= maxMediaSeconds) {
+			return tokens.MediaPart{}, "the file claims to play for longer than a day; no model takes that much media in one request."
 		}
 		kind := tokens.MediaVideo
 		if strings.HasPrefix(declared, "audio/") {

@@ -47,6 +47,7 @@ func TestMeasureMediaReadsWhatEachPartHolds(t *testing.T) {
 		{"a video that is not MP4", map[string]any{"type": "image_url", "image_url": map[string]any{"url": "data:video/webm;base64," + b64([]byte{0x1A, 0x45, 0xDF, 0xA3, 1, 2, 3, 4})}}, tokens.MediaPart{}},
 		{"an unknown part type", map[string]any{"type": "input_video", "data": "x"}, tokens.MediaPart{}},
 		{"not base64", map[string]any{"type": "input_audio", "input_audio": map[string]any{"format": "wav", "data": "***"}}, tokens.MediaPart{}},
+		{"a video whose track claims 2^64 seconds", map[string]any{"type": "video_url", "video_url": map[string]any{"url": "data:video/mp4;base64," + b64(endlessMP4(t))}}, tokens.MediaPart{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			msgs, _ := json.Marshal([]map[string]any{{"role": "user", "content": []map[string]any{{"type": "text", "text": "look"}, tc.part}}})
@@ -63,4 +64,18 @@ func TestMeasureMediaReadsWhatEachPartHolds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// endlessMP4 is a 3-second MP4 whose track's header says a timescale of 1
+// and whose sample table says 2^32-1 samples of 2^32-1 ticks each: more
+// seconds than an int64 holds.
+func endlessMP4(t *testing.T) []byte {
+	b := bytes.Clone(mediatest.MP4(3))
+	mdhd, stts := bytes.Index(b, []byte("mdhd")), bytes.Index(b, []byte("stts"))
+	if mdhd < 0 || stts < 0 || b[mdhd+4] != 0 {
+		t.Fatal("the MP4 has no version-0 mdhd or no stts")
+	}
+	copy(b[mdhd+4+12:], []byte{0, 0, 0, 1})                                    // timescale
+	copy(b[stts+4+8:], []byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}) // count, delta
+	return b
 }

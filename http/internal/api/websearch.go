@@ -9,9 +9,6 @@ import (
 	"github.com/shlyuz/shlyuz/actors"
 )
 
-// maxWebResults bounds the web plugin's max_results.
-const maxWebResults = 20
-
 // webEngines are the engine names the web plugin takes: the gateway's own
 // engine, whichever the operator configured ("yandex" names Yandex Search
 // API, the one engine there is).
@@ -43,8 +40,8 @@ func ReadWebSearch(fields map[string]json.RawMessage, model string, call *actors
 		}
 		w := &actors.WebPlugin{Field: "plugins"}
 		if p.MaxResults != nil {
-			if *p.MaxResults < 1 || *p.MaxResults > maxWebResults {
-				return shlyuz.ErrInvalidValue("plugins", "The web plugin's max_results is between 1 and %d.", maxWebResults)
+			if *p.MaxResults < 1 || *p.MaxResults > shlyuz.WebMaxResults {
+				return shlyuz.ErrInvalidValue("plugins", "The web plugin's max_results is between 1 and %d.", shlyuz.WebMaxResults)
 			}
 			w.MaxResults = *p.MaxResults
 		}
