@@ -178,12 +178,13 @@ type wireReply struct {
 func decodeReply(data []byte) (*shlyuz.ChatResponse, error) {
 	var w wireReply
 	if !readReply(data, &w) {
-		w = wireReply{}
-		if err := json.Unmarshal(data, &w); err != nil {
+		slow := new(wireReply) // encoding/json decides; a target of its own keeps w on the stack
+		if err := json.Unmarshal(data, slow); err != nil {
 			e := upstream.Malformed("the reply is not valid JSON")
 			e.Cause = err
 			return nil, e
 		}
+		w = *slow
 	}
 	if len(w.Error) > 0 && !isNull(w.Error) {
 		return nil, upstreamStreamError(w.Error)

@@ -2,7 +2,6 @@ package openai
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -72,7 +71,7 @@ func readReplyMember(key, v []byte, w *wireReply) bool {
 			if w.Usage == nil {
 				w.Usage = new(wireUsage)
 			}
-			return json.Unmarshal(v, w.Usage) == nil
+			return readUsage(v, w.Usage)
 		default:
 			return false
 		}
