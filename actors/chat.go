@@ -96,10 +96,10 @@ type call struct {
 	slot      slot      // the breakers' leave held at slotUp
 	slotUp    *Upstream // nil: no slot held
 	settled   bool
-	over      bool                   // the upstream reported more than was reserved
-	estimated bool                   // the usage is the gateway's count, not the upstream's
-	dropped   []string               // the request's parameters the serving upstream does not take
-	asked     *shlyuz.PricedModel    // the retired model the client named, when its successor serves the call
+	over      bool                // the upstream reported more than was reserved
+	estimated bool                // the usage is the gateway's count, not the upstream's
+	dropped   []string            // the request's parameters the serving upstream does not take
+	asked     *shlyuz.PricedModel // the retired model the client named, when its successor serves the call
 	// tctx is the request's context when its span is recording (tracing.go);
 	// attempt is the serving attempt's span, ended at settlement.
 	tctx    context.Context
