@@ -176,10 +176,11 @@ func (s *Server) readStream(c *fiber.Ctx, limit int, lease *BodyLease) ([]byte, 
 	if conn != nil {
 		_ = conn.SetReadDeadline(time.Time{})
 	}
-	var ne net.Error
-	switch {
-	case err == nil:
+	if err == nil {
 		return body, nil
+	}
+	var ne net.Error // escapes (errors.As): made only for a failed read
+	switch {
 	case errors.As(err, new(*shlyuz.Error)):
 		return nil, err
 	case errors.As(err, &ne) && ne.Timeout():
