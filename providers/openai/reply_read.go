@@ -55,11 +55,9 @@ func readReplyMember(key, v []byte, w *wireReply) bool {
 		return err == nil
 	case "system_fingerprint":
 		switch {
-		case isNull(v):
-			w.SystemFingerprint = nil
+		case isNull(v): // leaves it as it was, as encoding/json leaves a string
 		case v[0] == '"' && bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v):
-			s := string(v[1 : len(v)-1])
-			w.SystemFingerprint = &s
+			w.SystemFingerprint = string(v[1 : len(v)-1])
 		default:
 			return false
 		}
