@@ -299,8 +299,9 @@ func stagingBuffer(size int) []byte {
 // releaseStaging gives a buffer back to its pool; nothing may use it after.
 func releaseStaging(b []byte) {
 	if pool := StagingPools[cap(b)]; pool != nil {
-		b = b[:0]
-		pool.Put(&b)
+		p := new([]byte) // made here: taking &b would move b to the heap for every small body too
+		*p = b[:0]
+		pool.Put(p)
 	}
 }
 
