@@ -74,6 +74,12 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cockroach: parse dsn: %w", err)
 	}
+	return openConfig(ctx, cfg)
+}
+
+// openConfig is Open with the pool's configuration parsed (tests set a
+// dialer of their own on it).
+func openConfig(ctx context.Context, cfg *pgxpool.Config) (*Store, error) {
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("cockroach: connect: %w", err)
@@ -161,6 +167,11 @@ func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 
 // read runs a single-statement read, retried like a transaction.
 func (s *Store) read(ctx context.Context, fn func(ctx context.Context) error) error {
+	return s.retry(ctx, fn)
+}
+
+// retry runs fn, and runs it again on SQLSTATE 40001, up to maxRetries times.
+func (s *Store) retry(ctx context.Context, fn func(ctx context.Context) error) error {
 	return crdb.ExecuteCtx(crdb.WithMaxRetries(ctx, maxRetries), func(ctx context.Context, _ ...interface{}) error {
 		return fn(ctx)
 	})
