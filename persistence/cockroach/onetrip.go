@@ -125,12 +125,10 @@ upd AS (
 )
 SELECT j.ord,
 	CASE WHEN a.id IS NOT NULL THEN ` + strconv.Itoa(tripApplied) + `
-		WHEN j.fenced AND e.id IS NULL THEN ` + strconv.Itoa(tripFenced) + `
+		WHEN j.fenced AND NOT EXISTS (SELECT 1 FROM ledger_entries AS e WHERE e.id = j.id) THEN ` + strconv.Itoa(tripFenced) + `
 		ELSE ` + strconv.Itoa(tripDuplicate) + ` END,
 	CAST(CASE WHEN j.known IS NULL THEN 'no balance row for the account ' || j.account_id END AS BIGINT)
-FROM judged AS j
-	LEFT JOIN ins AS a ON a.id = j.id
-	LEFT JOIN ledger_entries AS e ON e.id = j.id AND j.fenced`)
+FROM judged AS j LEFT JOIN ins AS a ON a.id = j.id`)
 	return b.String()
 }
 
