@@ -7,6 +7,8 @@
 // ExecuteTx is not used: it retries through a savepoint, which never clears a
 // serialization failure on PostgreSQL and ignores the commit's error. Errors
 // are wrapped with %w throughout so the SQLSTATE stays visible to the retry loop.
+// The journal's usual commit sends its whole transaction, BEGIN to COMMIT, as
+// one pipelined batch (onetrip.go), retried whole the same way.
 // Single-statement reads run outside an explicit transaction and are retried
 // the same way.
 //
