@@ -131,6 +131,7 @@ func runsOf(k *blockMasks, r *blockRuns) bool {
 // plain ASCII classes only).
 func (t *tally) blocks(b []byte) int {
 	reserve, likely, run, k := t.reserve, t.likely, t.run, uint64(t.n) // run is none or a plain class
+	escapes := t.escaped
 	var cs [blockBatch]blockRuns
 	i := 0
 blocks:
@@ -153,20 +154,22 @@ blocks:
 			// character (asciiEscapes). Its backslash is a gap in the masks;
 			// an escape cut by the block's end and any other \u stop the
 			// block.
-			w := m // the block's characters, once the gaps inside runs are closed
+			w := m     // the block's characters, once the gaps inside runs are closed
+			var nu int // \u escapes read (asciiEscapes)
 			if cut := skip >> ((m - 1) & 63) & 1; cut|c.escU != 0 {
 				m -= int(cut)
-				var n int
 				if us := c.escU & lowMask(m); us != 0 && m > 0 {
-					m, n, lat, dig, spc, skip = asciiEscapes((*[64]byte)(b[i:]), us, m, lat, dig, spc, skip)
+					m, nu, lat, dig, spc, skip = asciiEscapes((*[64]byte)(b[i:]), us, m, lat, dig, spc, skip)
 				}
 				if m == 0 {
 					break blocks
 				}
-				w = m - 4*n
+				w = m - 4*nu
 				valid = lowMask(w)
 				lat, dig, spc, skip = lat&valid, dig&valid, spc&valid, skip&valid
 			}
+			// Each escape's backslash is a bit of skip; a \u escape is four bytes longer still.
+			escapes += int64(bits.OnesCount64(skip)) + 4*int64(nu)
 
 			// A gap between two characters of one class (or at the block's
 			// start) is closed: the masks above it move down a bit. A gap
@@ -242,7 +245,7 @@ blocks:
 		}
 	}
 	if i > 0 {
-		t.reserve, t.likely, t.run, t.n, t.bytes = reserve, likely, run, int64(k), int64(k)
+		t.reserve, t.likely, t.run, t.n, t.bytes, t.escaped = reserve, likely, run, int64(k), int64(k), escapes
 	}
 	return i
 }

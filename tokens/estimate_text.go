@@ -1,7 +1,6 @@
 package tokens
 
 import (
-	"bytes"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -81,7 +80,7 @@ func textTokensSavedTo(b []byte, i int) (reserve, likely, saved int64, end int, 
 // the first quote no escape holds; n is where it stopped.
 func countText(body []byte, toQuote bool) (reserve, likely, saved int64, n int) {
 	var t tally
-	var adj int64 // the bound less the bytes read: escapes are longer than their characters, NFKC expansions longer
+	var adj int64 // the bound less the bytes read: NFKC expansions are longer than their characters' bytes
 	slow := 0     // plain characters still to read one at a time
 	for i := 0; i < len(body); {
 		if slow == 0 {
@@ -105,7 +104,7 @@ func countText(body []byte, toQuote bool) (reserve, likely, saved int64, n int) 
 			if c == '"' && toQuote {
 				t.flush()
 				saved = textSavings(body[:i])
-				reserve = int64(i) + adj - escapeExcess(body[:i]) - saved
+				reserve = int64(i) + adj - t.escaped - saved
 				return reserve, min(t.likely, reserve), saved, i
 			}
 			t.add(asciiClass[c], 1)
@@ -122,6 +121,9 @@ func countText(body []byte, toQuote bool) (reserve, likely, saved int64, n int) 
 		} else {
 			slow = 4
 		}
+		if r < utf8.RuneSelf { // an escape of an ASCII character counts the character
+			t.escaped += int64(size - 1)
+		}
 		i += size
 		rb := runeBytes(r)
 		if r >= utf8.RuneSelf { // an ASCII character counts its bytes in the literal, as the bulk path counts it
@@ -131,29 +133,8 @@ func countText(body []byte, toQuote bool) (reserve, likely, saved int64, n int) 
 	}
 	t.flush()
 	saved = textSavings(body)
-	reserve = int64(len(body)) + adj - escapeExcess(body) - saved
+	reserve = int64(len(body)) + adj - t.escaped - saved
 	return reserve, min(t.likely, reserve), saved, len(body)
-}
-
-// escapeExcess is how many bytes longer the escapes of ASCII characters in
-// body (`\n`, `\"`, `\u003c`) are than the characters they stand for: the
-// bound counts the character, however the client escaped it (escapes of
-// other characters are read a character at a time, and adjusted there).
-func escapeExcess(body []byte) int64 {
-	var over int64
-	for i := 0; i < len(body); {
-		j := bytes.IndexByte(body[i:], '\\')
-		if j < 0 || i+j+1 >= len(body) {
-			return over
-		}
-		i += j
-		r, size := unescape(body[i:], true) // as the slow path reads it
-		if r < utf8.RuneSelf {
-			over += int64(size - 1)
-		}
-		i += size
-	}
-	return over
 }
 
 // cyrillicAt is the length of the Cyrillic letter (U+0400 to U+04FF) at
@@ -196,6 +177,11 @@ type tally struct {
 	reserve, likely int64
 	run             charClass
 	n, bytes        int64 // the current run's characters and UTF-8 bytes
+	// escaped is how many bytes longer the escapes of ASCII characters read
+	// (`\n`, `\"`, `\u003c`) are than the characters they stand for: the
+	// bound counts the character, however the client escaped it (escapes of
+	// other characters are adjusted with their NFKC bytes, in countText).
+	escaped int64
 }
 
 func (t *tally) add(c charClass, size int64) {
