@@ -604,6 +604,7 @@ func (cl *call) reserve(m *shlyuz.PricedModel, ups []*Upstream) error {
 			maxTokens = m.MaxOutputTokens
 		}
 		msg.Prompt, msg.MaxTokens, msg.MaxOut, msg.Price, msg.N = prompt, maxTokens, m.MaxOutput(), worst, cl.c.N
+		msg.MinTokens = thinkingNeed(cl.c, ups)
 	}
 	if cl.slice != nil { // reserved again for another model: the slice's reservation goes back
 		g.slices.release(cl.slice, cl.held, 0)
@@ -766,7 +767,7 @@ func (cl *call) record(now time.Time, status, finish string, u shlyuz.Usage, cre
 		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Credits: credits,
 		PromptDetails: u.PromptDetails(), CompletionDetails: u.CompletionDetails(), CreditsDetails: cl.details, OverReserved: cl.over,
 		LatencyMS: now.Sub(cl.c.Started).Milliseconds(), Status: status, FinishReason: finish, CreatedAt: now,
-		Estimated: cl.estimated, Note: cl.lifecycleNote(), DroppedParameters: slices.Concat(cl.dropped, cl.c.LeftOut), User: cl.c.User,
+		Estimated: cl.estimated, Note: joinNotes(cl.lifecycleNote(), cl.loweredNote()), DroppedParameters: slices.Concat(cl.dropped, cl.c.LeftOut), User: cl.c.User,
 	}
 	if cl.g.observe != nil {
 		cl.g.observe(gen, now.Sub(cl.c.Started), cl.upTime)
