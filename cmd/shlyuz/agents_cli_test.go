@@ -69,8 +69,9 @@ func TestClaudeCodeAnswersThroughTheFake(t *testing.T) {
 // 10 ₽ balance cannot hold at the output price: it is served with the cap
 // lowered to what it can pay for, never past the ceiling or the balance.
 // The model is Haiku 4.5 (ANTHROPIC_MODEL, as docs/clients.md says): at the
-// test rate (100 ₽ a dollar, K 1) Claude Code's own prompt, some 28,000
-// tokens of tools and instructions, is more than 10 ₽ at an Opus's price.
+// test rate (100 ₽ a dollar, K 1) Claude Code's own prompt, some 30,000
+// tokens of tools and instructions, holds 30 ₽ at an Opus's dearest
+// prompt price (10 USD a million, a one-hour cache write).
 func TestClaudeCodeAnswersWithinWhatItCanAfford(t *testing.T) {
 	modules := claudeCode(t)
 	const (
