@@ -101,6 +101,10 @@ func TestUnaffordableCapIsLowered(t *testing.T) {
 			return map[string]string{"X-Api-Key": key, "Anthropic-Version": "2023-06-01"}
 		}}
 	}
+	chatThinks := ask{"/api/v1/chat/completions", func(m string) map[string]any {
+		return map[string]any{"model": "claude/model", "max_tokens": asked, "reasoning": map[string]any{"max_tokens": thinking},
+			"messages": []map[string]any{{"role": "user", "content": "Say hi. " + m}}}
+	}, bearer}
 	responses := ask{"/api/v1/responses", func(m string) map[string]any {
 		return map[string]any{"model": "test/model", "max_output_tokens": asked, "input": "Say hi. " + m}
 	}, bearer}
@@ -119,6 +123,7 @@ func TestUnaffordableCapIsLowered(t *testing.T) {
 		{"chat, balance", chat, false, false},
 		{"chat, key ceiling", chat, true, false},
 		{"chat max_completion_tokens streamed, balance", chatNew, false, false},
+		{"chat to Anthropic with reasoning, key ceiling", chatThinks, true, true},
 		{"messages to Anthropic with thinking, balance", messages("claude/model", false), false, true},
 		{"messages to Anthropic with thinking streamed, key ceiling", messages("claude/model", true), true, true},
 		{"messages translated, balance", messages("test/model", false), false, false},
