@@ -21,14 +21,17 @@ func agentCall(hash, id string) *actors.ChatCall {
 }
 
 // A call reserved on a node that holds slices of its key lowers its cap as
-// the account's owner does: the same cap for the same ceiling, and many
-// such calls at once never spend past the ceiling, each served or refused
-// with the key's error (never the balance's, which is plenty).
+// the account's owner does: the same cap for the same ceiling. Many such
+// calls at once, between small calls that reserve from the node's slice,
+// never spend past the ceiling, each served or refused with the key's error
+// (never the balance's, which is plenty): a slice serves a call only for
+// its whole worst case, and a lowered one is the owner's to decide.
 func TestSlicedCallsLowerTheCapAsTheOwnerDoes(t *testing.T) {
 	tg := mediaGateway()
 	const ceiling, credits = 200_000, 10_000_000
-	owner := tg.account("acc-afford-owner", credits, ceiling)
-	_, r, err := tg.Complete(context.Background(), agentCall(owner, "gen-afford-owner"))
+	run := time.Now().UnixNano() // accounts of their own, when the test runs again
+	owner := tg.account(fmt.Sprintf("acc-afford-owner-%d", run), credits, ceiling)
+	_, r, err := tg.Complete(context.Background(), agentCall(owner, fmt.Sprintf("gen-afford-owner-%d", run)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,8 +41,9 @@ func TestSlicedCallsLowerTheCapAsTheOwnerDoes(t *testing.T) {
 
 	actors.SetSlicesHere(tg.Gateway, true)
 	t.Cleanup(func() { actors.SetSlicesHere(tg.Gateway, false) })
-	sliced := tg.account("acc-afford-sliced", credits, ceiling)
-	_, rs, err := tg.Complete(context.Background(), agentCall(sliced, "gen-afford-sliced"))
+	slicedID := fmt.Sprintf("acc-afford-sliced-%d", run)
+	sliced := tg.account(slicedID, credits, ceiling)
+	_, rs, err := tg.Complete(context.Background(), agentCall(sliced, fmt.Sprintf("gen-afford-sliced-%d", run)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,6 +51,7 @@ func TestSlicedCallsLowerTheCapAsTheOwnerDoes(t *testing.T) {
 		t.Fatalf("sliced: max_tokens %d, the owner's %d", rs.MaxTokens, r.MaxTokens)
 	}
 
+	slicedBefore, _ := actors.SliceReservations(tg.Gateway)
 	var mu sync.Mutex
 	spent := rs.Credits
 	ok, refused := 0, 0
@@ -56,14 +61,18 @@ func TestSlicedCallsLowerTheCapAsTheOwnerDoes(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range 20 {
-				_, r, err := tg.Complete(context.Background(), agentCall(sliced, fmt.Sprintf("gen-afford-%d-%d", w, i)))
+				c := agentCall(sliced, fmt.Sprintf("gen-afford-%d-%d-%d", run, w, i))
+				if i%2 == 1 {
+					c = sliceCall(sliced, c.GenerationID)
+				}
+				_, r, err := tg.Complete(context.Background(), c)
 				mu.Lock()
 				var e *shlyuz.Error
 				switch {
 				case err == nil:
 					ok++
 					spent += r.Credits
-					if r.MaxTokens <= 0 || r.MaxTokens > rs.MaxTokens {
+					if i%2 == 0 && (r.MaxTokens <= 0 || r.MaxTokens > rs.MaxTokens) {
 						t.Errorf("call %d/%d: max_tokens %d, at most %d left", w, i, r.MaxTokens, rs.MaxTokens)
 					}
 				case errors.As(err, &e) && e.Code == "key_limit_exceeded":
@@ -79,6 +88,9 @@ func TestSlicedCallsLowerTheCapAsTheOwnerDoes(t *testing.T) {
 	if spent > ceiling || ok == 0 {
 		t.Fatalf("%d calls spent %d of a %d ceiling, %d refused", ok, spent, ceiling, refused)
 	}
-	waitReleased(t, tg, "acc-afford-sliced")
-	assertSpent(t, tg, sliced, "acc-afford-sliced", spent, credits-spent)
+	if after, _ := actors.SliceReservations(tg.Gateway); after == slicedBefore {
+		t.Fatal("no small call reserved from a slice")
+	}
+	waitReleased(t, tg, slicedID)
+	assertSpent(t, tg, sliced, slicedID, spent, credits-spent)
 }
