@@ -20,6 +20,10 @@ type PromptEstimate struct {
 	// tokenizer the table is not proven against is held to Reserve + Saved,
 	// a token a byte (ReserveFor).
 	Saved int64
+	// Preamble is the tool-use instructions counted in Reserve for a
+	// request with definitions (definitionsPreamble, the most any maker
+	// adds): ReserveFor keeps of it what the model's maker adds.
+	Preamble int64
 }
 
 // ImageTokens is what one image part is assumed to cost when reserving.
@@ -318,7 +322,8 @@ func estimatePromptJSON(messages json.RawMessage) (PromptEstimate, error) {
 // words, punctuation runs and spaces every tokenizer's vocabulary holds,
 // wordSavings), which stays above what tokenizers make of it (upstreams
 // render definitions more tersely than JSON), plus 16 per top-level element
-// for the framing an upstream adds and, once, definitionsPreamble.
+// for the framing an upstream adds and, once, definitionsPreamble (Preamble
+// says so: ReserveFor takes off what the model's maker does not add).
 func EstimateDefinitions(values ...json.RawMessage) PromptEstimate {
 	var e PromptEstimate
 	for _, v := range values {
@@ -329,6 +334,7 @@ func EstimateDefinitions(values ...json.RawMessage) PromptEstimate {
 		elements := int64(max(1, arrayLen(v)))
 		if e.Reserve == 0 {
 			reserve = shlyuz.AddChecked(reserve, definitionsPreamble)
+			e.Preamble = definitionsPreamble
 		}
 		e.Reserve = shlyuz.AddChecked(e.Reserve, shlyuz.AddChecked(reserve, 16*elements))
 		e.Likely = shlyuz.AddChecked(e.Likely, likely)
@@ -339,7 +345,8 @@ func EstimateDefinitions(values ...json.RawMessage) PromptEstimate {
 
 // definitionsPreamble bounds the instructions an upstream adds to a prompt
 // with tools: Anthropic documents 346 tokens of tool-use system prompt for
-// its models (313 to 346 by tool_choice); OpenAI and Gemini add less.
+// its models (313 to 346 by tool_choice); OpenAI and Gemini add less
+// (toolPreamble).
 const definitionsPreamble = 346
 
 // arrayLen is the number of elements of v when it is a JSON array (opening

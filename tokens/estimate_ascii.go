@@ -130,7 +130,8 @@ func runsOf(k *blockMasks, r *blockRuns) bool {
 // on from block to block is kept in run and k (its class and length so far:
 // plain ASCII classes only).
 func (t *tally) blocks(b []byte) int {
-	reserve, likely, run, k := t.reserve, t.likely, t.run, uint64(t.n) // run is none or a plain class
+	likely, run, k := t.likely, t.run, uint64(t.n) // run is none or a plain class
+	escapes := t.escaped
 	var cs [blockBatch]blockRuns
 	i := 0
 blocks:
@@ -153,20 +154,22 @@ blocks:
 			// character (asciiEscapes). Its backslash is a gap in the masks;
 			// an escape cut by the block's end and any other \u stop the
 			// block.
-			w := m // the block's characters, once the gaps inside runs are closed
+			w := m     // the block's characters, once the gaps inside runs are closed
+			var nu int // \u escapes read (asciiEscapes)
 			if cut := skip >> ((m - 1) & 63) & 1; cut|c.escU != 0 {
 				m -= int(cut)
-				var n int
 				if us := c.escU & lowMask(m); us != 0 && m > 0 {
-					m, n, lat, dig, spc, skip = asciiEscapes((*[64]byte)(b[i:]), us, m, lat, dig, spc, skip)
+					m, nu, lat, dig, spc, skip = asciiEscapes((*[64]byte)(b[i:]), us, m, lat, dig, spc, skip)
 				}
 				if m == 0 {
 					break blocks
 				}
-				w = m - 4*n
+				w = m - 4*nu
 				valid = lowMask(w)
 				lat, dig, spc, skip = lat&valid, dig&valid, spc&valid, skip&valid
 			}
+			// Each escape's backslash is a bit of skip; a \u escape is four bytes longer still.
+			escapes += int64(bits.OnesCount64(skip)) + 4*int64(nu)
 
 			// A gap between two characters of one class (or at the block's
 			// start) is closed: the masks above it move down a bit. A gap
@@ -192,21 +195,15 @@ blocks:
 			case classSpace:
 				ks = k12
 			}
-			p := int64(bits.OnesCount64(punct))
-			reserve += p
-			likely += p
+			likely += int64(bits.OnesCount64(punct))
 
-			// Latin letters: a reserved token at every third of a run, a likely
-			// one at every fourth (offsets3 and offsets4 in one).
+			// Latin letters: a token at every fourth of a run (offsets4, written out).
 			first := ((lat + 1) ^ lat) & lat // the run at bit 0, if any
 			rest := lat &^ first
 			starts := rest &^ (rest << 1)
-			const p30, p31, p32 = mod3, mod3 << 1 & (1<<64 - 1), mod3 << 2 & (1<<64 - 1)
 			const p40, p41, p42, p43 = mod4, mod4 << 1, mod4 << 2, mod4 << 3
-			h3 := first&firstMod3[kl] | (((rest+starts&p30)^rest)&p30|((rest+starts&p31)^rest)&p31|((rest+starts&p32)^rest)&p32)&rest
 			h4 := first&firstMod4[kl] | (((rest+starts&p40)^rest)&p40|((rest+starts&p41)^rest)&p41|
 				((rest+starts&p42)^rest)&p42|((rest+starts&p43)^rest)&p43)&rest
-			reserve += int64(bits.OnesCount64(h3))
 			likely += int64(bits.OnesCount64(h4))
 			if spc&(spc<<1) != 0 || ks > 0 && spc&1 != 0 { // single spaces cost nothing
 				// offsets4(spc, ks, 1), written out: the call cost a tenth of the count of code.
@@ -215,12 +212,9 @@ blocks:
 				starts := rest &^ (rest << 1)
 				h := first&bits.RotateLeft64(firstMod4[ks], 1) | (((rest+starts&p40)^rest)&(mod4<<1)|((rest+starts&p41)^rest)&(mod4<<2)|
 					((rest+starts&p42)^rest)&(mod4<<3)|((rest+starts&p43)^rest)&mod4)&rest
-				sp := int64(bits.OnesCount64(h))
-				reserve += sp
-				likely += sp
+				likely += int64(bits.OnesCount64(h))
 			}
 			if dig != 0 { // prose has none in most blocks
-				reserve += int64(bits.OnesCount64(dig))
 				likely += offsets3(dig, kd)
 			}
 
@@ -242,7 +236,7 @@ blocks:
 		}
 	}
 	if i > 0 {
-		t.reserve, t.likely, t.run, t.n, t.bytes = reserve, likely, run, int64(k), int64(k)
+		t.likely, t.run, t.n, t.escaped = likely, run, int64(k), escapes
 	}
 	return i
 }

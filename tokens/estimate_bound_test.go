@@ -40,6 +40,36 @@ func referenceCounts(t *testing.T) map[string]func(string) int {
 	return out
 }
 
+// withGemini adds Gemini's tokenizers (tokenstest.Gemini, Gemini1) to
+// counts, for the given texts only: they run under node, which counts
+// every text in one run.
+func withGemini(t *testing.T, counts map[string]func(string) int, texts []string) {
+	t.Helper()
+	for name, tokenizer := range map[string]func() (*tokenstest.NodeTokenizer, error){
+		"gemini": tokenstest.Gemini, "gemini-1": tokenstest.Gemini1,
+	} {
+		tok, err := tokenizer()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ns, err := tok.Count(texts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byText := make(map[string]int, len(texts))
+		for i, n := range ns {
+			byText[texts[i]] = n
+		}
+		counts[name] = func(s string) int {
+			n, ok := byText[s]
+			if !ok {
+				t.Fatalf("%s did not count %.40q", name, s)
+			}
+			return n
+		}
+	}
+}
+
 // adversarialCorpora are texts generated to cost tokenizers the most per
 // character: random letters of mixed case, rare CJK, emoji, mixed
 // whitespace, code, base64.
@@ -116,13 +146,18 @@ func adversarialCorpora(seed uint64) map[string]string {
 
 // TestPromptReserveBoundsEveryTokenizer: on every adversarial corpus, and
 // on the ordinary samples, sent as UTF-8 and \u-escaped, the reserve is at
-// least what o200k, cl100k and Claude's tokenizer count.
+// least what o200k, cl100k, Claude's and Gemini's tokenizers count.
 func TestPromptReserveBoundsEveryTokenizer(t *testing.T) {
 	counts := referenceCounts(t)
 	texts := adversarialCorpora(1)
 	for _, s := range estimateSamples {
 		texts[s.name] = s.text
 	}
+	all := make([]string, 0, len(texts))
+	for _, text := range texts {
+		all = append(all, text)
+	}
+	withGemini(t, counts, all)
 	for name, text := range texts {
 		plain, _ := json.Marshal(text)
 		for _, lit := range [][]byte{plain, escapedJSON(text)} {

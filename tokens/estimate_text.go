@@ -1,7 +1,6 @@
 package tokens
 
 import (
-	"bytes"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -81,7 +80,7 @@ func textTokensSavedTo(b []byte, i int) (reserve, likely, saved int64, end int, 
 // the first quote no escape holds; n is where it stopped.
 func countText(body []byte, toQuote bool) (reserve, likely, saved int64, n int) {
 	var t tally
-	var adj int64 // the bound less the bytes read: escapes are longer than their characters, NFKC expansions longer
+	var adj int64 // the bound less the bytes read: NFKC expansions are longer than their characters' bytes
 	slow := 0     // plain characters still to read one at a time
 	for i := 0; i < len(body); {
 		if slow == 0 {
@@ -105,10 +104,10 @@ func countText(body []byte, toQuote bool) (reserve, likely, saved int64, n int) 
 			if c == '"' && toQuote {
 				t.flush()
 				saved = textSavings(body[:i])
-				reserve = int64(i) + adj - escapeExcess(body[:i]) - saved
+				reserve = int64(i) + adj - t.escaped - saved
 				return reserve, min(t.likely, reserve), saved, i
 			}
-			t.add(asciiClass[c], 1)
+			t.add(asciiClass[c])
 			i++
 			slow = max(slow-1, 0)
 			continue
@@ -122,38 +121,19 @@ func countText(body []byte, toQuote bool) (reserve, likely, saved int64, n int) 
 		} else {
 			slow = 4
 		}
-		i += size
-		rb := runeBytes(r)
-		if r >= utf8.RuneSelf { // an ASCII character counts its bytes in the literal, as the bulk path counts it
-			adj += max(rb, nfkcBytes(r)) - int64(size)
+		if r < utf8.RuneSelf { // an escape of an ASCII character counts the character
+			t.escaped += int64(size - 1)
 		}
-		t.add(classOf(r), rb)
+		i += size
+		if r >= utf8.RuneSelf { // an ASCII character counts its bytes in the literal, as the bulk path counts it
+			adj += max(runeBytes(r), nfkcBytes(r)) - int64(size)
+		}
+		t.add(classOf(r))
 	}
 	t.flush()
 	saved = textSavings(body)
-	reserve = int64(len(body)) + adj - escapeExcess(body) - saved
+	reserve = int64(len(body)) + adj - t.escaped - saved
 	return reserve, min(t.likely, reserve), saved, len(body)
-}
-
-// escapeExcess is how many bytes longer the escapes of ASCII characters in
-// body (`\n`, `\"`, `\u003c`) are than the characters they stand for: the
-// bound counts the character, however the client escaped it (escapes of
-// other characters are read a character at a time, and adjusted there).
-func escapeExcess(body []byte) int64 {
-	var over int64
-	for i := 0; i < len(body); {
-		j := bytes.IndexByte(body[i:], '\\')
-		if j < 0 || i+j+1 >= len(body) {
-			return over
-		}
-		i += j
-		r, size := unescape(body[i:], true) // as the slow path reads it
-		if r < utf8.RuneSelf {
-			over += int64(size - 1)
-		}
-		i += size
-	}
-	return over
 }
 
 // cyrillicAt is the length of the Cyrillic letter (U+0400 to U+04FF) at
@@ -186,19 +166,24 @@ func runeBytes(r rune) int64 {
 }
 
 // tally counts the tokens of a text a character at a time (add) or a block
-// of ASCII at a time (ascii). A run of one class costs, for its k-th
-// character (k from 0): a Latin letter a reserved token when k%3 == 0 and a
-// likely one when k%4 == 0 (so a run of n costs ⌈n/3⌉ and ⌈n/4⌉), a digit one
-// reserved and a likely one when k%3 == 0, a space one of each when k%4 == 1
-// (⌊(n+2)/4⌋ for n > 1), punctuation one of each. Runs of other scripts and of
-// symbols are costed by their length and bytes when they end (flush).
+// of ASCII at a time (ascii): the likely tokens (the reserve is the
+// characters' bytes, less the words', countText). A run of one class costs,
+// for its k-th character (k from 0): a Latin letter a token when k%4 == 0
+// (so a run of n costs ⌈n/4⌉), a digit one when k%3 == 0, a space one when
+// k%4 == 1 (⌊(n+2)/4⌋ for n > 1), punctuation one each. Runs of other
+// scripts and of symbols are costed by their length when they end (flush).
 type tally struct {
-	reserve, likely int64
-	run             charClass
-	n, bytes        int64 // the current run's characters and UTF-8 bytes
+	likely int64
+	run    charClass
+	n      int64 // the current run's characters
+	// escaped is how many bytes longer the escapes of ASCII characters read
+	// (`\n`, `\"`, `\u003c`) are than the characters they stand for: the
+	// bound counts the character, however the client escaped it (escapes of
+	// other characters are adjusted with their NFKC bytes, in countText).
+	escaped int64
 }
 
-func (t *tally) add(c charClass, size int64) {
+func (t *tally) add(c charClass) {
 	if c != t.run {
 		t.flush()
 		t.run = c
@@ -206,45 +191,34 @@ func (t *tally) add(c charClass, size int64) {
 	k := t.n
 	switch c {
 	case classLatin:
-		t.reserve += b2i(k%3 == 0)
 		t.likely += b2i(k%4 == 0)
 	case classDigit:
-		t.reserve++
 		t.likely += b2i(k%3 == 0)
 	case classSpace:
-		t.reserve += b2i(k%4 == 1)
 		t.likely += b2i(k%4 == 1)
 	case classNone:
-		t.reserve++
 		t.likely++
 	}
 	t.n++
-	t.bytes += size
 }
 
-// cyrillic is add(classCyrill, 2) n times.
+// cyrillic is add(classCyrill) n times.
 func (t *tally) cyrillic(n int64) {
 	if t.run != classCyrill {
 		t.flush()
 		t.run = classCyrill
 	}
 	t.n += n
-	t.bytes += 2 * n
 }
 
 func (t *tally) flush() {
 	switch t.run {
 	case classCyrill:
-		t.reserve += (t.n + 1) / 2
 		t.likely += (t.n + 2) / 3
-	case classLetter:
-		t.reserve += max(t.n, (t.bytes+1)/2)
-		t.likely += t.n
-	case classSymbol: // a byte-level tokenizer may spend a token per byte
-		t.reserve += t.bytes
+	case classLetter, classSymbol:
 		t.likely += t.n
 	}
-	t.run, t.n, t.bytes = classNone, 0, 0
+	t.run, t.n = classNone, 0
 }
 
 func b2i(b bool) int64 {

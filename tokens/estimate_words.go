@@ -11,6 +11,8 @@ import (
 // pre-tokens by a regular expression (runs of letters, with one space or
 // mark before them; runs of digits; runs of punctuation; whitespace), then
 // encodes each; a pre-token that is in its vocabulary is that one token.
+// Gemini's SentencePiece cuts no pre-tokens (its merges may only join more)
+// but takes every digit alone, so a run of digits saves nothing.
 // wordSavings finds the runs of ASCII letters and of ASCII punctuation that
 // every one of those expressions cuts out whole, whatever surrounds them,
 // and that every vocabulary has (estimate_words.txt, proven token by token
@@ -182,8 +184,6 @@ var wordKind = func() (t [256]uint8) {
 //     be followed by an ASCII character that is neither a letter nor an
 //     apostrophe (a letter, a mark or "'s" after it would join it), and be
 //     upper case then lower (o200k cuts "getUser" in two);
-//   - a run of digits, with the space before it if there is one, after and
-//     before a character that is ASCII (digitSavings);
 //   - a run of newlines then spaces between characters that are not
 //     whitespace, but for its last space (spaceSavings);
 //   - a run of punctuation marks, with the space before it if there is one
@@ -205,8 +205,6 @@ func wordSavings(body []byte) int64 {
 	var punct [wordMax]byte                      // the punctuation run being read, in UTF-8, its space first
 	np, nm := -1, 0                              // its bytes, -1 when it saves nothing whatever follows; its characters
 	nl, sp := -1, 0                              // the newlines and spaces of the whitespace run being read; nl -1 when it saves nothing
-	var digits [wordMax]byte                     // the digit run being read, its space first if it has one
-	nd := -1                                     // its length, -1 when it saves nothing whatever follows
 	for i := 0; i < len(body); {
 		c := body[i]
 		k := wordKind[c]
@@ -329,26 +327,6 @@ func wordSavings(body []byte) int64 {
 		default:
 			nl = -1
 		}
-		switch {
-		case k == wDigit && prev1 != wDigit:
-			nd = -1
-			switch prev1 {
-			case wSpace:
-				nd, digits[0], digits[1] = 2, ' ', c
-			case wLetter, wPunct, wNewline, wBlank:
-				nd, digits[0] = 1, c
-			}
-		case k == wDigit:
-			if nd >= 0 && nd < wordMax {
-				digits[nd] = c
-				nd++
-			} else {
-				nd = -1
-			}
-		case prev1 == wDigit && nd > 1 && k != wOther:
-			saved += digitSavings(digits[:nd])
-			nd = -1
-		}
 		prev2, prev1, c1 = prev1, k, c
 		i += size
 	}
@@ -394,21 +372,6 @@ func spaceSavings(nl, sp int) int64 {
 		}
 	}
 	return int64(n) - max(runCost(buf[:n]), int64(nl)+runCost(buf[nl:n]))
-}
-
-// digitSavings is what a run of ASCII digits saves (seg: the digits, with
-// the space before them if there is one), between ASCII characters that are
-// not digits. o200k and cl100k cut it in groups of three from its start, each
-// a token of theirs (TestWordTable checks every group), and a space before
-// it is a pre-token alone; Claude's takes the space and the digits as one
-// pre-token (runCost).
-func digitSavings(seg []byte) int64 {
-	n := int64(len(seg))
-	groups := (n + 2) / 3
-	if seg[0] == ' ' {
-		groups = 1 + n/3 // the space, then ⌈(n-1)/3⌉
-	}
-	return n - max(groups, runCost(seg))
 }
 
 // widePunct is the punctuation mark above 0x7F that b starts with, when it

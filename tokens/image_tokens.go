@@ -47,9 +47,13 @@ func unprovenTokenizer(model string) bool {
 // a token a byte for a model whose tokenizer is unproven; each media
 // part the gateway measured (Media) by its provider's rule for what it
 // holds (MediaPart.Tokens) instead of ImageTokens, and any other image part
-// by ImageTokenBound.
+// by ImageTokenBound; of the tool-use preamble, what the model's maker adds
+// (toolPreamble).
 func (e PromptEstimate) ReserveFor(model string) int64 {
 	r, measured := e.Reserve, int64(0)
+	if e.Preamble > 0 && r < math.MaxInt64 { // a saturated sum stays so
+		r = max(r-e.Preamble+min(e.Preamble, toolPreamble(model)), 0)
+	}
 	if unprovenTokenizer(model) {
 		r = shlyuz.AddChecked(r, e.Saved)
 	}

@@ -6,7 +6,7 @@
 // machine could lose the last ones, which neither file survives.
 //
 // The log is a series of segment files, PREFIX.1, PREFIX.2, …: appends go to
-// the open segment; Seal closes it (the next append opens the next one) and
+// the open segment; Seal closes it (and opens the next one, off the appends' path) and
 // names the last sealed segment, and once the store committed everything
 // appended before a seal, Drop removes the segments up to it. A process that
 // starts finds its dead predecessor's segments and Replays them into the
@@ -103,7 +103,11 @@ func (l *Log) Append(recs []byte) error {
 }
 
 // Seal ends the open segment and returns a mark: the segments up to the mark
-// hold every record appended so far (0: there are none).
+// hold every record appended so far (0: there are none). It opens the next
+// segment at once: creating a file costs a reply that waits for its append a
+// few hundred microseconds when the disk is busy, and the sealer (the
+// journal's commit) waits for nobody. When that open fails, the next Append
+// tries again and reports it.
 func (l *Log) Seal() uint64 {
 	if l.f == nil || l.size == 0 {
 		return l.seq - 1
@@ -111,6 +115,7 @@ func (l *Log) Seal() uint64 {
 	_ = l.f.Close() // a write error was reported by Append; closing a file written with O_APPEND loses nothing
 	l.sealed = append(l.sealed, l.seq)
 	l.f, l.seq = nil, l.seq+1
+	_ = l.openSegment()
 	return l.seq - 1
 }
 

