@@ -65,12 +65,13 @@ func Carries(protocol, model string, extra []string, param string) bool {
 // an upstream of the protocol (with the operator's extra) does not carry for
 // the model: the adapter leaves them out, and the generation record names them.
 func DroppedParameters(protocol, model string, extra []string, fields map[string]json.RawMessage) []string {
-	var out []string
-	for _, p := range ParametersSet(fields) {
-		if !Carries(protocol, model, extra, p) {
-			out = append(out, p)
+	var out []string // nil for the usual request, whose parameters are all carried
+	for name, v := range fields {
+		if isParameter(name, v) && !Carries(protocol, model, extra, name) {
+			out = append(out, name)
 		}
 	}
+	slices.Sort(out)
 	return out
 }
 
@@ -80,17 +81,19 @@ func DroppedParameters(protocol, model string, extra []string, fields map[string
 func ParametersSet(fields map[string]json.RawMessage) []string {
 	var out []string
 	for name, v := range fields {
-		if slices.Contains(out, name) || !slices.Contains(openRouterParameters, name) {
-			continue
+		if isParameter(name, v) {
+			out = append(out, name)
 		}
-		// A value is never turned into a string here: messages can be megabytes.
-		if string(bytes.TrimSpace(v)) == "null" {
-			continue
-		}
-		out = append(out, name)
 	}
 	slices.Sort(out)
 	return out
+}
+
+// isParameter reports whether the member sets a parameter: OpenRouter names
+// it one and its value is not null.
+func isParameter(name string, v json.RawMessage) bool {
+	// A value is never turned into a string here: messages can be megabytes.
+	return slices.Contains(openRouterParameters, name) && string(bytes.TrimSpace(v)) != "null"
 }
 
 // openAIRequestFields are the members of OpenAI's CreateChatCompletionRequest

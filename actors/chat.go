@@ -66,9 +66,10 @@ type ChatCall struct {
 
 // Receipt is what a finished call used and cost; Credits is exactly the debit.
 type Receipt struct {
-	// MaxTokens is the completion ceiling the gateway sent upstream when the
-	// client set none (what the key, the balance and the model allowed); 0
-	// when the client set it.
+	// MaxTokens is the completion ceiling the gateway sent upstream when it
+	// is not the client's own: the client set none (what the key, the
+	// balance and the model allowed), or set more than the model's limit or
+	// than the key and the balance afford; 0 when the client's cap went.
 	MaxTokens    int64
 	Usage        shlyuz.Usage
 	Credits      shlyuz.Credits
@@ -96,11 +97,10 @@ type call struct {
 	slot      slot      // the breakers' leave held at slotUp
 	slotUp    *Upstream // nil: no slot held
 	settled   bool
-	details   *shlyuz.CreditsDetails // how the settled charge adds up
-	over      bool                   // the upstream reported more than was reserved
-	estimated bool                   // the usage is the gateway's count, not the upstream's
-	dropped   []string               // the request's parameters the serving upstream does not take
-	asked     *shlyuz.PricedModel    // the retired model the client named, when its successor serves the call
+	over      bool                // the upstream reported more than was reserved
+	estimated bool                // the usage is the gateway's count, not the upstream's
+	dropped   []string            // the request's parameters the serving upstream does not take
+	asked     *shlyuz.PricedModel // the retired model the client named, when its successor serves the call
 	// tctx is the request's context when its span is recording (tracing.go);
 	// attempt is the serving attempt's span, ended at settlement.
 	tctx    context.Context
@@ -266,12 +266,13 @@ func (s *Stream) observe(ev *shlyuz.StreamEvent) {
 func (s *Stream) MaxTokens() int64 { return s.decidedMaxTokens() }
 
 // decidedMaxTokens is the ceiling sent upstream when the client set none, or
-// when the model's output limit clamped the client's.
+// when the model's output limit or what the call can pay for lowered the
+// client's.
 func (cl *call) decidedMaxTokens() int64 {
 	if cl.fixed > 0 || cl.c.MaxTokens > 0 && cl.maxTokens >= cl.c.MaxTokens {
 		return 0 // the client's own cap went upstream
 	}
-	return cl.maxTokens // chosen, or the client's clamped to the model's limit
+	return cl.maxTokens // chosen, or the client's lowered
 }
 
 // Model is the model that serves the stream.
@@ -604,6 +605,7 @@ func (cl *call) reserve(m *shlyuz.PricedModel, ups []*Upstream) error {
 			maxTokens = m.MaxOutputTokens
 		}
 		msg.Prompt, msg.MaxTokens, msg.MaxOut, msg.Price, msg.N = prompt, maxTokens, m.MaxOutput(), worst, cl.c.N
+		msg.MinTokens = thinkingNeed(cl.c, ups)
 	}
 	if cl.slice != nil { // reserved again for another model: the slice's reservation goes back
 		g.slices.release(cl.slice, cl.held, 0)
@@ -689,8 +691,8 @@ func (cl *call) settleBill(b shlyuz.Bill, u shlyuz.Usage, status, finish string)
 		u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	}
 	now := cl.g.now()
-	cl.details, cl.over = &b.Details, over
-	gen := cl.record(now, status, finish, u, b.Credits)
+	cl.over = over
+	gen := cl.record(now, status, finish, u, b.Credits, &b.Details)
 	if over {
 		cl.g.log.Warn("the upstream reported more than was reserved: charged in full, past the hold",
 			"generation", gen.ID, "model", gen.Model, "upstream", gen.Upstream, "billed", billed, "reserved", cl.held,
@@ -722,7 +724,7 @@ func (cl *call) fail(err error) *Receipt {
 		cl.attempt = nil
 	}
 	now := cl.g.now()
-	gen := cl.record(now, shlyuz.GenerationFailed, "error", shlyuz.Usage{}, 0)
+	gen := cl.record(now, shlyuz.GenerationFailed, "error", shlyuz.Usage{}, 0, nil)
 	_ = cl.settleAccount(&acctSettle{GenID: cl.c.GenerationID, KeyID: cl.keyID, Generation: gen, Now: now})
 	return &Receipt{Model: cl.model.ID, Upstream: gen.Upstream, FinishReason: "error", Status: shlyuz.GenerationFailed}
 }
@@ -751,22 +753,38 @@ func (cl *call) settleAccount(m *acctSettle) error {
 	return cl.g.settleDurably(cl.accountID, m)
 }
 
-// record makes the call's generation record, tells the observer, and ends
-// the call's share of the in-flight gauges.
-func (cl *call) record(now time.Time, status, finish string, u shlyuz.Usage, credits shlyuz.Credits) *shlyuz.Generation {
+// generationRecord is a generation with its details in one allocation: the
+// record outlives the call (the journal holds it until its commit), and its
+// details are three more small objects otherwise.
+type generationRecord struct {
+	shlyuz.Generation
+	prompt     shlyuz.PromptTokensDetails
+	completion shlyuz.CompletionTokensDetails
+	credits    shlyuz.CreditsDetails
+}
+
+// record makes the call's generation record (details, when not nil, say how
+// the charge adds up), tells the observer, and ends the call's share of the
+// in-flight gauges.
+func (cl *call) record(now time.Time, status, finish string, u shlyuz.Usage, credits shlyuz.Credits, details *shlyuz.CreditsDetails) *shlyuz.Generation {
 	upstream := ""
 	if cl.upstream != nil {
 		upstream = cl.upstream.Config.Name
 	}
 	cl.g.inFlight.Add(-1)
 	cl.g.reserved.Add(-cl.held)
-	gen := &shlyuz.Generation{
+	r := &generationRecord{Generation: shlyuz.Generation{
 		ID: cl.c.GenerationID, AccountID: cl.accountID, KeyID: cl.keyID, Model: cl.model.ID,
 		Upstream: upstream, Attempts: cl.attempts, Streamed: cl.c.Stream,
-		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Credits: credits,
-		PromptDetails: u.PromptDetails(), CompletionDetails: u.CompletionDetails(), CreditsDetails: cl.details, OverReserved: cl.over,
+		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Credits: credits, OverReserved: cl.over,
 		LatencyMS: now.Sub(cl.c.Started).Milliseconds(), Status: status, FinishReason: finish, CreatedAt: now,
-		Estimated: cl.estimated, Note: cl.lifecycleNote(), DroppedParameters: slices.Concat(cl.dropped, cl.c.LeftOut), User: cl.c.User,
+		Estimated: cl.estimated, Note: joinNotes(cl.lifecycleNote(), cl.loweredNote()), DroppedParameters: slices.Concat(cl.dropped, cl.c.LeftOut), User: cl.c.User,
+	}, prompt: *u.PromptDetails(), completion: *u.CompletionDetails()}
+	gen := &r.Generation
+	gen.PromptDetails, gen.CompletionDetails = &r.prompt, &r.completion
+	if details != nil {
+		r.credits = *details
+		gen.CreditsDetails = &r.credits
 	}
 	if cl.g.observe != nil {
 		cl.g.observe(gen, now.Sub(cl.c.Started), cl.upTime)

@@ -114,10 +114,7 @@ func (s *server) ChatAs(c *fiber.Ctx, keyHash string) error {
 		return err
 	}
 	api.SetDecidedMaxTokens(c, receipt.MaxTokens)
-	err = c.JSON(&completion{
-		ID: call.GenerationID, Object: "chat.completion", Created: resp.Created, Model: receipt.Model,
-		Choices: resp.Choices, Usage: newUsage(receipt), SystemFingerprint: resp.SystemFingerprint,
-	})
+	err = sendCompletion(c, call.GenerationID, resp, receipt)
 	api.BodyDone(c) // the upstream call and the reply are done with the call's spans of the body
 	return err
 }

@@ -70,11 +70,13 @@ func BenchmarkParseChatSizes(b *testing.B) {
 func BenchmarkEmitCompletion(b *testing.B) {
 	choices := json.RawMessage(`[{"index":0,"message":{"role":"assistant","content":"Waves fold into foam, the tide keeps its patient count, salt remembers us."},"logprobs":null,"finish_reason":"stop"}]`)
 	r := &actors.Receipt{Usage: shlyuz.Usage{PromptTokens: 31, CompletionTokens: 18, TotalTokens: 49}, Credits: 1234, Model: "openai/gpt-4o-mini"}
+	resp := &shlyuz.ChatResponse{Created: 1760000000, Choices: choices, SystemFingerprint: "fp"}
 	b.ReportAllocs()
+	var buf []byte
 	for b.Loop() {
-		if _, err := json.Marshal(&completion{ID: "gen-1-ABC", Object: "chat.completion", Created: 1760000000, Model: r.Model,
-			Choices: choices, Usage: newUsage(r), SystemFingerprint: "fp"}); err != nil {
-			b.Fatal(err)
+		var ok bool
+		if buf, ok = appendCompletion(buf[:0], "gen-1-ABC", resp, r); !ok {
+			b.Fatal("declined")
 		}
 	}
 }

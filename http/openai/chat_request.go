@@ -29,9 +29,9 @@ func ParseChat(body []byte) (*actors.ChatCall, *shlyuz.Error) {
 	}
 	call := &actors.ChatCall{Fields: fields, AllowFallbacks: true, Started: time.Now()}
 
-	var model string
-	if err := api.Field(fields, "model", &model); err != nil {
-		return nil, err
+	model, ferr := api.StringField(fields, "model")
+	if ferr != nil {
+		return nil, ferr
 	}
 	if model == "" {
 		return nil, shlyuz.ErrMissingField("model")
@@ -65,32 +65,32 @@ func ParseChat(body []byte) (*actors.ChatCall, *shlyuz.Error) {
 	// Tools and a response schema are rendered into the prompt: the reservation counts them.
 	call.Prompt = api.WithDefinitions(est, tokens.EstimateDefinitions(fields["tools"], fields["functions"], fields["response_format"]))
 
-	if err := api.Field(fields, "stream", &call.Stream); err != nil {
+	if err := api.BoolField(fields, "stream", &call.Stream); err != nil {
 		return nil, err
 	}
 	for _, name := range []string{"max_completion_tokens", "max_tokens"} {
-		var n *int64
-		if err := api.Field(fields, name, &n); err != nil {
+		n, set, err := api.IntField(fields, name)
+		if err != nil {
 			return nil, err
 		}
-		if n == nil {
+		if !set {
 			continue
 		}
-		if *n < 1 {
+		if n < 1 {
 			return nil, shlyuz.ErrInvalidValue(name, "%s must be at least 1.", name)
 		}
-		call.MaxTokens = *n
+		call.MaxTokens = n
 		break
 	}
-	var n *int64
-	if err := api.Field(fields, "n", &n); err != nil {
-		return nil, err
+	n, set, ferr := api.IntField(fields, "n")
+	if ferr != nil {
+		return nil, ferr
 	}
-	if n != nil {
-		if *n < 1 || *n > maxChoices {
+	if set {
+		if n < 1 || n > maxChoices {
 			return nil, shlyuz.ErrInvalidValue("n", "n must be between 1 and %d.", maxChoices)
 		}
-		call.N = *n // every choice is reserved for and billed
+		call.N = n // every choice is reserved for and billed
 	}
 	if err := checkImageOptions(fields); err != nil {
 		return nil, err

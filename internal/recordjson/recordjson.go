@@ -155,8 +155,14 @@ func AppendBilling(b []byte, d *Billing) []byte {
 	return append(b, '}')
 }
 
-// appendDetails appends the details that are set as members, the first
-// after first (a '{' or a ','), the others after a comma.
+// AppendDetails appends the details that are set as members, the first
+// after first (a '{' or a ','), the others after a comma, as encoding/json
+// writes them: the record's shape is a chat reply's usage's too.
+func AppendDetails(b []byte, first byte, p *shlyuz.PromptTokensDetails, c *shlyuz.CompletionTokensDetails, cr *shlyuz.CreditsDetails) []byte {
+	return appendDetails(b, first, p, c, cr)
+}
+
+// appendDetails is AppendDetails.
 func appendDetails(b []byte, first byte, p *shlyuz.PromptTokensDetails, c *shlyuz.CompletionTokensDetails, cr *shlyuz.CreditsDetails) []byte {
 	sep := first
 	if p != nil {

@@ -69,7 +69,7 @@ func (s *Store) Commit(ctx context.Context, b shlyuz.Batch) (shlyuz.CommitResult
 	defer unlock()
 	async := s.postgres && !s.syncAll && chargesOnly(b)
 	if oneTrip(b) {
-		return s.commitOneTrip(ctx, b, async)
+		return s.commitOneTrip(ctx, b, accounts, async)
 	}
 	var res shlyuz.CommitResult
 	err = s.inTx(ctx, func(tx pgx.Tx) error {

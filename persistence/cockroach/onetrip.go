@@ -132,6 +132,9 @@ FROM judged AS j LEFT JOIN ins AS a ON a.id = j.id`)
 	return b.String()
 }
 
+// lockBalances locks the balance rows of the accounts, in their order.
+const lockBalances = `SELECT account_id FROM balances WHERE account_id = ANY($1) ORDER BY account_id FOR UPDATE`
+
 // Transaction control, queued in the pipeline like any statement.
 const (
 	beginSerializable = `BEGIN ISOLATION LEVEL SERIALIZABLE`
@@ -139,8 +142,9 @@ const (
 )
 
 // commitOneTrip is Commit's transaction in one round trip (a batch oneTrip
-// accepts), retried whole on a serialization failure like inTx's.
-func (s *Store) commitOneTrip(ctx context.Context, b shlyuz.Batch, async bool) (shlyuz.CommitResult, error) {
+// accepts, of the accounts listed sorted), retried whole on a serialization
+// failure like inTx's.
+func (s *Store) commitOneTrip(ctx context.Context, b shlyuz.Batch, accounts []string, async bool) (shlyuz.CommitResult, error) {
 	outcomes := make([]uint8, len(b.Entries))
 	gens := sqlutil.UniqueGenerations(b.Generations)
 	attempt := 0
@@ -153,7 +157,7 @@ func (s *Store) commitOneTrip(ctx context.Context, b shlyuz.Batch, async bool) (
 		}
 		attempt++
 		clear(outcomes)
-		return s.pipeline(ctx, b.Entries, gens, outcomes, async)
+		return s.pipeline(ctx, b.Entries, accounts, gens, outcomes, async)
 	})
 	if err != nil {
 		if isForeignKeyViolation(err) || sqlState(err) == "22P02" {
@@ -182,14 +186,21 @@ func (s *Store) commitOneTrip(ctx context.Context, b shlyuz.Batch, async bool) (
 // answers, each entry's outcome into outcomes. A try that fails leaves its
 // connection's transaction aborted: it is rolled back before the connection
 // goes back to the pool.
-func (s *Store) pipeline(ctx context.Context, entries []shlyuz.LedgerEntry, gens []*shlyuz.Generation, outcomes []uint8, async bool) error {
+func (s *Store) pipeline(ctx context.Context, entries []shlyuz.LedgerEntry, accounts []string, gens []*shlyuz.Generation, outcomes []uint8, async bool) error {
 	batch := &pgx.Batch{}
 	batch.Queue(beginSerializable)
 	if async {
 		batch.Queue(asyncCommit)
 	}
+	pieces := sqlutil.Pieces(len(entries))
+	if len(pieces) > 1 {
+		// Each piece locks its own accounts: lock all of them first, in the
+		// order every commit takes them, so that two nodes' commits never
+		// wait on each other.
+		batch.Queue(lockBalances, accounts)
+	}
 	base := 0
-	for _, n := range sqlutil.Pieces(len(entries)) {
+	for _, n := range pieces {
 		args := make([]any, 0, n*sqlutil.EntryArity)
 		for i := range entries[base : base+n] {
 			args = sqlutil.AppendEntryArgs(args, &entries[base+i])

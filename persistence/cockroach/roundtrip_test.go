@@ -2,6 +2,7 @@ package cockroach
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"sync/atomic"
 	"testing"
@@ -90,6 +91,16 @@ func TestCommitRoundTrips(t *testing.T) {
 			id := "gen-b" + string(rune('0'+i))
 			return shlyuz.Batch{Entries: []shlyuz.LedgerEntry{charge("chg-"+id+"-1", "acct-1", bal.Epoch), charge("chg-"+id+"-2", "acct-2", 0)},
 				Generations: []shlyuz.Generation{gen(id+"-1", "acct-1"), gen(id+"-2", "acct-2")}}
+		}, 1},
+		{"a hundred charges of two accounts (three statements)", func(i int) shlyuz.Batch {
+			var b shlyuz.Batch
+			for k := range 100 {
+				id := fmt.Sprintf("gen-c%d-%03d", i, k)
+				account := []string{"acct-1", "acct-2"}[k%2]
+				b.Entries = append(b.Entries, charge("chg-"+id, account, 0))
+				b.Generations = append(b.Generations, gen(id, account))
+			}
+			return b
 		}, 1},
 		{"a top-up", func(i int) shlyuz.Batch {
 			return shlyuz.Batch{Entries: []shlyuz.LedgerEntry{{ID: "top-" + string(rune('0'+i)), AccountID: "acct-2",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync"
 
 	"github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/persistence/internal/sqlutil"
@@ -13,15 +14,22 @@ import (
 // lists.
 type multiRow map[int]*sql.Stmt
 
+// rowArgs keeps the commits' sqlutil.Args: their boxes and values slice
+// serve the next commit.
+var rowArgs = sync.Pool{New: func() any { return new(sqlutil.Args) }}
+
 // insertEntries inserts the entries listed by index in queued, of distinct
 // ids. An id already in the ledger fails it with errTaken.
 func (s *Store) insertEntries(ctx context.Context, tx *sql.Tx, entries []shlyuz.LedgerEntry, queued []int) error {
-	args := make([]any, 0, min(len(queued), sqlutil.MostRows)*sqlutil.EntryArity)
+	a := rowArgs.Get().(*sqlutil.Args)
+	defer rowArgs.Put(a)
+	var args []any
 	for _, n := range sqlutil.Pieces(len(queued)) {
-		args = args[:0]
+		args = a.Values[:0]
 		for _, i := range queued[:n] {
-			args = sqlutil.AppendEntryArgs(args, &entries[i])
+			args = a.Entry(args, &entries[i])
 		}
+		a.Values = args
 		first := entries[queued[0]].ID
 		queued = queued[n:]
 		res, err := tx.StmtContext(ctx, s.stmt.insertEntries[n]).ExecContext(ctx, args...)
@@ -39,15 +47,15 @@ func (s *Store) insertEntries(ctx context.Context, tx *sql.Tx, entries []shlyuz.
 
 // upsertGenerations inserts or replaces the generations, of distinct ids.
 func (s *Store) upsertGenerations(ctx context.Context, tx *sql.Tx, gens []*shlyuz.Generation) error {
-	args := make([]any, 0, min(len(gens), sqlutil.MostRows)*sqlutil.GenerationArity)
+	a := rowArgs.Get().(*sqlutil.Args)
+	defer rowArgs.Put(a)
+	var args []any
 	for _, n := range sqlutil.Pieces(len(gens)) {
-		args = args[:0]
+		args = a.Values[:0]
 		for _, g := range gens[:n] {
-			var err error
-			if args, err = sqlutil.AppendGenerationArgs(args, g); err != nil {
-				return fmt.Errorf("sqlite: commit: generation %s: %w", g.ID, err)
-			}
+			args = a.Generation(args, g)
 		}
+		a.Values = args
 		first := gens[0].ID
 		gens = gens[n:]
 		if _, err := tx.StmtContext(ctx, s.stmt.upsertGens[n]).ExecContext(ctx, args...); err != nil {

@@ -284,23 +284,29 @@ func unquote(v []byte) string {
 
 // wireUsage is OpenAI's usage object (prompt_tokens and completion_tokens
 // include their details), with OpenRouter's cache_write_tokens and
-// DeepSeek's cache field.
+// DeepSeek's cache field. The details are values, not pointers: absent
+// details read as zeros, which is what usage makes of them, and decoding
+// them allocates nothing.
 type wireUsage struct {
-	PromptTokens        int64 `json:"prompt_tokens"`
-	CompletionTokens    int64 `json:"completion_tokens"`
-	TotalTokens         int64 `json:"total_tokens"`
-	PromptTokensDetails *struct {
-		CachedTokens     int64 `json:"cached_tokens"`
-		CacheWriteTokens int64 `json:"cache_write_tokens"`
-		AudioTokens      int64 `json:"audio_tokens"`
-		ImageTokens      int64 `json:"image_tokens"`
-	} `json:"prompt_tokens_details"`
-	CompletionTokensDetails *struct {
-		ReasoningTokens int64 `json:"reasoning_tokens"`
-		AudioTokens     int64 `json:"audio_tokens"`
-		ImageTokens     int64 `json:"image_tokens"`
-	} `json:"completion_tokens_details"`
-	PromptCacheHitTokens int64 `json:"prompt_cache_hit_tokens"` // DeepSeek
+	PromptTokens            int64                 `json:"prompt_tokens"`
+	CompletionTokens        int64                 `json:"completion_tokens"`
+	TotalTokens             int64                 `json:"total_tokens"`
+	PromptTokensDetails     wirePromptDetails     `json:"prompt_tokens_details"`
+	CompletionTokensDetails wireCompletionDetails `json:"completion_tokens_details"`
+	PromptCacheHitTokens    int64                 `json:"prompt_cache_hit_tokens"` // DeepSeek
+}
+
+type wirePromptDetails struct {
+	CachedTokens     int64 `json:"cached_tokens"`
+	CacheWriteTokens int64 `json:"cache_write_tokens"`
+	AudioTokens      int64 `json:"audio_tokens"`
+	ImageTokens      int64 `json:"image_tokens"`
+}
+
+type wireCompletionDetails struct {
+	ReasoningTokens int64 `json:"reasoning_tokens"`
+	AudioTokens     int64 `json:"audio_tokens"`
+	ImageTokens     int64 `json:"image_tokens"`
 }
 
 func (w *wireUsage) usage() shlyuz.Usage {
@@ -310,24 +316,26 @@ func (w *wireUsage) usage() shlyuz.Usage {
 		TotalTokens:      w.TotalTokens,
 		CachedTokens:     w.PromptCacheHitTokens,
 	}
-	if d := w.PromptTokensDetails; d != nil {
-		if d.CachedTokens > 0 {
-			u.CachedTokens = d.CachedTokens
-		}
-		u.CacheWriteTokens, u.AudioPromptTokens, u.ImagePromptTokens = d.CacheWriteTokens, d.AudioTokens, d.ImageTokens
+	d := &w.PromptTokensDetails
+	if d.CachedTokens > 0 {
+		u.CachedTokens = d.CachedTokens
 	}
-	if d := w.CompletionTokensDetails; d != nil {
-		u.ReasoningTokens, u.AudioCompletionTokens, u.ImageCompletionTokens = d.ReasoningTokens, d.AudioTokens, d.ImageTokens
-	}
+	u.CacheWriteTokens, u.AudioPromptTokens, u.ImagePromptTokens = d.CacheWriteTokens, d.AudioTokens, d.ImageTokens
+	c := &w.CompletionTokensDetails
+	u.ReasoningTokens, u.AudioCompletionTokens, u.ImageCompletionTokens = c.ReasoningTokens, c.AudioTokens, c.ImageTokens
 	return u.Normalized()
 }
 
 func parseUsage(raw []byte) (shlyuz.Usage, error) {
 	var w wireUsage
-	if err := json.Unmarshal(raw, &w); err != nil {
+	if readUsage(raw, &w) {
+		return w.usage(), nil
+	}
+	slow := new(wireUsage) // encoding/json decides; a target of its own keeps w on the stack
+	if err := json.Unmarshal(raw, slow); err != nil {
 		return shlyuz.Usage{}, err
 	}
-	return w.usage(), nil
+	return slow.usage(), nil
 }
 
 // groqUsage finds usage in Groq's x_groq extension, where older Groq streams put it.

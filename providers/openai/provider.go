@@ -147,14 +147,15 @@ func (p *Provider) Chat(ctx context.Context, req *shlyuz.UpstreamRequest) (*shly
 				d = limit
 			}
 			// fasthttp is done with the body when chatFast returns.
-			s, scratch, ok := spliceBody(req, sendBuffer())
+			buf := sendBuffer()
+			s, scratch, ok := spliceBody(req, *buf)
 			if ok {
-				defer releaseSendBuffer(scratch)
+				defer releaseSendBuffer(buf, scratch)
 				defer s.Undo()
 				return p.chatFast(ctx, s.Body, d)
 			}
 			body, _ := appendBody(scratch, req, false, "")
-			defer releaseSendBuffer(body)
+			defer releaseSendBuffer(buf, body)
 			return p.chatFast(ctx, body, d)
 		}
 	}
@@ -170,7 +171,7 @@ func (p *Provider) Chat(ctx context.Context, req *shlyuz.UpstreamRequest) (*shly
 type wireReply struct {
 	Created           int64           `json:"created"`
 	Choices           json.RawMessage `json:"choices"`
-	SystemFingerprint *string         `json:"system_fingerprint"`
+	SystemFingerprint string          `json:"system_fingerprint"`
 	Usage             *wireUsage      `json:"usage"`
 	Error             json.RawMessage `json:"error"`
 }
@@ -178,12 +179,13 @@ type wireReply struct {
 func decodeReply(data []byte) (*shlyuz.ChatResponse, error) {
 	var w wireReply
 	if !readReply(data, &w) {
-		w = wireReply{}
-		if err := json.Unmarshal(data, &w); err != nil {
+		slow := new(wireReply) // encoding/json decides; a target of its own keeps w on the stack
+		if err := json.Unmarshal(data, slow); err != nil {
 			e := upstream.Malformed("the reply is not valid JSON")
 			e.Cause = err
 			return nil, e
 		}
+		w = *slow
 	}
 	if len(w.Error) > 0 && !isNull(w.Error) {
 		return nil, upstreamStreamError(w.Error)
@@ -196,12 +198,10 @@ func decodeReply(data []byte) (*shlyuz.ChatResponse, error) {
 		return nil, upstream.Malformed("the reply's choices are not valid")
 	}
 	r := &shlyuz.ChatResponse{
-		Created:      w.Created,
-		Choices:      w.Choices,
-		FinishReason: finish,
-	}
-	if w.SystemFingerprint != nil {
-		r.SystemFingerprint = *w.SystemFingerprint
+		Created:           w.Created,
+		Choices:           w.Choices,
+		FinishReason:      finish,
+		SystemFingerprint: w.SystemFingerprint,
 	}
 	if w.Usage != nil {
 		r.Usage = w.Usage.usage()

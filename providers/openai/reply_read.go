@@ -2,7 +2,6 @@ package openai
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -56,11 +55,9 @@ func readReplyMember(key, v []byte, w *wireReply) bool {
 		return err == nil
 	case "system_fingerprint":
 		switch {
-		case isNull(v):
-			w.SystemFingerprint = nil
+		case isNull(v): // leaves it as it was, as encoding/json leaves a string
 		case v[0] == '"' && bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v):
-			s := string(v[1 : len(v)-1])
-			w.SystemFingerprint = &s
+			w.SystemFingerprint = string(v[1 : len(v)-1])
 		default:
 			return false
 		}
@@ -72,7 +69,7 @@ func readReplyMember(key, v []byte, w *wireReply) bool {
 			if w.Usage == nil {
 				w.Usage = new(wireUsage)
 			}
-			return json.Unmarshal(v, w.Usage) == nil
+			return readUsage(v, w.Usage)
 		default:
 			return false
 		}

@@ -45,7 +45,8 @@ func buildBody(req *shlyuz.UpstreamRequest, stream bool) (body []byte, clientUsa
 // appendBody is buildBody writing into dst's storage (its bytes are
 // replaced), without the client's field omit ("": none).
 func appendBody(dst []byte, req *shlyuz.UpstreamRequest, stream bool, omit string) (body []byte, clientUsage bool) {
-	keys := make([]string, 0, len(req.Fields))
+	var keyRoom [24]string // a request's members fit: the keys stay on the stack
+	keys := keyRoom[:0]
 	size := 64 + len(req.UpstreamModel)
 	reasoning := shlyuz.OpenAIReasoningModel(req.UpstreamModel)
 	for k, v := range req.Fields {

@@ -13,19 +13,23 @@ const maxPooledSend = 4 << 20
 
 var sendBuffers sync.Pool
 
-// sendBuffer is an empty buffer, of some capacity when one was pooled.
-func sendBuffer() []byte {
+// sendBuffer is a pooled buffer, empty, of some capacity when one was
+// pooled. It is a pointer, given back as it came: putting a slice itself in
+// the pool would allocate its header on every call.
+func sendBuffer() *[]byte {
 	if p, ok := sendBuffers.Get().(*[]byte); ok {
-		return (*p)[:0]
+		*p = (*p)[:0]
+		return p
 	}
-	return nil
+	return new([]byte)
 }
 
-// releaseSendBuffer gives b back for another call; nothing may use it after.
-func releaseSendBuffer(b []byte) {
+// releaseSendBuffer gives p back, holding b (its buffer, perhaps grown), for
+// another call; nothing may use b after.
+func releaseSendBuffer(p *[]byte, b []byte) {
 	if cap(b) == 0 || cap(b) > maxPooledSend {
 		return
 	}
-	b = b[:0]
-	sendBuffers.Put(&b)
+	*p = b[:0]
+	sendBuffers.Put(p)
 }

@@ -176,10 +176,11 @@ func (s *Server) readStream(c *fiber.Ctx, limit int, lease *BodyLease) ([]byte, 
 	if conn != nil {
 		_ = conn.SetReadDeadline(time.Time{})
 	}
-	var ne net.Error
-	switch {
-	case err == nil:
+	if err == nil {
 		return body, nil
+	}
+	var ne net.Error // escapes (errors.As): made only for a failed read
+	switch {
 	case errors.As(err, new(*shlyuz.Error)):
 		return nil, err
 	case errors.As(err, &ne) && ne.Timeout():
@@ -298,8 +299,9 @@ func stagingBuffer(size int) []byte {
 // releaseStaging gives a buffer back to its pool; nothing may use it after.
 func releaseStaging(b []byte) {
 	if pool := StagingPools[cap(b)]; pool != nil {
-		b = b[:0]
-		pool.Put(&b)
+		p := new([]byte) // made here: taking &b would move b to the heap for every small body too
+		*p = b[:0]
+		pool.Put(p)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/valyala/fasthttp"
@@ -90,7 +91,7 @@ func requestPath(c net.Conn, wait time.Duration) string {
 		m, err := c.Read(buf[n:])
 		n += m
 		if path, ok := linePath(buf[:n], n == len(buf)); ok {
-			return path
+			return string(path)
 		}
 		if err != nil {
 			return ""
@@ -99,19 +100,44 @@ func requestPath(c net.Conn, wait time.Duration) string {
 	return ""
 }
 
-// linePath is the path of the HTTP request line at the start of b; false
+// linePath is the path of the HTTP request line at the start of b (a span
+// of b: every request's line is read, and it allocates nothing); false
 // while b holds no whole line, unless full (b is all there will be).
-func linePath(b []byte, full bool) (string, bool) {
+func linePath(b []byte, full bool) ([]byte, bool) {
 	line, _, ok := bytes.Cut(b, []byte("\n"))
 	if !ok && !full {
-		return "", false
+		return nil, false
 	}
-	f := bytes.Fields(line) // method, target, version
-	if len(f) < 2 {
-		return "", true
+	var target []byte
+	if bytes.IndexFunc(line, func(r rune) bool { return r >= utf8.RuneSelf }) >= 0 {
+		f := bytes.Fields(line) // Unicode's spaces split fields too
+		if len(f) < 2 {
+			return nil, true
+		}
+		target = f[1]
+	} else {
+		var ok bool
+		if _, target, ok = nextField(line); !ok { // method, target, version
+			return nil, true
+		}
+		target, _, _ = nextField(target)
 	}
-	path, _, _ := bytes.Cut(f[1], []byte("?"))
-	return string(path), true
+	path, _, _ := bytes.Cut(target, []byte("?"))
+	return path, true
+}
+
+// nextField cuts b after its first field, as bytes.Fields splits: the field
+// and what follows it; ok is false when b holds no field.
+func nextField(b []byte) (field, rest []byte, ok bool) {
+	i := 0
+	for i < len(b) && asciiSpace(b[i]) {
+		i++
+	}
+	j := i
+	for j < len(b) && !asciiSpace(b[j]) {
+		j++
+	}
+	return b[i:j], b[j:], j > i
 }
 
 // CappedConn gives its place back once, when closed. It also knows whether
@@ -141,7 +167,7 @@ func (c *CappedConn) Read(p []byte) (int, error) {
 		c.headN += copy(c.head[c.headN:], p[:n])
 		if path, ok := linePath(c.head[:c.headN], c.headN == len(c.head)); ok {
 			c.read, c.Served = true, false
-			c.anthropic = anthropicRoute(path)
+			c.anthropic = anthropicPath(path)
 		}
 	}
 	return n, err

@@ -1,10 +1,12 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 	shlyuz "github.com/shlyuz/shlyuz"
@@ -16,6 +18,23 @@ import (
 func anthropicRoute(path string) bool {
 	p := strings.ToLower(strings.TrimSuffix(path, "/"))
 	return p == "/api/v1/messages" || p == "/api/v1/messages/count_tokens"
+}
+
+// anthropicPath is anthropicRoute of a path in bytes, without making it a
+// string.
+func anthropicPath(p []byte) bool {
+	for _, c := range p {
+		if c >= utf8.RuneSelf { // strings.ToLower's Unicode: anthropicRoute decides
+			return anthropicRoute(string(p))
+		}
+	}
+	p = bytes.TrimSuffix(p, []byte("/"))
+	return bytes.EqualFold(p, []byte("/api/v1/messages")) || bytes.EqualFold(p, []byte("/api/v1/messages/count_tokens"))
+}
+
+// asciiSpace reports whether c is a space as bytes.Fields finds them in ASCII.
+func asciiSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
 
 // ErrorJSON is e's error body in the shape path's clients read.

@@ -155,6 +155,16 @@ func Field(fields map[string]json.RawMessage, name string, into any) *shlyuz.Err
 // plugin (ReadWebSearch), transforms (no middle-out compression) and
 // debug's upstream echo.
 func RefuseUnserved(fields map[string]json.RawMessage) *shlyuz.Error {
+	_, plugins := fields["plugins"]
+	_, transforms := fields["transforms"]
+	_, debug := fields["debug"]
+	if !plugins && !transforms && !debug {
+		return nil // the usual request: the decoding targets below escape, made only when needed
+	}
+	return refuseUnserved(fields)
+}
+
+func refuseUnserved(fields map[string]json.RawMessage) *shlyuz.Error {
 	var plugins []struct {
 		ID      string `json:"id"`
 		Enabled *bool  `json:"enabled"`

@@ -24,6 +24,39 @@ var searchContextResults = map[string]int{"low": 3, "medium": 5, "high": 10}
 // search itself (a model whose id says "search" takes them upstream). The
 // members read never go upstream.
 func ReadWebSearch(fields map[string]json.RawMessage, model string, call *actors.ChatCall) *shlyuz.Error {
+	if _, ok := fields["plugins"]; ok { // the plugins' decoding target escapes: made only when needed
+		if err := readWebPlugin(fields, call); err != nil {
+			return err
+		}
+	}
+	delete(fields, "plugins")  // read here, refused in RefuseUnserved, or disabled: never upstream
+	if SearchesItself(model) { // its upstream bills a search per call: reserved and billed at its price, or refused
+		call.WebSearches, call.SearchesAlways, call.WebSearchField = 1, true, "model"
+		return nil
+	}
+	v, ok := fields["web_search_options"]
+	if !ok || IsNull(v) {
+		return nil
+	}
+	var opts struct {
+		SearchContextSize string `json:"search_context_size"`
+	}
+	if err := Field(fields, "web_search_options", &opts); err != nil {
+		return err
+	}
+	n, known := searchContextResults[opts.SearchContextSize]
+	if opts.SearchContextSize != "" && !known {
+		return shlyuz.ErrInvalidValue("web_search_options", "web_search_options.search_context_size is low, medium or high, not %q.", opts.SearchContextSize)
+	}
+	if call.Web == nil {
+		call.Web = &actors.WebPlugin{Field: "web_search_options", MaxResults: n}
+	}
+	delete(fields, "web_search_options")
+	return nil
+}
+
+// readWebPlugin reads the web plugin from the request's plugins into call.Web.
+func readWebPlugin(fields map[string]json.RawMessage, call *actors.ChatCall) *shlyuz.Error {
 	var plugins []struct {
 		ID           string  `json:"id"`
 		Enabled      *bool   `json:"enabled"`
@@ -57,29 +90,6 @@ func ReadWebSearch(fields map[string]json.RawMessage, model string, call *actors
 		}
 		call.Web = w
 	}
-	delete(fields, "plugins")  // read here, refused in RefuseUnserved, or disabled: never upstream
-	if SearchesItself(model) { // its upstream bills a search per call: reserved and billed at its price, or refused
-		call.WebSearches, call.SearchesAlways, call.WebSearchField = 1, true, "model"
-		return nil
-	}
-	v, ok := fields["web_search_options"]
-	if !ok || IsNull(v) {
-		return nil
-	}
-	var opts struct {
-		SearchContextSize string `json:"search_context_size"`
-	}
-	if err := Field(fields, "web_search_options", &opts); err != nil {
-		return err
-	}
-	n, known := searchContextResults[opts.SearchContextSize]
-	if opts.SearchContextSize != "" && !known {
-		return shlyuz.ErrInvalidValue("web_search_options", "web_search_options.search_context_size is low, medium or high, not %q.", opts.SearchContextSize)
-	}
-	if call.Web == nil {
-		call.Web = &actors.WebPlugin{Field: "web_search_options", MaxResults: n}
-	}
-	delete(fields, "web_search_options")
 	return nil
 }
 

@@ -10,13 +10,18 @@ import (
 
 // encodeBilling is g's billing column ("" when it has no details).
 func encodeBilling(g *shlyuz.Generation) string {
+	var buf [512]byte
+	return string(appendBilling(buf[:0], g))
+}
+
+// appendBilling appends g's billing column (nothing when it has no details).
+func appendBilling(b []byte, g *shlyuz.Generation) []byte {
 	if g.PromptDetails == nil && g.CompletionDetails == nil && g.CreditsDetails == nil && !g.OverReserved && g.Note == "" &&
 		len(g.DroppedParameters) == 0 && g.User == "" {
-		return ""
+		return b
 	}
-	var buf [512]byte
-	return string(recordjson.AppendBilling(buf[:0], &recordjson.Billing{Prompt: g.PromptDetails, Completion: g.CompletionDetails,
-		Credits: g.CreditsDetails, OverReserved: g.OverReserved, Note: g.Note, Dropped: g.DroppedParameters, User: g.User}))
+	return recordjson.AppendBilling(b, &recordjson.Billing{Prompt: g.PromptDetails, Completion: g.CompletionDetails,
+		Credits: g.CreditsDetails, OverReserved: g.OverReserved, Note: g.Note, Dropped: g.DroppedParameters, User: g.User})
 }
 
 // decodeBilling fills g's details from its billing column.
