@@ -228,10 +228,13 @@ func (p *pendingSettle) doneBefore(t time.Time) bool {
 
 // settleTo is where a settlement's answer goes: its sender, when it was
 // sent as a request (from this node or another); a one-way settlement (no
-// sender) gets no answer.
+// sender) gets no answer. A settlement of a batch answers into the batch's
+// one answer (batch, at its place i).
 type settleTo struct {
-	root *actor.RootContext
-	to   *actor.PID
+	root  *actor.RootContext
+	to    *actor.PID
+	batch *batchAnswer
+	i     int
 }
 
 // settleReply is the answer's way back for the settlement ctx handles.
@@ -240,7 +243,10 @@ func settleReply(ctx actor.Context) settleTo {
 }
 
 func (r settleTo) send(ack *settleAck) {
-	if r.to != nil {
+	switch {
+	case r.batch != nil:
+		r.batch.set(r.root, r.to, r.i, ack)
+	case r.to != nil:
 		r.root.Send(r.to, ack)
 	}
 }
