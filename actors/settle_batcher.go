@@ -8,11 +8,11 @@ import (
 )
 
 // settleBatcher sends the durable settlements of accounts served on other
-// nodes in batches (settle_batch.go has the owner's side): while one batch of
-// an account is on its way, the settlements that come are queued and go
-// together as the next, so under load a node crosses to an owner once for
-// many calls, and with one call in flight a settlement goes at once, as
-// before. The acknowledgements, and the retries of settleDurably, stay per
+// nodes in batches (settle_batch.go has the owner's side): while
+// settleBatchesOnTheWay batches of an account are on their way, the
+// settlements that come are queued and go together as the next, so under
+// load a node crosses to an owner once for many calls, and with few calls in
+// flight a settlement goes at once, as before. The acknowledgements, and the retries of settleDurably, stay per
 // settlement: a batch that fails (a time-out, the owner gone) fails each of
 // its settlements, which are sent again on their own schedule and applied
 // once at the owner.
@@ -30,7 +30,16 @@ const maxSettleBatch = 256
 
 type settleQueue struct {
 	waiting []*settleWaiter
+	sending int // batches on their way
 }
+
+// settleBatchesOnTheWay bounds an account's batches on their way from this
+// node: a settlement that finds fewer goes at once (its own batch, with
+// whatever is queued), so that a settlement waits behind at most this many
+// batches' commits; with one, each settlement would wait for the commit
+// before its own, and the owner's commits would carry each node's
+// settlements every other time only.
+const settleBatchesOnTheWay = 2
 
 type settleWaiter struct {
 	m       *acctSettle
@@ -55,16 +64,20 @@ func newSettleBatcher(send func(account string, m *acctSettleBatch, timeout time
 func (b *settleBatcher) settle(account string, m *acctSettle, timeout time.Duration) (any, error) {
 	w := &settleWaiter{m: m, timeout: timeout, ch: make(chan settleResult, 1)}
 	b.mu.Lock()
-	q, busy := b.q[account]
-	if !busy {
+	q := b.q[account]
+	if q == nil {
 		q = &settleQueue{}
 		b.q[account] = q
 	}
 	q.waiting = append(q.waiting, w)
+	lead := q.sending < settleBatchesOnTheWay
+	if lead {
+		q.sending++
+	}
 	b.mu.Unlock()
-	if !busy {
-		// The first settlement sends its own batch in its goroutine (no
-		// hand-off when it is alone); those queued meanwhile go from a
+	if lead {
+		// A settlement that may send sends its own batch in its goroutine
+		// (no hand-off when it is alone); those queued meanwhile go from a
 		// goroutine of their own, so that it does not wait for theirs.
 		if b.next(account, q) {
 			go b.run(account, q)
@@ -84,7 +97,8 @@ func (b *settleBatcher) run(account string, q *settleQueue) {
 }
 
 // next sends one batch of what is queued and answers its settlements; it
-// says whether more was queued meanwhile (false: the queue is gone).
+// says whether more was queued meanwhile, for the caller to send (false:
+// it sends no more).
 func (b *settleBatcher) next(account string, q *settleQueue) bool {
 	b.mu.Lock()
 	ws := q.waiting
@@ -95,6 +109,22 @@ func (b *settleBatcher) next(account string, q *settleQueue) bool {
 		q.waiting = nil
 	}
 	b.mu.Unlock()
+	if len(ws) > 0 { // none: another sender took them
+		b.sendBatch(account, ws)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(q.waiting) > 0 {
+		return true
+	}
+	if q.sending--; q.sending == 0 {
+		delete(b.q, account)
+	}
+	return false
+}
+
+// sendBatch sends ws's settlements as one batch and gives each its answer.
+func (b *settleBatcher) sendBatch(account string, ws []*settleWaiter) {
 	items := make([]*acctSettle, len(ws))
 	var timeout time.Duration
 	for i, w := range ws {
@@ -114,11 +144,4 @@ func (b *settleBatcher) next(account string, q *settleQueue) bool {
 		}
 		w.ch <- settleResult{ack: &acks.Acks[i]}
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if len(q.waiting) == 0 {
-		delete(b.q, account)
-		return false
-	}
-	return true
 }
