@@ -64,9 +64,6 @@ func (a *accountActor) Receive(ctx actor.Context) {
 	case *acctSettle:
 		a.checkFence()
 		a.settle(ctx, m, settleReply(ctx))
-	case *acctSettleBatch:
-		a.checkFence()
-		a.settleBatch(ctx, m)
 	case *settleCommitted:
 		a.committed(m)
 	case *acctSettleVideo:

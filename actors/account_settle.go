@@ -228,13 +228,10 @@ func (p *pendingSettle) doneBefore(t time.Time) bool {
 
 // settleTo is where a settlement's answer goes: its sender, when it was
 // sent as a request (from this node or another); a one-way settlement (no
-// sender) gets no answer. A settlement of a batch answers into the batch's
-// one answer (batch, at its place i).
+// sender) gets no answer.
 type settleTo struct {
-	root  *actor.RootContext
-	to    *actor.PID
-	batch *batchAnswer
-	i     int
+	root *actor.RootContext
+	to   *actor.PID
 }
 
 // settleReply is the answer's way back for the settlement ctx handles.
@@ -243,10 +240,7 @@ func settleReply(ctx actor.Context) settleTo {
 }
 
 func (r settleTo) send(ack *settleAck) {
-	switch {
-	case r.batch != nil:
-		r.batch.set(r.root, r.to, r.i, ack)
-	case r.to != nil:
+	if r.to != nil {
 		r.root.Send(r.to, ack)
 	}
 }

@@ -25,17 +25,12 @@ type ClusterState struct {
 	// the settlement), and reserved at the owner (two).
 	SliceReservations  int64 `json:"slice_reservations"`
 	RemoteReservations int64 `json:"remote_reservations"`
-	// Durable settlements sent to other nodes, and the batches (remote
-	// requests, one answer each) that carried them.
-	RemoteSettlements int64 `json:"remote_settlements"`
-	SettleBatches     int64 `json:"settle_batches"`
 }
 
 // Cluster reports the live members and this node's account activations.
 func (g *Gateway) Cluster(ctx context.Context) (*ClusterState, error) {
 	st := &ClusterState{Live: g.Live(), DurableSettle: g.durable, Members: []shlyuz.Member{}, Activations: []Activation{},
-		SliceReservations: g.slices.local.Load(), RemoteReservations: g.slices.remote.Load(),
-		RemoteSettlements: g.batcher.items.Load(), SettleBatches: g.batcher.batches.Load()}
+		SliceReservations: g.slices.local.Load(), RemoteReservations: g.slices.remote.Load()}
 	if g.lease != nil {
 		st.Self = g.lease.ID()
 	}

@@ -72,17 +72,6 @@ func (d *LossyDirectory) Request(identity, kind string, msg any, timeout time.Du
 				d.granted.Add(1)
 			}
 		}
-	case *acctSettleBatch: // the whole batch's answer is lost with any refill's
-		if a, ok := res.(*settleAckBatch); ok && d.refills.Load() && len(a.Acks) == len(m.Items) {
-			for i, it := range m.Items {
-				if it.Refill > 0 {
-					lose = true
-					if a.Acks[i].Slice > 0 {
-						d.granted.Add(1)
-					}
-				}
-			}
-		}
 	}
 	if lose {
 		return nil, actor.ErrTimeout

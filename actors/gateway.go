@@ -91,14 +91,13 @@ type deps struct {
 	dir     Directory
 	lease   Lease
 	durable bool
-	idle    time.Duration  // passivate idle account actors after it; 0: never
-	budget  atomic.Int64   // passivations the current sweep still allows
-	actives atomic.Int64   // live account activations of this node
-	active  sync.Map       // account id → activation: this node's live account activations
-	calls   *callRegistry  // this node's calls in flight, for new account activations
-	slices  *sliceBook     // this node's slices of accounts served elsewhere
-	batcher *settleBatcher // settlements to accounts served elsewhere
-	keyIdx  keyIndex       // key hash → key and account ids
+	idle    time.Duration // passivate idle account actors after it; 0: never
+	budget  atomic.Int64  // passivations the current sweep still allows
+	actives atomic.Int64  // live account activations of this node
+	active  sync.Map      // account id → activation: this node's live account activations
+	calls   *callRegistry // this node's calls in flight, for new account activations
+	slices  *sliceBook    // this node's slices of accounts served elsewhere
+	keyIdx  keyIndex      // key hash → key and account ids
 	// inFlight counts this node's model calls between reservation and
 	// settlement, granting those asking for their reservation, settling
 	// those waiting for their charge's commit: a settlement that finds
@@ -187,9 +186,6 @@ func New(o Options) (*Gateway, error) {
 		return nil, fmt.Errorf("start the root supervisor: %w", err)
 	}
 	g.root = root
-	g.batcher = newSettleBatcher(func(account string, m *acctSettleBatch, timeout time.Duration) (any, error) {
-		return g.dir.Request(account, KindAccount, m, timeout)
-	})
 	g.slices = newSliceBook(g.calls.self, func(account string, msg any) { g.dir.Send(account, KindAccount, msg) })
 	if _, err := o.System.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &callsActor{reg: g.calls, slices: g.slices} }), callsActorName); err != nil {
 		return nil, fmt.Errorf("spawn the call registry: %w", err)

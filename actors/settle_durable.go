@@ -58,7 +58,7 @@ func (g *Gateway) settleDurably(accountID string, m *acctSettle) error {
 	backoff := 20 * time.Millisecond
 	committed := false // acknowledged by an activation, but adopted by a newer one since
 	for {
-		res, err := g.settleOnce(accountID, m, attempt)
+		res, err := g.dir.Request(accountID, KindAccount, m, attempt)
 		if ack, ok := res.(*settleAck); err == nil && ok {
 			switch {
 			case ack.Refused:
@@ -85,16 +85,6 @@ func (g *Gateway) settleDurably(accountID string, m *acctSettle) error {
 		time.Sleep(backoff) // a back-off between attempts, not a wait for an effect
 		backoff = min(2*backoff, 500*time.Millisecond)
 	}
-}
-
-// settleOnce sends a durable settlement once: with the account's next
-// batch when its calls are served from slices here (its activation runs on
-// another node), else on its own.
-func (g *Gateway) settleOnce(accountID string, m *acctSettle, timeout time.Duration) (any, error) {
-	if g.sliced(accountID) {
-		return g.batcher.settle(accountID, m, timeout)
-	}
-	return g.dir.Request(accountID, KindAccount, m, timeout)
 }
 
 // DurableSettle says whether replies wait for their charge's commit.

@@ -21,8 +21,6 @@ var clusterMessages = []remote.RootSerializable{
 	&keyUpdate{},
 	&acctReserve{},
 	&acctSettle{},
-	&acctSettleBatch{},
-	&settleAckBatch{},
 	&drain{},
 	&acctBalance{},
 	&acctBalanceReply{},
@@ -55,8 +53,6 @@ func (m *keyLimit) Serialize() (remote.RootSerialized, error)         { return w
 func (m *keyUpdate) Serialize() (remote.RootSerialized, error)        { return wire.Encode(m) }
 func (m *acctReserve) Serialize() (remote.RootSerialized, error)      { return wire.Encode(m) }
 func (m *acctSettle) Serialize() (remote.RootSerialized, error)       { return wire.Encode(m) }
-func (m *acctSettleBatch) Serialize() (remote.RootSerialized, error)  { return wire.Encode(m) }
-func (m *settleAckBatch) Serialize() (remote.RootSerialized, error)   { return wire.Encode(m) }
 func (m *drain) Serialize() (remote.RootSerialized, error)            { return wire.Encode(m) }
 func (m *acctBalance) Serialize() (remote.RootSerialized, error)      { return wire.Encode(m) }
 func (m *acctBalanceReply) Serialize() (remote.RootSerialized, error) { return wire.Encode(m) }
