@@ -161,24 +161,23 @@ func (a *accountActor) reserve(m *acctReserve) *reserved {
 	if m.Fixed > 0 {
 		return a.reserveFixed(m, k, free)
 	}
-	tokens := m.completionCap()
+	// The cap is lowered to what the key's ceiling and the balance afford,
+	// down to the call's floor: an agent asks for the model's whole output
+	// as a habit, and its call is served with what it can pay for.
+	tokens, floor := m.completionCap(), m.floor()
 	n := max(m.N, 1)
 	if left, ok := k.left(); ok {
 		afford := m.Price.CompletionTokensFor(left, m.Prompt) / n
-		if m.MaxTokens == 0 {
-			tokens = min(tokens, afford)
+		if afford < floor {
+			return &reserved{Err: shlyuz.ErrKeyLimitExceeded(*k.key.Limit, k.spent+k.reserved, k.periodEnd, afford, floor)}
 		}
-		if afford < 1 || tokens > afford {
-			return &reserved{Err: shlyuz.ErrKeyLimitExceeded(*k.key.Limit, k.spent+k.reserved, k.periodEnd, afford, max(tokens, 1))}
-		}
-	}
-	afford := m.Price.CompletionTokensFor(free, m.Prompt) / n
-	if m.MaxTokens == 0 {
 		tokens = min(tokens, afford)
 	}
-	if afford < 1 || tokens > afford {
-		return &reserved{Err: shlyuz.ErrInsufficientCredits(max(free, 0), afford, max(tokens, 1), m.MaxTokens > 0)}
+	afford := m.Price.CompletionTokensFor(free, m.Prompt) / n
+	if afford < floor {
+		return &reserved{Err: shlyuz.ErrInsufficientCredits(max(free, 0), afford, floor, m.MaxTokens > 0)}
 	}
+	tokens = min(tokens, afford)
 	amount := m.Price.Charge(m.Prompt, shlyuz.MulChecked(tokens, n))
 	h := hold{amount: amount, keyID: k.key.ID, requester: m.Requester}
 	if rl := k.key.RateLimit; rl != nil && rl.TokensPerMinute > 0 { // the worst case counts until the call settles

@@ -92,9 +92,8 @@ func (a *accountActor) settle(ctx actor.Context, m *acctSettle, reply settleTo) 
 	// The journal calls back once with the store's outcome, or, with a
 	// write-ahead log, with Logged and later again only for a Duplicate or
 	// a Fenced entry: the first call answers.
-	var answered atomic.Bool
 	add(entry, m.Generation, func(o Outcome) {
-		if answered.CompareAndSwap(false, true) {
+		if p.answered.CompareAndSwap(false, true) {
 			if o == Fenced {
 				p.finish(&settleAck{Moved: true})
 			} else {
@@ -186,6 +185,9 @@ type pendingSettle struct {
 	// back (the account actor's alone: the journal's callback never reads it).
 	slice   shlyuz.Credits
 	sliceID string
+	// answered: the journal's first outcome answered the waiters (its
+	// callback's; a field here, not a variable of its own on the heap).
+	answered atomic.Bool
 }
 
 func (p *pendingSettle) wait(reply settleTo) {

@@ -66,9 +66,10 @@ type ChatCall struct {
 
 // Receipt is what a finished call used and cost; Credits is exactly the debit.
 type Receipt struct {
-	// MaxTokens is the completion ceiling the gateway sent upstream when the
-	// client set none (what the key, the balance and the model allowed); 0
-	// when the client set it.
+	// MaxTokens is the completion ceiling the gateway sent upstream when it
+	// is not the client's own: the client set none (what the key, the
+	// balance and the model allowed), or set more than the model's limit or
+	// than the key and the balance afford; 0 when the client's cap went.
 	MaxTokens    int64
 	Usage        shlyuz.Usage
 	Credits      shlyuz.Credits
@@ -265,12 +266,13 @@ func (s *Stream) observe(ev *shlyuz.StreamEvent) {
 func (s *Stream) MaxTokens() int64 { return s.decidedMaxTokens() }
 
 // decidedMaxTokens is the ceiling sent upstream when the client set none, or
-// when the model's output limit clamped the client's.
+// when the model's output limit or what the call can pay for lowered the
+// client's.
 func (cl *call) decidedMaxTokens() int64 {
 	if cl.fixed > 0 || cl.c.MaxTokens > 0 && cl.maxTokens >= cl.c.MaxTokens {
 		return 0 // the client's own cap went upstream
 	}
-	return cl.maxTokens // chosen, or the client's clamped to the model's limit
+	return cl.maxTokens // chosen, or the client's lowered
 }
 
 // Model is the model that serves the stream.
@@ -603,6 +605,7 @@ func (cl *call) reserve(m *shlyuz.PricedModel, ups []*Upstream) error {
 			maxTokens = m.MaxOutputTokens
 		}
 		msg.Prompt, msg.MaxTokens, msg.MaxOut, msg.Price, msg.N = prompt, maxTokens, m.MaxOutput(), worst, cl.c.N
+		msg.MinTokens = thinkingNeed(cl.c, ups)
 	}
 	if cl.slice != nil { // reserved again for another model: the slice's reservation goes back
 		g.slices.release(cl.slice, cl.held, 0)
@@ -775,7 +778,7 @@ func (cl *call) record(now time.Time, status, finish string, u shlyuz.Usage, cre
 		Upstream: upstream, Attempts: cl.attempts, Streamed: cl.c.Stream,
 		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Credits: credits, OverReserved: cl.over,
 		LatencyMS: now.Sub(cl.c.Started).Milliseconds(), Status: status, FinishReason: finish, CreatedAt: now,
-		Estimated: cl.estimated, Note: cl.lifecycleNote(), DroppedParameters: slices.Concat(cl.dropped, cl.c.LeftOut), User: cl.c.User,
+		Estimated: cl.estimated, Note: joinNotes(cl.lifecycleNote(), cl.loweredNote()), DroppedParameters: slices.Concat(cl.dropped, cl.c.LeftOut), User: cl.c.User,
 	}, prompt: *u.PromptDetails(), completion: *u.CompletionDetails()}
 	gen := &r.Generation
 	gen.PromptDetails, gen.CompletionDetails = &r.prompt, &r.completion

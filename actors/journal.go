@@ -235,11 +235,11 @@ func (j *Journal) flush(ctx context.Context) error {
 	j.mu.Lock()
 	batch, notices := j.pending, j.notices
 	j.pending, j.notices = shlyuz.Batch{}, nil
+	j.mu.Unlock()
 	var mark uint64
-	if j.ahead != nil {
+	if j.ahead != nil { // after mu: Seal opens the next segment, and settlements stage records meanwhile
 		mark = j.ahead.Seal()
 	}
-	j.mu.Unlock()
 	j.aheadMu.Unlock()
 	if len(batch.Entries) == 0 && len(batch.Generations) == 0 {
 		notifyAll(notices)

@@ -41,7 +41,10 @@ type acctReserve struct {
 	Prompt    int64  // reserve estimate of prompt tokens
 	MaxTokens int64  // what the client asked for; 0: absent
 	MaxOut    int64  // the model's output ceiling
-	N         int64  // choices asked for (0 or 1: one); each may produce the ceiling
+	// MinTokens is the least cap the request can be served with (a thinking
+	// budget needs room above it); 0: none beyond the floor (acctReserve.floor).
+	MinTokens int64
+	N         int64 // choices asked for (0 or 1: one); each may produce the ceiling
 	Price     shlyuz.PriceBound
 	// Fixed, when above zero, is the whole worst case in credits (a media call
 	// priced in images, seconds or characters); Prompt, MaxTokens and Price are unused.

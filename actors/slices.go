@@ -112,6 +112,24 @@ func (m *acctReserve) completionCap() int64 {
 	return m.MaxOut
 }
 
+// LowestCap is the least completion cap a call whose client set a larger
+// one is lowered to when the key's ceiling or the balance affords no more:
+// below it an answer is likely cut short before it says anything useful,
+// and the client is better told to top up.
+const LowestCap = 1024
+
+// floor is the least cap the call may be reserved with: the client's cap or
+// LowestCap, whichever is less, or one token when the client set none; but
+// no less than MinTokens (a thinking budget's need), up to the cap itself.
+func (m *acctReserve) floor() int64 {
+	limit := m.completionCap()
+	f := int64(1)
+	if m.MaxTokens > 0 {
+		f = min(m.MaxTokens, LowestCap)
+	}
+	return max(f, min(m.MinTokens, limit), 1)
+}
+
 // reserve takes m's worst case from the key's slice; nil when there is no
 // live slice, it cannot cover the whole worst case, or the key refuses the
 // call (the owner then answers it, with its own error).

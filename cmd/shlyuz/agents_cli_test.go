@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -30,7 +35,8 @@ func runCLI(t *testing.T, modules, bin string, home string, env []string, args .
 	return string(out)
 }
 
-func TestClaudeCodeAnswersThroughTheFake(t *testing.T) {
+// claudeCode is Claude Code as npm ships it, pinned, with its native binary in place.
+func claudeCode(t *testing.T) string {
 	modules := npmInstall(t, "@anthropic-ai/claude-code@2.1.197")
 	// Installed with --ignore-scripts: the package's own installer puts its native binary in place.
 	if _, err := os.Stat(filepath.Join(modules, ".claude-installed")); err != nil {
@@ -41,6 +47,11 @@ func TestClaudeCodeAnswersThroughTheFake(t *testing.T) {
 		}
 		_ = os.WriteFile(filepath.Join(modules, ".claude-installed"), nil, 0o600)
 	}
+	return modules
+}
+
+func TestClaudeCodeAnswersThroughTheFake(t *testing.T) {
+	modules := claudeCode(t)
 	_, key := account(t, h.base, 200_000_000, nil)
 	before := balance(t, h.base, key).Data.TotalCredits
 	out := runCLI(t, modules, "claude", t.TempDir(), []string{
@@ -51,6 +62,80 @@ func TestClaudeCodeAnswersThroughTheFake(t *testing.T) {
 	}
 	if after := balance(t, h.base, key).Data.TotalCredits; after >= before {
 		t.Fatalf("not billed: %d → %d", before, after)
+	}
+}
+
+// Claude Code asks for max_tokens 64,000, which a 20 ₽ key ceiling or a
+// 10 ₽ balance cannot hold at the output price: it is served with the cap
+// lowered to what it can pay for, never past the ceiling or the balance.
+// The model is Haiku 4.5 (ANTHROPIC_MODEL, as docs/clients.md says): at the
+// test rate (100 ₽ a dollar, K 1) Claude Code's own prompt, some 30,000
+// tokens of tools and instructions, holds 30 ₽ at an Opus's dearest
+// prompt price (10 USD a million, a one-hour cache write).
+func TestClaudeCodeAnswersWithinWhatItCanAfford(t *testing.T) {
+	modules := claudeCode(t)
+	const (
+		claudeCodeAsks = 64_000 // http/testdata/agents/claude-code-2.1.197.json
+		// ../shared/data/litellm-model-prices.json "claude-haiku-4-5": output 5e-06 USD a token,
+		// × 100 ₽ × K 1 × 100,000 credits a ruble.
+		haikuOutputCredits = 50
+	)
+	for _, tc := range []struct {
+		name    string
+		credits int64
+		keyBody map[string]any
+		limit   int64 // what may be spent: the ceiling or the balance
+	}{
+		{"key ceiling 20 ₽", 100_000_000, map[string]any{"name": "agent", "limit": 2_000_000, "limit_reset": "month"}, 2_000_000},
+		{"balance 10 ₽", 1_000_000, nil, 1_000_000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			marker := fmt.Sprintf("afford-%d", counter.Add(1))
+			var mu sync.Mutex
+			var caps []int64
+			see := func(r *http.Request, body []byte) {
+				if !bytes.Contains(body, []byte(marker)) {
+					return
+				}
+				var b struct {
+					MaxTokens           int64 `json:"max_tokens"`
+					MaxCompletionTokens int64 `json:"max_completion_tokens"`
+				}
+				_ = json.Unmarshal(body, &b)
+				mu.Lock()
+				caps = append(caps, max(b.MaxTokens, b.MaxCompletionTokens))
+				mu.Unlock()
+			}
+			onFakeRequest.Store(&see)
+			defer onFakeRequest.Store(nil)
+			_, key := account(t, h.base, tc.credits, tc.keyBody)
+			before := balance(t, h.base, key).Data.TotalCredits
+			out := runCLI(t, modules, "claude", t.TempDir(), []string{
+				"ANTHROPIC_BASE_URL=" + h.base + "/api", "ANTHROPIC_AUTH_TOKEN=" + key, "ANTHROPIC_MODEL=claude-haiku-4-5",
+			}, "-p", "Say hi. "+marker)
+			if !strings.Contains(out, "tok0") {
+				t.Fatalf("claude -p printed no answer of the fake's:\n%s", out)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(caps) == 0 {
+				t.Fatal("the fake upstream saw no request of the CLI's")
+			}
+			for _, c := range caps {
+				if c < 1 || c >= claudeCodeAsks || c*haikuOutputCredits > tc.limit {
+					t.Fatalf("the upstream was asked for max_tokens %v, want each below %d and within %d credits at %d a token",
+						caps, claudeCodeAsks, tc.limit, haikuOutputCredits)
+				}
+			}
+			b := balance(t, h.base, key).Data
+			var k keyView
+			call(t, h.base, "GET", "/api/v1/key", key, nil, &k)
+			spent := before - b.TotalCredits
+			if spent <= 0 || spent > tc.limit || k.Data.Usage != spent || b.TotalCredits < 0 || b.Reserved != 0 {
+				t.Fatalf("spent %d of %d (key usage %d), balance %d, reserved %d", spent, tc.limit, k.Data.Usage, b.TotalCredits, b.Reserved)
+			}
+			t.Logf("upstream max_tokens %v, charged %d credits", caps, spent)
+		})
 	}
 }
 

@@ -3,6 +3,7 @@ package anthropic
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strconv"
@@ -28,6 +29,9 @@ func nativeBodyWithout(req *shlyuz.UpstreamRequest, n *shlyuz.NativeRequest, str
 	own := map[string][]byte{"model": plainjson.AppendString(nil, req.UpstreamModel)}
 	if req.MaxTokens > 0 {
 		own["max_tokens"] = strconv.AppendInt(nil, req.MaxTokens, 10)
+		if th := lowerThinking(n.Body, req.MaxTokens); th != nil {
+			own["thinking"] = th
+		}
 	}
 	if stream {
 		own["stream"] = []byte("true")
@@ -149,3 +153,32 @@ func (nd *nativeDecoder) Decode(e sse.Event) (shlyuz.StreamEvent, bool, error) {
 
 // SpeaksNative reports that the adapter serves Anthropic Messages requests as they are.
 func (p *Provider) SpeaksNative(protocol string) bool { return protocol == shlyuz.ProtocolAnthropic }
+
+// lowerThinking is the client's thinking member with its budget lowered
+// below maxTokens, a cap the gateway lowered to what the call can pay for:
+// Anthropic refuses a budget_tokens not below max_tokens. nil when the
+// budget fits, or did not fit the client's own max_tokens either (the
+// client's mistake goes upstream as written, for Anthropic's own answer).
+// The gateway reserves a cap of at least minThinkingBudget+1 for a call
+// that thinks, so the budget never falls below Anthropic's least.
+func lowerThinking(body map[string]json.RawMessage, maxTokens int64) []byte {
+	raw := body["thinking"]
+	if len(raw) == 0 {
+		return nil
+	}
+	var th map[string]json.RawMessage
+	var budget, asked int64
+	if json.Unmarshal(raw, &th) != nil || json.Unmarshal(th["budget_tokens"], &budget) != nil ||
+		json.Unmarshal(body["max_tokens"], &asked) != nil {
+		return nil
+	}
+	if budget < maxTokens || budget >= asked {
+		return nil
+	}
+	th["budget_tokens"] = strconv.AppendInt(nil, max(maxTokens-1, minThinkingBudget), 10)
+	b, err := plainjson.Marshal(th)
+	if err != nil {
+		return nil
+	}
+	return b
+}

@@ -59,6 +59,59 @@ func TestNativeBody(t *testing.T) {
 	}
 }
 
+// TestNativeBodyThinkingBelowALoweredCap: a thinking budget that fit the
+// client's max_tokens but not the cap the gateway lowered it to is lowered
+// to the cap less one, never below Anthropic's least (1,024); one that fits,
+// adaptive thinking, and a client's own budget at or above its max_tokens
+// (Anthropic's refusal to give) go as written.
+func TestNativeBodyThinkingBelowALoweredCap(t *testing.T) {
+	tests := []struct {
+		name          string
+		clientMax     string
+		thinking      string
+		cap           int64
+		wantBudget    int64 // 0: the client's thinking as written
+		wantAsWritten string
+	}{
+		{"budget above the lowered cap", `64000`, `{"type":"enabled","budget_tokens":32000}`, 5000, 4999, ""},
+		{"budget at the lowered cap", `8000`, `{"budget_tokens":3000,"type":"enabled"}`, 3000, 2999, ""},
+		{"cap at the least", `8000`, `{"type":"enabled","budget_tokens":4000}`, 1025, 1024, ""},
+		{"budget fits", `64000`, `{"type":"enabled","budget_tokens":2000}`, 5000, 0, `{"type":"enabled","budget_tokens":2000}`},
+		{"adaptive", `64000`, `{"type":"adaptive"}`, 5000, 0, `{"type":"adaptive"}`},
+		{"the client's own mistake", `2000`, `{"type":"enabled","budget_tokens":2000}`, 1500, 0, `{"type":"enabled","budget_tokens":2000}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			client := map[string]json.RawMessage{"max_tokens": json.RawMessage(tt.clientMax), "thinking": json.RawMessage(tt.thinking),
+				"messages": json.RawMessage(`[{"role":"user","content":"hi"}]`)}
+			req := &shlyuz.UpstreamRequest{UpstreamModel: "claude-x", MaxTokens: tt.cap}
+			body := nativeBody(req, &shlyuz.NativeRequest{Protocol: shlyuz.ProtocolAnthropic, Body: client}, false)
+			var got struct {
+				MaxTokens int64 `json:"max_tokens"`
+				Thinking  struct {
+					Type         string `json:"type"`
+					BudgetTokens int64  `json:"budget_tokens"`
+				} `json:"thinking"`
+			}
+			if err := json.Unmarshal(body, &got); err != nil {
+				t.Fatalf("body %s: %v", body, err)
+			}
+			if got.MaxTokens != tt.cap {
+				t.Fatalf("max_tokens %d, want %d", got.MaxTokens, tt.cap)
+			}
+			if tt.wantAsWritten != "" {
+				if !bytes.Contains(body, []byte(`"thinking":`+tt.wantAsWritten)) {
+					t.Fatalf("body %s, want thinking as written", body)
+				}
+				return
+			}
+			if got.Thinking.BudgetTokens != tt.wantBudget || got.Thinking.Type != "enabled" {
+				t.Fatalf("thinking %+v, want budget %d", got.Thinking, tt.wantBudget)
+			}
+		})
+	}
+}
+
 // BenchmarkNativeBody is the body of a coding agent's Messages request of
 // 150 KB as it goes to an Anthropic upstream.
 func BenchmarkNativeBody(b *testing.B) {

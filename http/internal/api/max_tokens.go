@@ -6,9 +6,9 @@ import (
 	"github.com/gofiber/fiber/v2"
 )
 
-// MaxTokensHeader tells a client that set no max_tokens the completion
-// ceiling the gateway sent upstream: what the key's ceiling, the balance and
-// the model's output limit allow, whichever is least.
+// MaxTokensHeader tells a client the completion ceiling the gateway sent
+// upstream when it is not the client's own: what the key's ceiling, the
+// balance and the model's output limit allow, whichever is least.
 const MaxTokensHeader = "X-Shlyuz-Max-Tokens"
 
 func SetDecidedMaxTokens(c *fiber.Ctx, n int64) {
