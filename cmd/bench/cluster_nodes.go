@@ -43,7 +43,7 @@ type clusterState struct {
 	SliceReservations  int64 `json:"slice_reservations"`
 	RemoteReservations int64 `json:"remote_reservations"`
 	RemoteSettlements  int64 `json:"remote_settlements"`
-	SettleBatches      int64 `json:"settle_batches"`
+	AckMessages      int64 `json:"ack_messages"`
 }
 
 // startSetup starts the nodes of one setup on the schema dsn (sql mode when
@@ -100,10 +100,10 @@ func (b *bench) startSetup(ctx context.Context, name, dsn, cfgPath, token string
 
 // crossCounts are the nodes' counts of calls of accounts served elsewhere,
 // summed over the nodes.
-type crossCounts struct{ slice, remote, settlements, batches int64 }
+type crossCounts struct{ slice, remote, settlements, ackMsgs int64 }
 
 // reservations sums the nodes' slice_reservations, remote_reservations,
-// remote_settlements and settle_batches; ok is false when a node does not
+// remote_settlements and ack_messages; ok is false when a node does not
 // answer them.
 func (b *bench) reservations(s *clusterSetup, token string) (c crossCounts, ok bool) {
 	for _, root := range s.roots {
@@ -112,7 +112,7 @@ func (b *bench) reservations(s *clusterSetup, token string) (c crossCounts, ok b
 			return crossCounts{}, false
 		}
 		c.slice, c.remote = c.slice+st.SliceReservations, c.remote+st.RemoteReservations
-		c.settlements, c.batches = c.settlements+st.RemoteSettlements, c.batches+st.SettleBatches
+		c.settlements, c.ackMsgs = c.settlements+st.RemoteSettlements, c.ackMsgs+st.AckMessages
 	}
 	return c, true
 }

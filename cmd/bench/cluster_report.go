@@ -74,9 +74,10 @@ type ClusterPhase struct {
 	OfOneNode          float64 `json:"of_one_node"`
 	SliceReservations  *int64  `json:"slice_reservations,omitempty"`
 	RemoteReservations *int64  `json:"remote_reservations,omitempty"`
-	// Durable settlements sent to another node, and the batches that carried them.
+	// Durable settlements sent to another node (a remote message each), and
+	// the messages that carried their acknowledgements back.
 	RemoteSettlements *int64 `json:"remote_settlements,omitempty"`
-	SettleBatches     *int64 `json:"settle_batches,omitempty"`
+	AckMessages     *int64 `json:"ack_messages,omitempty"`
 }
 
 // ClusterSummary is a side over the rounds: medians, and the range of its
@@ -103,7 +104,7 @@ type LevelSummary struct {
 	SliceReservations  *int64   `json:"slice_reservations,omitempty"`
 	RemoteReservations *int64   `json:"remote_reservations,omitempty"`
 	RemoteSettlements  *int64   `json:"remote_settlements,omitempty"`
-	SettleBatches      *int64   `json:"settle_batches,omitempty"`
+	AckMessages      *int64   `json:"ack_messages,omitempty"`
 }
 
 // median of xs (the mean of the middle two for an even count); 0 for none.
@@ -148,7 +149,7 @@ func summarizeCluster(r *ClusterResults) []ClusterSummary {
 		for li, lv0 := range r.Results[0].Levels {
 			ls := LevelSummary{Upstream: lv0.Upstream, Concurrency: lv0.Concurrency}
 			var rps, ofOne, ofDirect, cpu []float64
-			var slice, remote, settlements, batches int64
+			var slice, remote, settlements, ackMsgs int64
 			resOK, settleOK := true, true
 			for _, rd := range r.Results {
 				if li >= len(rd.Levels) {
@@ -164,8 +165,8 @@ func summarizeCluster(r *ClusterResults) []ClusterSummary {
 					}
 					if p.SliceReservations != nil && p.RemoteReservations != nil {
 						slice, remote = slice+*p.SliceReservations, remote+*p.RemoteReservations
-						if p.RemoteSettlements != nil && p.SettleBatches != nil {
-							settlements, batches = settlements+*p.RemoteSettlements, batches+*p.SettleBatches
+						if p.RemoteSettlements != nil && p.AckMessages != nil {
+							settlements, ackMsgs = settlements+*p.RemoteSettlements, ackMsgs+*p.AckMessages
 						} else {
 							settleOK = false
 						}
@@ -191,7 +192,7 @@ func summarizeCluster(r *ClusterResults) []ClusterSummary {
 			if k > 0 && resOK {
 				ls.SliceReservations, ls.RemoteReservations = &slice, &remote
 				if settleOK {
-					ls.RemoteSettlements, ls.SettleBatches = &settlements, &batches
+					ls.RemoteSettlements, ls.AckMessages = &settlements, &ackMsgs
 				}
 			}
 			cs.Levels = append(cs.Levels, ls)
@@ -208,20 +209,22 @@ func ratioCell(l LevelSummary) string {
 	return fmt.Sprintf("%.2f (%.2f–%.2f)", l.OfOneNode, l.OfOneNodeMin, l.OfOneNodeMax)
 }
 
-// reservationCell is "6761 / 53 (0.67 round trips a call; 6814 settlements in
-// 900 batches, 0.26 remote messages a call)" over every level: a round trip
-// is a call's wait on another node, a remote message one request or answer
-// between nodes (a remote reservation's two, a settlement batch's two).
+// reservationCell is "6761 / 53 (0.67 round trips a call; 6814 settlements,
+// 900 acknowledgement messages, 0.55 remote messages a call)" over every
+// level: a round trip is a call's wait on another node, a remote message one
+// request or answer between nodes (a remote reservation's two, a
+// settlement's one, and the messages that carry the acknowledgements of a
+// commit's settlements back to each node).
 func reservationCell(s ClusterSummary) string {
-	var slice, remote, settlements, batches int64
+	var slice, remote, settlements, ackMsgs int64
 	reqs, counted := 0, true // counted: every level has the settlements' counts (nodes that report them)
 	for _, l := range s.Levels {
 		if l.SliceReservations == nil || l.RemoteReservations == nil {
 			return "n/a"
 		}
 		slice, remote, reqs = slice+*l.SliceReservations, remote+*l.RemoteReservations, reqs+l.Requests
-		if l.RemoteSettlements != nil && l.SettleBatches != nil {
-			settlements, batches = settlements+*l.RemoteSettlements, batches+*l.SettleBatches
+		if l.RemoteSettlements != nil && l.AckMessages != nil {
+			settlements, ackMsgs = settlements+*l.RemoteSettlements, ackMsgs+*l.AckMessages
 		} else {
 			counted = false
 		}
@@ -232,8 +235,8 @@ func reservationCell(s ClusterSummary) string {
 	if !counted {
 		return fmt.Sprintf("%d / %d (%.2f round trips a call)", slice, remote, float64(slice+2*remote)/float64(reqs))
 	}
-	return fmt.Sprintf("%d / %d (%.2f round trips a call; %d settlements in %d batches, %.2f remote messages a call)", slice, remote,
-		float64(slice+2*remote)/float64(reqs), settlements, batches, float64(2*(remote+batches))/float64(reqs))
+	return fmt.Sprintf("%d / %d (%.2f round trips a call; %d settlements, %d acknowledgement messages, %.2f remote messages a call)", slice, remote,
+		float64(slice+2*remote)/float64(reqs), settlements, ackMsgs, float64(2*remote+settlements+ackMsgs)/float64(reqs))
 }
 
 // writeClusterMarkdown prints the comparison: the summary table, then each round.

@@ -164,8 +164,8 @@ func (b *bench) clusterPhase(ctx context.Context, t *target, s *clusterSetup, up
 	}
 	if s != nil && resOK {
 		if c1, ok := b.reservations(s, token); ok {
-			sl, rm, st, bt := c1.slice-c0.slice, c1.remote-c0.remote, c1.settlements-c0.settlements, c1.batches-c0.batches
-			p.SliceReservations, p.RemoteReservations, p.RemoteSettlements, p.SettleBatches = &sl, &rm, &st, &bt
+			sl, rm, st, bt := c1.slice-c0.slice, c1.remote-c0.remote, c1.settlements-c0.settlements, c1.ackMsgs-c0.ackMsgs
+			p.SliceReservations, p.RemoteReservations, p.RemoteSettlements, p.AckMessages = &sl, &rm, &st, &bt
 		}
 	}
 	p.Latency = summarize(ph.lat, ph.errs)
