@@ -43,7 +43,7 @@ type clusterState struct {
 	SliceReservations  int64 `json:"slice_reservations"`
 	RemoteReservations int64 `json:"remote_reservations"`
 	RemoteSettlements  int64 `json:"remote_settlements"`
-	AckMessages      int64 `json:"ack_messages"`
+	AckMessages        int64 `json:"ack_messages"`
 }
 
 // startSetup starts the nodes of one setup on the schema dsn (sql mode when

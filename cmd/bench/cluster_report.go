@@ -77,7 +77,7 @@ type ClusterPhase struct {
 	// Durable settlements sent to another node (a remote message each), and
 	// the messages that carried their acknowledgements back.
 	RemoteSettlements *int64 `json:"remote_settlements,omitempty"`
-	AckMessages     *int64 `json:"ack_messages,omitempty"`
+	AckMessages       *int64 `json:"ack_messages,omitempty"`
 }
 
 // ClusterSummary is a side over the rounds: medians, and the range of its
@@ -104,7 +104,7 @@ type LevelSummary struct {
 	SliceReservations  *int64   `json:"slice_reservations,omitempty"`
 	RemoteReservations *int64   `json:"remote_reservations,omitempty"`
 	RemoteSettlements  *int64   `json:"remote_settlements,omitempty"`
-	AckMessages      *int64   `json:"ack_messages,omitempty"`
+	AckMessages        *int64   `json:"ack_messages,omitempty"`
 }
 
 // median of xs (the mean of the middle two for an even count); 0 for none.
