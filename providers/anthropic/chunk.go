@@ -6,6 +6,7 @@ import (
 
 	"github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/internal/plainjson"
+	"github.com/shlyuz/shlyuz/providers/internal/upstream"
 )
 
 // chunkWriter builds the OpenAI chat.completion.chunk objects of one stream,
@@ -33,17 +34,7 @@ func (c *chunkWriter) chunk(delta []byte, finish string) []byte {
 	b := make([]byte, 0, len(c.prefix)+len(delta)+64)
 	b = append(b, c.prefix...)
 	b = append(b, delta...)
-	b = append(b, `,"logprobs":null,"finish_reason":`...)
-	if finish == "" {
-		b = append(b, "null"...)
-	} else {
-		b = plainjson.AppendString(b, finish)
-	}
-	b = append(b, "}]"...)
-	if c.clientUsage {
-		b = append(b, `,"usage":null`...)
-	}
-	return append(b, '}')
+	return upstream.AppendChunkEnd(b, finish, c.clientUsage)
 }
 
 // role is the first chunk: the assistant's role and empty content.

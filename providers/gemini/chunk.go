@@ -264,11 +264,9 @@ func (c *chunker) appendChoice(b []byte, cand *candidate, sep bool) (out []byte,
 		}
 		b = append(b, images...)
 	}
-	b = append(b, `},"logprobs":null,"finish_reason":`...)
-	if finish == "" {
-		b = append(b, "null"...)
-	} else {
-		b = plainjson.AppendString(b, finish)
+	b = append(b, '}')
+	b = upstream.AppendFinish(b, finish)
+	if finish != "" {
 		c.finished = true
 	}
 	return append(b, '}'), content, finish

@@ -262,8 +262,8 @@ func appendReplyChoice(b []byte, c *candidate, generationID string, thoughts boo
 	if c.Content != nil {
 		b, _ = appendImages(b, c.Content.Parts, true)
 	}
-	b = append(b, `},"logprobs":null,"finish_reason":`...)
-	b = plainjson.AppendString(b, finish)
+	b = append(b, '}')
+	b = upstream.AppendFinish(b, finish)
 	return append(b, '}'), finish
 }
 

@@ -130,17 +130,8 @@ func (c *chunker) step(res *wireResult) (ev shlyuz.StreamEvent, skip bool, err *
 		b = append(b, `"tool_calls":`...)
 		b = appendToolCalls(b, c.generationID, newCalls, c.calls, true)
 	}
-	b = append(b, `},"logprobs":null,"finish_reason":`...)
-	if finish == "" {
-		b = append(b, "null"...)
-	} else {
-		b = plainjson.AppendString(b, finish)
-	}
-	b = append(b, "}]"...)
-	if c.clientUsage {
-		b = append(b, `,"usage":null`...)
-	}
 	b = append(b, '}')
+	b = upstream.AppendChunkEnd(b, finish, c.clientUsage)
 
 	if text != "" {
 		c.sent = text

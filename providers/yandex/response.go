@@ -256,8 +256,8 @@ func decodeReply(name string, data []byte, generationID string, now time.Time) (
 			b = appendToolCalls(b, generationID, calls, ncalls, false)
 			ncalls += len(calls)
 		}
-		b = append(b, `},"logprobs":null,"finish_reason":`...)
-		b = plainjson.AppendString(b, finish)
+		b = append(b, '}')
+		b = upstream.AppendFinish(b, finish)
 		b = append(b, '}')
 	}
 	b = append(b, ']')
