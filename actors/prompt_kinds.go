@@ -21,11 +21,13 @@ import (
 // holds near what a request can cost.
 func promptKinds(c *ChatCall, model string) shlyuz.PromptKinds {
 	var seen bodyLiterals
-	for _, v := range c.Fields {
+	for k, v := range c.Fields { // a top-level member's name is a literal too (automatic caching's cache_control)
+		seen.scanKey(k)
 		seen.scan(v)
 	}
 	if c.Native != nil {
-		for _, v := range c.Native.Body {
+		for k, v := range c.Native.Body {
+			seen.scanKey(k)
 			seen.scan(v)
 		}
 	}
@@ -88,6 +90,12 @@ var (
 	litImage        = []byte("image")
 	litEscape       = []byte(`\u00`)
 )
+
+func (s *bodyLiterals) scanKey(k string) {
+	s.cacheControl = s.cacheControl || strings.Contains(k, "cache_control")
+	s.audio = s.audio || strings.Contains(k, "audio")
+	s.image = s.image || strings.Contains(k, "image")
+}
 
 func (s *bodyLiterals) scan(v json.RawMessage) {
 	s.cacheControl = s.cacheControl || bytes.Contains(v, litCacheControl)
