@@ -586,7 +586,7 @@ func (cl *call) reserve(m *shlyuz.PricedModel, ups []*Upstream) error {
 		}
 	} else {
 		prompt := cl.c.Prompt.ReserveFor(m.ID) // images by the model's rule
-		kinds := promptKinds(cl.c, m.ID)       // the dearer prompt prices this request can be billed at
+		kinds := cl.c.PromptKinds(m.ID)        // the dearer prompt prices this request can be billed at
 		worst := m.Price.BoundFor(prompt, kinds)
 		search := m.Price.WebSearchMicro
 		for _, u := range ups {

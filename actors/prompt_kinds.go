@@ -9,7 +9,7 @@ import (
 	"github.com/shlyuz/shlyuz/tokens"
 )
 
-// promptKinds is which prompt prices dearer than plain input the request
+// PromptKinds is which prompt prices dearer than plain input the request
 // can be billed at model, for the bound its hold multiplies
 // (shlyuz.Price.BoundFor). It reads the body's bytes, never more than
 // their literals say, and errs toward the dearer price: a word in a
@@ -19,7 +19,7 @@ import (
 // the cache write prices whatever the request says. What an upstream
 // reports beyond the hold is charged all the same; this only keeps
 // holds near what a request can cost.
-func promptKinds(c *ChatCall, model string) shlyuz.PromptKinds {
+func (c *ChatCall) PromptKinds(model string) shlyuz.PromptKinds {
 	var seen bodyLiterals
 	for k, v := range c.Fields { // a top-level member's name is a literal too (automatic caching's cache_control)
 		seen.scanKey(k)

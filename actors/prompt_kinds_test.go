@@ -60,7 +60,7 @@ func TestPromptKindsAreWhatTheBodySays(t *testing.T) {
 			if tt.native != nil {
 				c.Native = &shlyuz.NativeRequest{Protocol: "anthropic", Body: raw(tt.native)}
 			}
-			if got := promptKinds(c, tt.model); got != tt.want {
+			if got := c.PromptKinds(tt.model); got != tt.want {
 				t.Errorf("kinds %04b, want %04b", got, tt.want)
 			}
 		})
