@@ -239,6 +239,26 @@ func (p *Price) BoundFor(promptTokens int64, k PromptKinds) PriceBound {
 	return b
 }
 
+// DearerKinds are the kinds of prompt token p prices above plain input (or
+// its long-context tier above the tier's input): the only kinds a request's
+// bound changes with.
+func (p *Price) DearerKinds() PromptKinds {
+	var k PromptKinds
+	in := max(p.PromptMicro, p.CacheReadMicro)
+	for _, kp := range [...]struct {
+		kind  PromptKinds
+		micro int64
+	}{{PromptCacheWrite, p.CacheWriteMicro}, {PromptCacheWrite1h, p.CacheWrite1hMicro}, {PromptAudio, p.AudioInMicro}, {PromptImage, p.ImageInMicro}} {
+		if kp.micro > in {
+			k |= kp.kind
+		}
+	}
+	if p.Long != nil && p.LongAbove > 0 {
+		k |= p.Long.DearerKinds()
+	}
+	return k
+}
+
 // Max is the dearer of two bounds, part by part.
 func (b PriceBound) Max(c PriceBound) PriceBound {
 	return PriceBound{max(b.PromptMicro, c.PromptMicro), max(b.CompletionMicro, c.CompletionMicro), max(b.RequestMicro, c.RequestMicro)}

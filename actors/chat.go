@@ -585,8 +585,8 @@ func (cl *call) reserve(m *shlyuz.PricedModel, ups []*Upstream) error {
 			msg.Fixed = max(msg.Fixed, scaleCredits(cl.fixed, u.Config.PriceMultiplier))
 		}
 	} else {
-		prompt := cl.c.Prompt.ReserveFor(m.ID) // images by the model's rule
-		kinds := cl.c.PromptKinds(m.ID)        // the dearer prompt prices this request can be billed at
+		prompt := cl.c.Prompt.ReserveFor(m.ID)    // images by the model's rule
+		kinds := cl.c.PromptKinds(m.ID, &m.Price) // the dearer prompt prices this request can be billed at
 		worst := m.Price.BoundFor(prompt, kinds)
 		search := m.Price.WebSearchMicro
 		for _, u := range ups {

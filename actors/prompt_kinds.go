@@ -10,42 +10,27 @@ import (
 )
 
 // PromptKinds is which prompt prices dearer than plain input the request
-// can be billed at model, for the bound its hold multiplies
-// (shlyuz.Price.BoundFor). It reads the body's bytes, never more than
-// their literals say, and errs toward the dearer price: a word in a
-// prompt's text that names a kind keeps that kind's price, as does any
-// JSON escape of a letter or digit (a key spelled "cache\u005fcontrol"
-// must not slip by), and a model whose maker caches on its own keeps
-// the cache write prices whatever the request says. What an upstream
-// reports beyond the hold is charged all the same; this only keeps
-// holds near what a request can cost.
-func (c *ChatCall) PromptKinds(model string) shlyuz.PromptKinds {
-	var seen bodyLiterals
-	for k, v := range c.Fields { // a top-level member's name is a literal too (automatic caching's cache_control)
-		seen.scanKey(k)
-		seen.scan(v)
-	}
-	if c.Native != nil {
-		for k, v := range c.Native.Body {
-			seen.scanKey(k)
-			seen.scan(v)
-		}
-	}
-	if seen.escaped {
-		return shlyuz.AnyPrompt
-	}
-	var k shlyuz.PromptKinds
-	if seen.cacheControl || !cachesOnRequest(model) {
-		k |= shlyuz.PromptCacheWrite
-		if seen.ttl && seen.oneHour || !cachesOnRequest(model) { // a one-hour write names its ttl "1h"
-			k |= shlyuz.PromptCacheWrite1h
-		}
+// can be billed at model, whose price is p, for the bound its hold
+// multiplies (shlyuz.Price.BoundFor). Media parts the prompt's estimate
+// measured say what they hold; beyond them it reads the body's bytes, only
+// for the kinds p prices above input, and errs toward the dearer price: a
+// word in a prompt's text that names a kind keeps that kind's price, as
+// does any JSON escape of a letter or digit (a key spelled
+// "cache\u005fcontrol" must not slip by), and a model whose maker caches on
+// its own keeps the cache write prices whatever the request says. What an
+// upstream reports beyond the hold is charged all the same; this only
+// keeps holds near what a request can cost.
+func (c *ChatCall) PromptKinds(model string, p *shlyuz.Price) shlyuz.PromptKinds {
+	const writes = shlyuz.PromptCacheWrite | shlyuz.PromptCacheWrite1h
+	k := shlyuz.AnyPrompt &^ p.DearerKinds() // no dearer than input: nothing to tell apart
+	if !cachesOnRequest(model) {
+		k |= writes
 	}
 	measured := 0
 	if c.Prompt.Media != nil {
 		measured = len(c.Prompt.Media.Parts)
-		for _, p := range c.Prompt.Media.Parts {
-			switch p.Kind {
+		for _, part := range c.Prompt.Media.Parts {
+			switch part.Kind {
 			case tokens.MediaAudio:
 				k |= shlyuz.PromptAudio
 			case tokens.MediaVideo: // its sound may be billed as audio
@@ -57,6 +42,28 @@ func (c *ChatCall) PromptKinds(model string) shlyuz.PromptKinds {
 	}
 	if c.Prompt.Images > int64(measured) { // parts not measured: anything
 		k |= shlyuz.PromptAudio | shlyuz.PromptImage
+	}
+	seen := bodyLiterals{want: shlyuz.AnyPrompt &^ k}
+	if seen.want == 0 {
+		return k
+	}
+	// The fields are made from the native body, when there is one, and the
+	// gateway adds none of the literals looked for: one of them is read.
+	members := c.Fields
+	if c.Native != nil {
+		members = c.Native.Body
+	}
+	for name, v := range members {
+		seen.scan(name, v)
+	}
+	if seen.escaped {
+		return shlyuz.AnyPrompt
+	}
+	if seen.cacheControl {
+		k |= shlyuz.PromptCacheWrite
+		if seen.oneHour {
+			k |= shlyuz.PromptCacheWrite1h
+		}
 	}
 	if seen.audio { // an earlier answer's audio by id, a part the walk does not count
 		k |= shlyuz.PromptAudio
@@ -79,30 +86,46 @@ func cachesOnRequest(model string) bool {
 // bodyLiterals are the literals of a request body that can make its prompt
 // dearer than plain input.
 type bodyLiterals struct {
-	cacheControl, ttl, oneHour, audio, image, escaped bool
+	want                                         shlyuz.PromptKinds // the kinds still to look for
+	cacheControl, oneHour, audio, image, escaped bool
 }
 
 var (
 	litCacheControl = []byte("cache_control")
-	litTTL          = []byte("ttl")
 	litOneHour      = []byte("1h")
 	litAudio        = []byte("audio")
 	litImage        = []byte("image")
 	litEscape       = []byte(`\u00`)
 )
 
-func (s *bodyLiterals) scanKey(k string) {
-	s.cacheControl = s.cacheControl || strings.Contains(k, "cache_control")
-	s.audio = s.audio || strings.Contains(k, "audio")
-	s.image = s.image || strings.Contains(k, "image")
-}
-
-func (s *bodyLiterals) scan(v json.RawMessage) {
-	s.cacheControl = s.cacheControl || bytes.Contains(v, litCacheControl)
-	s.ttl = s.ttl || bytes.Contains(v, litTTL)
-	s.oneHour = s.oneHour || bytes.Contains(v, litOneHour)
-	s.audio = s.audio || bytes.Contains(v, litAudio)
-	s.image = s.image || bytes.Contains(v, litImage)
+// scan looks in a top-level member for the literals of the kinds wanted
+// that it has not seen yet.
+func (s *bodyLiterals) scan(name string, v json.RawMessage) {
+	const writes = shlyuz.PromptCacheWrite | shlyuz.PromptCacheWrite1h
+	if s.want&writes != 0 {
+		if strings.Contains(name, "cache_control") { // automatic caching: the mark is the member
+			s.cacheControl = true
+			s.oneHour = s.oneHour || bytes.Contains(v, litOneHour) || bytes.Count(v, []byte("{")) > 1
+		}
+		for rest := v; !s.oneHour; {
+			i := bytes.Index(rest, litCacheControl)
+			if i < 0 {
+				break
+			}
+			s.cacheControl = true
+			rest = rest[i+len(litCacheControl):]
+			if s.want&shlyuz.PromptCacheWrite1h == 0 {
+				break
+			}
+			s.oneHour = marksOneHour(rest)
+		}
+	}
+	if s.want&shlyuz.PromptAudio != 0 {
+		s.audio = s.audio || strings.Contains(name, "audio") || bytes.Contains(v, litAudio)
+	}
+	if s.want&shlyuz.PromptImage != 0 {
+		s.image = s.image || strings.Contains(name, "image") || bytes.Contains(v, litImage)
+	}
 	for rest := v; !s.escaped; {
 		i := bytes.Index(rest, litEscape)
 		if i < 0 || i+6 > len(rest) {
@@ -112,6 +135,40 @@ func (s *bodyLiterals) scan(v json.RawMessage) {
 		rest = rest[i+4:]
 	}
 }
+
+// marksOneHour reads what follows a "cache_control" literal: a member's
+// name followed by an object whose members name "1h" (Anthropic's ttl: "5m"
+// or "1h") asks for a one-hour write; so, to be safe, does an object that
+// holds another or does not end. Anything else (the word in a text, in a
+// string's escaped JSON) asks for nothing.
+func marksOneHour(after []byte) bool {
+	i := 0
+	if i < len(after) && after[i] == '"' {
+		i++
+	} else {
+		return false
+	}
+	for i < len(after) && isJSONSpace(after[i]) {
+		i++
+	}
+	if i >= len(after) || after[i] != ':' {
+		return false
+	}
+	for i++; i < len(after) && isJSONSpace(after[i]); i++ {
+	}
+	if i >= len(after) || after[i] != '{' {
+		return false
+	}
+	obj := after[i+1:]
+	end := bytes.IndexByte(obj, '}')
+	if end < 0 {
+		return true
+	}
+	obj = obj[:end]
+	return bytes.IndexByte(obj, '{') >= 0 || bytes.Contains(obj, litOneHour)
+}
+
+func isJSONSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
 
 // escapesWordChar: \u00XY escapes a letter, a digit or an underscore, which
 // no encoder escapes unless asked to hide a key.

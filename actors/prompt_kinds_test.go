@@ -33,6 +33,12 @@ func TestPromptKindsAreWhatTheBodySays(t *testing.T) {
 			map[string]string{"messages": `[{"role":"user","content":[{"type":"text","text":"Hi","cache_control":{"type":"ephemeral","ttl":"1h"}}]}]`}, nil, tokens.PromptEstimate{}, w5m | w1h},
 		{"automatic caching at the top of a native body", "claude-haiku-4-5",
 			map[string]string{"messages": text}, map[string]string{"cache_control": `{"type":"ephemeral"}`}, tokens.PromptEstimate{}, w5m},
+		{"a one-hour mark spaced out", "anthropic/claude-sonnet-4.5",
+			map[string]string{"system": `[{"type":"text","text":"Hi","cache_control" : { "ttl" : "1h" , "type":"ephemeral"}}]`}, nil, tokens.PromptEstimate{}, w5m | w1h},
+		{"a five-minute ttl beside a text saying 1h", "anthropic/claude-sonnet-4.5",
+			map[string]string{"messages": `[{"role":"user","content":[{"type":"text","text":"Wait 1h, then \"cache_control\":{\"ttl\":\"1h\"}","cache_control":{"type":"ephemeral","ttl":"5m"}}]}]`}, nil, tokens.PromptEstimate{}, w5m},
+		{"automatic one-hour caching", "claude-haiku-4-5",
+			map[string]string{"messages": text}, map[string]string{"messages": text, "cache_control": `{"type":"ephemeral","ttl":"1h"}`}, tokens.PromptEstimate{}, w5m | w1h},
 		{"a mark on a tool", "anthropic/claude-opus-4.5",
 			map[string]string{"messages": text, "tools": `[{"name":"f","input_schema":{},"cache_control":{"type":"ephemeral"}}]`}, nil, tokens.PromptEstimate{}, w5m},
 		{"a hidden key is taken as anything", "anthropic/claude-sonnet-4.5",
@@ -60,7 +66,32 @@ func TestPromptKindsAreWhatTheBodySays(t *testing.T) {
 			if tt.native != nil {
 				c.Native = &shlyuz.NativeRequest{Protocol: "anthropic", Body: raw(tt.native)}
 			}
-			if got := c.PromptKinds(tt.model); got != tt.want {
+			price := &shlyuz.Price{PromptMicro: 1, CacheWriteMicro: 2, CacheWrite1hMicro: 3, AudioInMicro: 4, ImageInMicro: 5} // every kind dearer than input
+			if got := c.PromptKinds(tt.model, price); got != tt.want {
+				t.Errorf("kinds %04b, want %04b", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestPromptKindsLookOnlyForDearerKinds: a kind the price bills as plain
+// input is left in the bound (it costs nothing there), and a kind only the
+// long-context tier bills dearer is looked for.
+func TestPromptKindsLookOnlyForDearerKinds(t *testing.T) {
+	c := &ChatCall{Fields: raw(map[string]string{"messages": `[{"role":"user","content":"Hello"}]`})}
+	for _, tt := range []struct {
+		name  string
+		price shlyuz.Price
+		want  shlyuz.PromptKinds
+	}{
+		{"cache writes dearer", shlyuz.Price{PromptMicro: 30, CacheReadMicro: 3, CacheWriteMicro: 37, CacheWrite1hMicro: 60, AudioInMicro: 30, ImageInMicro: 30},
+			shlyuz.PromptAudio | shlyuz.PromptImage},
+		{"images dearer above the tier", shlyuz.Price{PromptMicro: 30, AudioInMicro: 30, ImageInMicro: 30, CacheWriteMicro: 30, CacheWrite1hMicro: 30,
+			LongAbove: 200_000, Long: &shlyuz.Price{PromptMicro: 60, AudioInMicro: 60, ImageInMicro: 90, CacheWriteMicro: 60, CacheWrite1hMicro: 60}},
+			shlyuz.PromptAudio | shlyuz.PromptCacheWrite | shlyuz.PromptCacheWrite1h},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := c.PromptKinds("anthropic/claude-sonnet-4.5", &tt.price); got != tt.want {
 				t.Errorf("kinds %04b, want %04b", got, tt.want)
 			}
 		})

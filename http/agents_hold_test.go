@@ -61,7 +61,7 @@ func TestClaudeCodePromptHoldsWhatItsCacheWriteCosts(t *testing.T) {
 			price := shlyuz.DerivePrice(shlyuz.USDPrice{PromptPerMTok: shlyuz.MustDecimal(m.input), CompletionPerMTok: shlyuz.MustDecimal("25"),
 				PriceParts: shlyuz.PriceParts{CacheWritePerMTok: d(m.write), CacheWrite1hPerMTok: d(m.write1h)}}, pricing)
 			reserve := c.Prompt.ReserveFor(m.model)
-			hold := new(big.Rat).SetInt64(reserve * price.BoundFor(reserve, c.PromptKinds(m.model)).PromptMicro)
+			hold := new(big.Rat).SetInt64(reserve * price.BoundFor(reserve, c.PromptKinds(m.model, &price)).PromptMicro)
 			before := new(big.Rat).SetInt64(reserve * price.Bound(reserve).PromptMicro)
 			// The charge in the same micro-credits: a dollar a million tokens is 10,000,000 a token at 100 ₽ a dollar.
 			rat := func(s string) *big.Rat { r, _ := new(big.Rat).SetString(s); return r }
@@ -76,5 +76,24 @@ func TestClaudeCodePromptHoldsWhatItsCacheWriteCosts(t *testing.T) {
 				t.Errorf("the prompt's hold is %.3f× its cold-cache charge, want within [1, 1.5]", ratio)
 			}
 		})
+	}
+}
+
+// BenchmarkClaudeCodePromptKinds measures reading Claude Code's captured
+// request for the prompt prices its hold is bounded by, at Claude's prices.
+func BenchmarkClaudeCodePromptKinds(b *testing.B) {
+	raw, err := os.ReadFile("testdata/agents/claude-code-2.1.197.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, perr := anthropic.ParseMessages(raw, func(string, ...string) string { return "" }, false)
+	if perr != nil {
+		b.Fatal(perr)
+	}
+	price := shlyuz.Price{PromptMicro: 50, CacheReadMicro: 5, CacheWriteMicro: 63, CacheWrite1hMicro: 100, AudioInMicro: 50, ImageInMicro: 50}
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = c.PromptKinds("anthropic/claude-opus-4.8", &price)
 	}
 }
