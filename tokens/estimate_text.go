@@ -1,6 +1,8 @@
 package tokens
 
 import (
+	"bytes"
+	"hash/maphash"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -77,8 +79,51 @@ func textTokensSavedTo(b []byte, i int) (reserve, likely, saved int64, end int, 
 }
 
 // countText counts body as textTokens does, to its end or, with toQuote, to
-// the first quote no escape holds; n is where it stopped.
+// the first quote no escape holds; n is where it stopped. A long text's
+// count is remembered (countCache): an agent sends its instructions, tools
+// and history again with every call, and finding a text's end and hashing
+// it costs a fifth of counting it.
 func countText(body []byte, toQuote bool) (reserve, likely, saved int64, n int) {
+	span := len(body)
+	if toQuote {
+		span = quoteAt(body)
+	}
+	if span < wordsMin {
+		return countTextOnce(body, toQuote)
+	}
+	h := maphash.Bytes(countCache.seed, body[:span])
+	if c, ok := countCache.get(h, span); ok {
+		return c.reserve, c.likely, c.saved, span
+	}
+	reserve, likely, saved, n = countTextOnce(body, toQuote)
+	if n == span { // where the count stopped is the text hashed (it is, but for a broken escape)
+		countCache.put(h, counted{n: n, reserve: reserve, likely: likely, saved: saved})
+	}
+	return reserve, likely, saved, n
+}
+
+// quoteAt is where the first quote of body that no backslash escapes is (an
+// odd run of backslashes before a quote escapes it), or -1.
+func quoteAt(body []byte) int {
+	for i := 0; ; {
+		j := bytes.IndexByte(body[i:], '"')
+		if j < 0 {
+			return -1
+		}
+		q := i + j
+		k := q
+		for k > 0 && body[k-1] == '\\' {
+			k--
+		}
+		if (q-k)%2 == 0 {
+			return q
+		}
+		i = q + 1
+	}
+}
+
+// countTextOnce is countText without the cache.
+func countTextOnce(body []byte, toQuote bool) (reserve, likely, saved int64, n int) {
 	var t tally
 	var adj int64 // the bound less the bytes read: NFKC expansions are longer than their characters' bytes
 	slow := 0     // plain characters still to read one at a time

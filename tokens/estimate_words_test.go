@@ -291,3 +291,39 @@ func BenchmarkEstimatePromptCold(b *testing.B) {
 		}
 	}
 }
+
+// TestCountTextRemembers: a long text's remembered count is the count of
+// its bytes, whichever way it was first asked for (to its closing quote, or
+// whole), from many goroutines at once, broken escapes before the quote
+// included (where the count's end and the first unescaped quote could
+// part).
+func TestCountTextRemembers(t *testing.T) {
+	tails := []string{`"`, `\"x"`, `\\"`, `\u"`, `\u00"`, `\ud83d\"y"`, `\u0022"`, `\\\"z"`, "\xd0\"", `\`}
+	var bodies [][]byte
+	for i := range 200 {
+		head := strings.Repeat("The gateway reserves \\n\\t{\"held\": 42} ", 8+i%5) + strings.Repeat("ж", i%3)
+		bodies = append(bodies, []byte(head+tails[i%len(tails)]+` and after`))
+	}
+	done := make(chan error)
+	for g := range 4 {
+		go func() {
+			for n := range 2 * len(bodies) {
+				body := bodies[(n*7+g)%len(bodies)]
+				for _, toQuote := range []bool{g%2 == 0, g%2 == 1} {
+					r, l, s, end := countText(body, toQuote)
+					wr, wl, ws, wend := countTextOnce(body, toQuote)
+					if r != wr || l != wl || s != ws || end != wend {
+						done <- fmt.Errorf("countText(%q, %v) = %d, %d, %d, %d; counted afresh %d, %d, %d, %d", body, toQuote, r, l, s, end, wr, wl, ws, wend)
+						return
+					}
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

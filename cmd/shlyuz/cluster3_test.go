@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,9 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/pgtest"
 	"github.com/shlyuz/shlyuz/persistence/cockroach"
 )
 
@@ -33,30 +30,7 @@ func clusterDB(t *testing.T) string {
 	if base == "" {
 		t.Skip("SHLYUZ_TEST_POSTGRES is not set: the three-node cluster was NOT tested")
 	}
-	name := fmt.Sprintf("issue11_cl_%d_%08x", time.Now().UnixNano(), rand.Uint32())
-	exec := func(stmt string) error {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, base)
-		if err != nil {
-			return err
-		}
-		defer conn.Close(ctx)
-		_, err = conn.Exec(ctx, stmt)
-		return err
-	}
-	if err := exec("CREATE SCHEMA " + name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = exec("DROP SCHEMA " + name + " CASCADE") })
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", name)
-	u.RawQuery = q.Encode()
-	return u.String()
+	return pgtest.FreshSchema(t, base, "shlyuz_cluster")
 }
 
 // node is one child gateway of the cluster and its member id.

@@ -3,8 +3,6 @@ package cockroach
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
-	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -15,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/pgtest"
 	"github.com/shlyuz/shlyuz/persistence"
 	"github.com/shlyuz/shlyuz/persistence/storetest"
 )
@@ -40,42 +39,7 @@ func baseDSN(t testing.TB) string {
 // ends, and returns a DSN whose search_path selects it.
 func freshSchema(t testing.TB) string {
 	t.Helper()
-	base := baseDSN(t)
-	name := fmt.Sprintf("shlyuz_test_%d_%08x", time.Now().UnixNano(), rand.Uint32())
-	admin := func(stmt string) error {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, base)
-		if err != nil {
-			return err
-		}
-		defer conn.Close(ctx)
-		_, err = conn.Exec(ctx, stmt)
-		return err
-	}
-	if err := admin("CREATE SCHEMA " + name); err != nil {
-		t.Fatalf("create schema %s: %v", name, err)
-	}
-	t.Cleanup(func() {
-		if err := admin("DROP SCHEMA " + name + " CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", name, err)
-		}
-	})
-	return withSearchPath(t, base, name)
-}
-
-func withSearchPath(t testing.TB, dsn, schema string) string {
-	if !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
-		return dsn + " search_path=" + schema // key=value form
-	}
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatalf("SHLYUZ_TEST_POSTGRES: %v", err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
+	return pgtest.FreshSchema(t, baseDSN(t), "shlyuz_test")
 }
 
 // openAt opens the store on dsn and closes it when the test ends.

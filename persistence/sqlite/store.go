@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -55,7 +56,11 @@ var (
 // which a crash of the process (kill -9) cannot lose; only a crash of the
 // machine could lose the last commits. Checkpoints run beside the writers
 // (checkpoint.go), never inside a commit; journal_size_limit is walLimit.
-const pragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=wal_autocheckpoint(0)&_pragma=journal_size_limit(67108864)&_txlock=immediate"
+// temp_store=MEMORY keeps the statement journal of a commit's multi-row
+// statements (the pages they change, kept in case one fails midway) in
+// memory: past 64 KiB SQLite spills it to a temporary file otherwise, two
+// write(2)s a page, a third of a tick commit's SQLite work.
+const pragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=wal_autocheckpoint(0)&_pragma=journal_size_limit(67108864)&_pragma=temp_store(MEMORY)&_txlock=immediate"
 
 // maxConns bounds the pool: many readers, one writer at a time.
 const maxConns = 8
@@ -76,7 +81,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	db.SetMaxOpenConns(maxConns)
 	db.SetMaxIdleConns(maxConns)
 	s := &Store{db: db, writer: make(chan struct{}, 1), path: path, walLimit: walLimit}
-	if err := db.PingContext(ctx); err != nil {
+	if err := ping(ctx, db); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
@@ -92,6 +97,27 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s.cpStop, s.cpDone = make(chan struct{}), make(chan struct{})
 	go s.checkpointer()
 	return s, nil
+}
+
+// pingTries bounds ping's connections.
+const pingTries = 8
+
+// ping opens the pool's first connection. Processes opening one new file at
+// once race to switch its journal to WAL, and a loser's switch fails with
+// SQLITE_BUSY at once, busy_timeout or not: its connection is made again, a
+// few times over a second at most, by when the winner is long done.
+func ping(ctx context.Context, db *sql.DB) error {
+	for try := 1; ; try++ {
+		err := db.PingContext(ctx)
+		if err == nil || try == pingTries || sqliteCode(err)&0xff != sqlite3.SQLITE_BUSY {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(try) * 20 * time.Millisecond):
+		}
+	}
 }
 
 // Close closes the database. Closing twice is harmless.

@@ -1,36 +1,22 @@
 package gigachat
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/providers/fake"
+	"github.com/shlyuz/shlyuz/providers/internal/adaptertest"
 )
 
 // Embed sends every text in one call of /embeddings and adds up the usage
 // GigaChat reports on each item.
 func TestEmbed(t *testing.T) {
-	var mu sync.Mutex
-	var bodies []string
-	u := startFake(t, fake.Options{}, func(h http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if strings.HasSuffix(r.URL.Path, "/embeddings") {
-				b, _ := io.ReadAll(r.Body)
-				mu.Lock()
-				bodies = append(bodies, r.Method+" "+r.URL.Path+" "+string(b))
-				mu.Unlock()
-				r.Body = io.NopCloser(bytes.NewReader(b))
-			}
-			h.ServeHTTP(w, r)
-		})
-	})
+	rec := &adaptertest.Recorder{Suffix: "/embeddings"}
+	u := startFake(t, fake.Options{}, rec.Wrap)
 	p := u.provider(t, Options{}, nil)
 	for _, tc := range []struct {
 		name   string
@@ -49,13 +35,9 @@ func TestEmbed(t *testing.T) {
 		{"dimensions", shlyuz.EmbeddingRequest{Model: "Embeddings", Texts: []string{"x"}, Dimensions: 4}, 0, "", http.StatusBadRequest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			mu.Lock()
-			bodies = nil
-			mu.Unlock()
+			rec.Take()
 			res, err := p.Embed(context.Background(), &tc.req)
-			mu.Lock()
-			got := strings.Join(bodies, "\n")
-			mu.Unlock()
+			got := strings.Join(rec.Take(), "\n")
 			if got != tc.body {
 				t.Errorf("request:\n got  %s\n want %s", got, tc.body)
 			}

@@ -1,13 +1,10 @@
 package yandex_test
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/shlyuz/shlyuz"
@@ -18,18 +15,8 @@ import (
 // Embed calls textEmbedding once per text, in order, and adds up the
 // replies' numTokens (strings on the wire).
 func TestEmbed(t *testing.T) {
-	var mu sync.Mutex
-	var bodies []string
-	u := &upstream{adaptertest.StartFake(t, fake.Options{APIKey: apiKey}, func(h http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			b, _ := io.ReadAll(r.Body)
-			mu.Lock()
-			bodies = append(bodies, r.Method+" "+r.URL.Path+" "+string(b))
-			mu.Unlock()
-			r.Body = io.NopCloser(bytes.NewReader(b))
-			h.ServeHTTP(w, r)
-		})
-	})}
+	rec := &adaptertest.Recorder{}
+	u := &upstream{adaptertest.StartFake(t, fake.Options{APIKey: apiKey}, rec.Wrap)}
 	p := u.provider(t, nil)
 	for _, tc := range []struct {
 		name   string
@@ -45,9 +32,7 @@ func TestEmbed(t *testing.T) {
 			`POST /foundationModels/v1/textEmbedding {"modelUri":"emb://b1gtestfolder/text-search-query/latest","text":"abcde","dim":"4"}`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			mu.Lock()
-			bodies = nil
-			mu.Unlock()
+			rec.Take()
 			res, err := p.Embed(context.Background(), &tc.req)
 			if err != nil {
 				t.Fatal(err)
@@ -60,9 +45,7 @@ func TestEmbed(t *testing.T) {
 					t.Errorf("vector %d = %v, want %v", i, v, want)
 				}
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			if !slices.Equal(bodies, tc.bodies) {
+			if bodies := rec.Take(); !slices.Equal(bodies, tc.bodies) {
 				t.Errorf("requests:\n%s\nwant:\n%s", strings.Join(bodies, "\n"), strings.Join(tc.bodies, "\n"))
 			}
 		})

@@ -1,7 +1,8 @@
 // Package adaptertest holds what the provider adapters' tests share: a fake
 // upstream (providers/fake) on loopback that counts its connections, gateway
-// requests built from client bodies, the checking of *shlyuz.Error values,
-// and the reading of replies and streams.
+// requests built from client bodies, a record of the requests an adapter
+// sent, the checking of *shlyuz.Error values, and the reading of replies and
+// streams.
 package adaptertest
 
 import (
