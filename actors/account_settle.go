@@ -92,12 +92,20 @@ func (a *accountActor) settle(ctx actor.Context, m *acctSettle, reply settleTo) 
 	// The journal calls back once with the store's outcome, or, with a
 	// write-ahead log, with Logged and later again only for a Duplicate or
 	// a Fenced entry: the first call answers.
+	// An acknowledgement to another node given by a commit goes with the
+	// others of that commit (ackOutbox); one given by the write-ahead log's
+	// append goes at once, there being no commit to flush it.
+	acks := &a.deps.journal.acks
 	add(entry, m.Generation, func(o Outcome) {
 		if p.answered.CompareAndSwap(false, true) {
+			out := acks
+			if o == Logged {
+				out = nil
+			}
 			if o == Fenced {
-				p.finish(&settleAck{Moved: true})
+				p.finishVia(&settleAck{Moved: true}, out)
 			} else {
-				p.finish(done)
+				p.finishVia(done, out)
 			}
 			pending.Add(-1)
 		}
@@ -209,15 +217,19 @@ func (p *pendingSettle) wait(reply settleTo) {
 	reply.send(ack)
 }
 
-func (p *pendingSettle) finish(ack *settleAck) {
+func (p *pendingSettle) finish(ack *settleAck) { p.finishVia(ack, nil) }
+
+// finishVia is finish whose answers to other nodes go through out (when
+// not nil), with the rest of a commit's.
+func (p *pendingSettle) finishVia(ack *settleAck, out *ackOutbox) {
 	p.mu.Lock()
 	p.ack, p.at = ack, time.Now()
 	first, ws := p.first, p.waiters
 	p.first, p.waiters = settleTo{}, nil
 	p.mu.Unlock()
-	first.send(ack)
+	first.sendVia(ack, out)
 	for _, w := range ws {
-		w.send(ack)
+		w.sendVia(ack, out)
 	}
 }
 
@@ -241,8 +253,15 @@ func settleReply(ctx actor.Context) settleTo {
 	return settleTo{root: ctx.ActorSystem().Root, to: ctx.Sender()}
 }
 
-func (r settleTo) send(ack *settleAck) {
-	if r.to != nil {
+func (r settleTo) send(ack *settleAck) { r.sendVia(ack, nil) }
+
+// sendVia sends ack, through out when it goes to another node.
+func (r settleTo) sendVia(ack *settleAck, out *ackOutbox) {
+	switch {
+	case r.to == nil:
+	case out != nil && r.to.Address != r.root.ActorSystem().Address():
+		out.add(r.root, r.to, ack)
+	default:
 		r.root.Send(r.to, ack)
 	}
 }

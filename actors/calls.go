@@ -124,6 +124,8 @@ func (a *callsActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *holdsQuery:
 		ctx.Respond(&holdsReport{Calls: a.reg.report(m.Account, m.Epoch)})
+	case *settleAcks:
+		m.deliver(ctx)
 	case *sliceRecall:
 		a.slices.recall(m)
 		if ctx.Sender() != nil {

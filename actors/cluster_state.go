@@ -25,12 +25,19 @@ type ClusterState struct {
 	// the settlement), and reserved at the owner (two).
 	SliceReservations  int64 `json:"slice_reservations"`
 	RemoteReservations int64 `json:"remote_reservations"`
+	// Durable settlements sent to other nodes (one remote message each);
+	// the messages that carried this node's acknowledgements of other
+	// nodes' settlements, and those acknowledgements.
+	RemoteSettlements int64 `json:"remote_settlements"`
+	AckMessages       int64 `json:"ack_messages"`
+	Acks              int64 `json:"acks"`
 }
 
 // Cluster reports the live members and this node's account activations.
 func (g *Gateway) Cluster(ctx context.Context) (*ClusterState, error) {
 	st := &ClusterState{Live: g.Live(), DurableSettle: g.durable, Members: []shlyuz.Member{}, Activations: []Activation{},
-		SliceReservations: g.slices.local.Load(), RemoteReservations: g.slices.remote.Load()}
+		SliceReservations: g.slices.local.Load(), RemoteReservations: g.slices.remote.Load(),
+		RemoteSettlements: g.remoteSettles.Load(), AckMessages: g.journal.acks.sent.Load(), Acks: g.journal.acks.acks.Load()}
 	if g.lease != nil {
 		st.Self = g.lease.ID()
 	}

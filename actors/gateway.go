@@ -130,9 +130,10 @@ type Gateway struct {
 	passivateBatch int64         // passivations allowed a sweep
 	reserved       atomic.Int64  // credits they hold
 	video          *videoRuntime
-	slicesHere     atomic.Bool // tests: slices for accounts served on this node too
-	maxKeys        int         // an account's key cap; 0: none
-	web            *WebEngine  // the web search engine; nil: none
+	slicesHere     atomic.Bool  // tests: slices for accounts served on this node too
+	remoteSettles  atomic.Int64 // durable settlements sent to other nodes, since the start
+	maxKeys        int          // an account's key cap; 0: none
+	web            *WebEngine   // the web search engine; nil: none
 }
 
 // InFlight is the number of model calls between reservation and settlement.

@@ -37,6 +37,9 @@ type Journal struct {
 	fence   fenceBook
 	kick    chan struct{} // a waiter is queued: commit now, not at the tick
 	shared  bool          // the last commit run started carried several waiters (run's own)
+	// acks gathers the acknowledgements a commit gives to other nodes'
+	// settlements; flushed once the commit's waiters were all told.
+	acks ackOutbox
 
 	// The write-ahead log (Recover), nil without one. With it a
 	// queued entry is durable once appended: its waiter is told Logged then,
@@ -243,6 +246,7 @@ func (j *Journal) flush(ctx context.Context) error {
 	j.aheadMu.Unlock()
 	if len(batch.Entries) == 0 && len(batch.Generations) == 0 {
 		notifyAll(notices)
+		j.acks.flush()
 		return nil
 	}
 	res, err := j.store.Commit(ctx, batch)
@@ -262,6 +266,7 @@ func (j *Journal) flush(ctx context.Context) error {
 		j.fence.record(batch.Entries, res.Fenced)
 	}
 	notifyResult(notices, res)
+	j.acks.flush()
 	j.mu.Lock()
 	for i := range batch.Generations {
 		delete(j.gens, batch.Generations[i].ID)

@@ -58,6 +58,9 @@ func (g *Gateway) settleDurably(accountID string, m *acctSettle) error {
 	backoff := 20 * time.Millisecond
 	committed := false // acknowledged by an activation, but adopted by a newer one since
 	for {
+		if g.sliced(accountID) {
+			g.remoteSettles.Add(1)
+		}
 		res, err := g.dir.Request(accountID, KindAccount, m, attempt)
 		if ack, ok := res.(*settleAck); err == nil && ok {
 			switch {

@@ -27,6 +27,7 @@ var clusterMessages = []remote.RootSerializable{
 	&acctApply{},
 	&acctApplied{},
 	&settleAck{},
+	&settleAcks{},
 	&holdsQuery{},
 	&holdsReport{},
 	&videoWake{},
@@ -59,6 +60,7 @@ func (m *acctBalanceReply) Serialize() (remote.RootSerialized, error) { return w
 func (m *acctApply) Serialize() (remote.RootSerialized, error)        { return wire.Encode(m) }
 func (m *acctApplied) Serialize() (remote.RootSerialized, error)      { return wire.Encode(m) }
 func (m *settleAck) Serialize() (remote.RootSerialized, error)        { return wire.Encode(m) }
+func (m *settleAcks) Serialize() (remote.RootSerialized, error)       { return wire.Encode(m) }
 func (m *holdsQuery) Serialize() (remote.RootSerialized, error)       { return wire.Encode(m) }
 func (m *holdsReport) Serialize() (remote.RootSerialized, error)      { return wire.Encode(m) }
 func (m *videoWake) Serialize() (remote.RootSerialized, error)        { return wire.Encode(m) }

@@ -42,6 +42,8 @@ type clusterState struct {
 	Members            []any `json:"members"`
 	SliceReservations  int64 `json:"slice_reservations"`
 	RemoteReservations int64 `json:"remote_reservations"`
+	RemoteSettlements  int64 `json:"remote_settlements"`
+	AckMessages        int64 `json:"ack_messages"`
 }
 
 // startSetup starts the nodes of one setup on the schema dsn (sql mode when
@@ -96,15 +98,21 @@ func (b *bench) startSetup(ctx context.Context, name, dsn, cfgPath, token string
 	return s, nil
 }
 
-// reservations sums the nodes' slice_reservations and remote_reservations;
-// ok is false when a node does not answer them.
-func (b *bench) reservations(s *clusterSetup, token string) (slice, remote int64, ok bool) {
+// crossCounts are the nodes' counts of calls of accounts served elsewhere,
+// summed over the nodes.
+type crossCounts struct{ slice, remote, settlements, ackMsgs int64 }
+
+// reservations sums the nodes' slice_reservations, remote_reservations,
+// remote_settlements and ack_messages; ok is false when a node does not
+// answer them.
+func (b *bench) reservations(s *clusterSetup, token string) (c crossCounts, ok bool) {
 	for _, root := range s.roots {
 		var st clusterState
 		if !getJSON(b.ctl, root+"/api/admin/cluster", token, &st) {
-			return 0, 0, false
+			return crossCounts{}, false
 		}
-		slice, remote = slice+st.SliceReservations, remote+st.RemoteReservations
+		c.slice, c.remote = c.slice+st.SliceReservations, c.remote+st.RemoteReservations
+		c.settlements, c.ackMsgs = c.settlements+st.RemoteSettlements, c.ackMsgs+st.AckMessages
 	}
-	return slice, remote, true
+	return c, true
 }

@@ -143,10 +143,10 @@ func (b *bench) clusterPhase(ctx context.Context, t *target, s *clusterSetup, up
 	if o.levelWarmup > 0 {
 		closedLoop(ctx, b.client, t, conc, o.levelWarmup)
 	}
-	var sl0, rm0 int64
+	var c0 crossCounts
 	resOK := false
 	if s != nil {
-		sl0, rm0, resOK = b.reservations(s, token)
+		c0, resOK = b.reservations(s, token)
 	}
 	var profiled []func()
 	if s != nil && o.cpuProfile != "" && t == s.instant && !s.profiled {
@@ -163,9 +163,9 @@ func (b *bench) clusterPhase(ctx context.Context, t *target, s *clusterSetup, up
 		wait()
 	}
 	if s != nil && resOK {
-		if sl1, rm1, ok := b.reservations(s, token); ok {
-			sl, rm := sl1-sl0, rm1-rm0
-			p.SliceReservations, p.RemoteReservations = &sl, &rm
+		if c1, ok := b.reservations(s, token); ok {
+			sl, rm, st, bt := c1.slice-c0.slice, c1.remote-c0.remote, c1.settlements-c0.settlements, c1.ackMsgs-c0.ackMsgs
+			p.SliceReservations, p.RemoteReservations, p.RemoteSettlements, p.AckMessages = &sl, &rm, &st, &bt
 		}
 	}
 	p.Latency = summarize(ph.lat, ph.errs)

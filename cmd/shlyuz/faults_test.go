@@ -137,24 +137,7 @@ func TestStreamCutByClientIsBilledForWhatWasGenerated(t *testing.T) {
 	_, key := account(t, h.base, 1_000_000, nil)
 	before := balance(t, h.base, key).Data.TotalCredits
 	inflight := h.fake.InFlight()
-	resp := postChat(t, h.base, key, chatBody("faulty/fault-stall", true, 0))
-	id := resp.Header.Get("X-Generation-Id")
-	rd := bufio.NewReader(resp.Body)
-	chunks := 0
-	for chunks < 2 { // the stall fault sends a few chunks, then nothing
-		line, err := rd.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.HasPrefix(line, "data: ") {
-			chunks++
-		}
-	}
-	resp.Body.Close()
-	var g generationView
-	waitFor(t, 10*time.Second, "the cut stream to settle", func() bool {
-		return call(t, h.base, "GET", "/api/v1/generation?id="+id, key, nil, &g) == 200
-	})
+	g := cutStalledStream(t, key, postChat(t, h.base, key, chatBody("faulty/fault-stall", true, 0)))
 	if g.Data.Status != "cancelled" || g.Data.Credits <= 0 || g.Data.TokensCompletion < 1 {
 		t.Fatalf("generation %+v", g.Data)
 	}
@@ -326,4 +309,28 @@ func TestFailingModelPausesOnlyItself(t *testing.T) {
 	if len(g.Data.Attempts) != 2 || g.Data.Attempts[0].Status != 503 || g.Data.Attempts[1].Upstream != "pm-b" {
 		t.Fatalf("attempts %+v, want pm-a paused, then pm-b", g.Data.Attempts)
 	}
+}
+
+// cutStalledStream reads the first chunks of a stream of the stall fault
+// (a few chunks, then nothing), hangs up as a client that goes away, and
+// returns the generation once it has settled.
+func cutStalledStream(t *testing.T, key string, resp *http.Response) generationView {
+	t.Helper()
+	id := resp.Header.Get("X-Generation-Id")
+	rd := bufio.NewReader(resp.Body)
+	for chunks := 0; chunks < 2; {
+		line, err := rd.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(line, "data: ") {
+			chunks++
+		}
+	}
+	resp.Body.Close()
+	var g generationView
+	waitFor(t, 10*time.Second, "the cut stream to settle", func() bool {
+		return call(t, h.base, "GET", "/api/v1/generation?id="+id, key, nil, &g) == 200
+	})
+	return g
 }

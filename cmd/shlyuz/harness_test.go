@@ -201,6 +201,12 @@ routes:
 // call sends a JSON request and decodes a JSON answer into out (if not nil).
 func call(t testing.TB, base, method, path, token string, body any, out any) int {
 	t.Helper()
+	return callHeader(t, base, method, path, token, nil, body, out)
+}
+
+// callHeader is call with more request headers.
+func callHeader(t testing.TB, base, method, path, token string, header map[string]string, body any, out any) int {
+	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -223,6 +229,9 @@ func call(t testing.TB, base, method, path, token string, body any, out any) int
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

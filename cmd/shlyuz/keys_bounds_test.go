@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -294,18 +293,9 @@ func TestVideoJobsBelongToTheirKey(t *testing.T) {
 	}
 	b := second.Key
 	create := func(key string) videoView {
-		req, _ := http.NewRequest("POST", h.base+"/api/v1/videos", strings.NewReader(`{"model":"vid/model","prompt":"same"}`))
-		req.Header.Set("Authorization", "Bearer "+key)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Idempotency-Key", "shared-"+acct)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
 		var v videoView
-		if err := jsonDecode(resp.Body, &v); err != nil || resp.StatusCode != 202 || v.ID == "" {
-			t.Fatalf("create: %d %+v %v", resp.StatusCode, v, err)
+		if st := callHeader(t, h.base, "POST", "/api/v1/videos", key, map[string]string{"Idempotency-Key": "shared-" + acct}, `{"model":"vid/model","prompt":"same"}`, &v); st != 202 || v.ID == "" {
+			t.Fatalf("create: %d %+v", st, v)
 		}
 		return v
 	}

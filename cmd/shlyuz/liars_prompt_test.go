@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
@@ -37,24 +35,8 @@ func TestStreamCutBillsThePromptsBound(t *testing.T) {
 	}
 
 	_, key := account(t, h.base, 10_000_000, nil)
-	resp := postChat(t, h.base, key, map[string]any{"model": "faulty/fault-stall", "stream": true,
-		"messages": []map[string]any{{"role": "user", "content": prompt}}})
-	id := resp.Header.Get("X-Generation-Id")
-	rd := bufio.NewReader(resp.Body)
-	for chunks := 0; chunks < 2; { // the stall fault sends a few chunks, then nothing
-		line, err := rd.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.HasPrefix(line, "data: ") {
-			chunks++
-		}
-	}
-	resp.Body.Close()
-	var g generationView
-	waitFor(t, 10*time.Second, "the cut stream to settle", func() bool {
-		return call(t, h.base, "GET", "/api/v1/generation?id="+id, key, nil, &g) == 200
-	})
+	g := cutStalledStream(t, key, postChat(t, h.base, key, map[string]any{"model": "faulty/fault-stall", "stream": true,
+		"messages": []map[string]any{{"role": "user", "content": prompt}}}))
 	t.Logf("the tokenizers count %d prompt tokens; billed %d, %d credits", most, g.Data.TokensPrompt, g.Data.Credits)
 	if g.Data.Status != "cancelled" || g.Data.TokensPrompt < int64(most) || g.Data.Credits < promptCredits*int64(most) {
 		t.Fatalf("generation %+v: below the tokenizers' %d prompt tokens", g.Data, most)

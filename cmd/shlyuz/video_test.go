@@ -195,36 +195,18 @@ func TestVideoJobEndToEnd(t *testing.T) {
 	t.Run("idempotency key", func(t *testing.T) {
 		before := balance(t, h.base, key).Data.TotalCredits
 		var ids []string
+		once := map[string]string{"Idempotency-Key": "once-" + v.ID}
 		for range 2 {
-			req, _ := http.NewRequest("POST", h.base+"/api/v1/videos", strings.NewReader(`{"model":"vid/model","prompt":"same"}`))
-			req.Header.Set("Authorization", "Bearer "+key)
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Idempotency-Key", "once-"+v.ID)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
 			var got videoView
-			_ = jsonDecode(resp.Body, &got)
-			resp.Body.Close()
+			callHeader(t, h.base, "POST", "/api/v1/videos", key, once, `{"model":"vid/model","prompt":"same"}`, &got)
 			ids = append(ids, got.ID)
 		}
 		if ids[0] != ids[1] || ids[0] == "" {
 			t.Fatalf("ids %v", ids)
 		}
-		req, _ := http.NewRequest("POST", h.base+"/api/v1/videos", strings.NewReader(`{"model":"vid/model","prompt":"another"}`))
-		req.Header.Set("Authorization", "Bearer "+key)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Idempotency-Key", "once-"+v.ID)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var e apiError
-		_ = jsonDecode(resp.Body, &e)
-		resp.Body.Close()
-		if resp.StatusCode != 409 || e.Error.Code != "idempotency_conflict" {
-			t.Fatalf("the key reused for another video: %d %+v", resp.StatusCode, e)
+		if st := callHeader(t, h.base, "POST", "/api/v1/videos", key, once, `{"model":"vid/model","prompt":"another"}`, &e); st != 409 || e.Error.Code != "idempotency_conflict" {
+			t.Fatalf("the key reused for another video: %d %+v", st, e)
 		}
 		done := waitVideo(t, h.base, key, ids[0])
 		if after := balance(t, h.base, key).Data.TotalCredits; before-after != *done.Credits || *done.Credits != 4*creditsPerVideoSecond {

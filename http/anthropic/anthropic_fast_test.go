@@ -7,9 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shlyuz/shlyuz/http/internal/api"
 	"github.com/shlyuz/shlyuz/http/internal/apitest"
-	"github.com/shlyuz/shlyuz/tokens"
 )
 
 // TestFastMessagesIsTheFullDecode: for conversations of text and tools,
@@ -112,25 +110,17 @@ var fastCases = []struct {
 // failing t when its result differs from the full decode's.
 func checkFastMessages(t *testing.T, body []byte) bool {
 	t.Helper()
-	top, err := api.SplitObject(body)
-	if err != nil || top == nil {
-		return false
-	}
-	var fast anthropicRequest
-	msgs, est, ok := fastMessages(top, &fast)
+	d, ok := apitest.DecodeBoth(t, body, fastMessages)
 	if !ok {
 		return false
 	}
-	var full anthropicRequest
-	if err := json.Unmarshal(body, &full); err != nil {
-		t.Fatalf("%s: fast, but the full decode fails: %v", body, err)
-	}
+	fast, full := &d.Fast, &d.Full
 	if fast.MaxTokens == nil {
 		return true // parseMessages refuses it before chatFields
 	}
 	{
-		want, _, werr := chatFields(&full, nil)
-		got, _, gerr := chatFields(&fast, msgs)
+		want, _, werr := chatFields(full, nil)
+		got, _, gerr := chatFields(fast, d.Msgs)
 		if werr != nil || gerr != nil {
 			if werr != nil && gerr != nil && werr.Error() == gerr.Error() {
 				return true // refused alike (a tool without a name)
@@ -143,9 +133,7 @@ func checkFastMessages(t *testing.T, body []byte) bool {
 		for k, w := range want {
 			apitest.CheckSameJSON(t, body, got[k], w)
 		}
-		if wantEst, err := tokens.EstimatePrompt(want["messages"]); err != nil || est != wantEst {
-			t.Fatalf("%s: estimate %+v, want EstimatePrompt's %+v (%v)", body, est, wantEst, err)
-		}
+		apitest.CheckEstimate(t, body, want["messages"], d.Est)
 		if len(full.Messages) == 0 || !bytes.Equal(fast.System, full.System) {
 			t.Fatalf("%s: fast with %d turns, system %s; want %s", body, len(full.Messages), fast.System, full.System)
 		}

@@ -205,18 +205,7 @@ func chatFields(r *anthropicRequest, msgs json.RawMessage) (fields map[string]js
 	if r.Stream {
 		f["stream"] = true
 	}
-	if r.Temperature != nil {
-		f["temperature"] = *r.Temperature
-	}
-	if r.TopP != nil {
-		f["top_p"] = *r.TopP
-	}
-	if r.TopK != nil {
-		f["top_k"] = *r.TopK
-	}
-	if len(r.StopSequences) > 0 {
-		f["stop"] = r.StopSequences
-	}
+	api.Sampling{Temperature: r.Temperature, TopP: r.TopP, TopK: r.TopK, Stop: r.StopSequences}.Put(f)
 	if r.Metadata != nil && r.Metadata.UserID != "" {
 		f["user"] = r.Metadata.UserID
 	}

@@ -275,18 +275,7 @@ func generation(g *generationConfig, f map[string]any) {
 	if g.CandidateCount != nil && *g.CandidateCount > 1 {
 		f["n"] = *g.CandidateCount
 	}
-	if g.Temperature != nil {
-		f["temperature"] = *g.Temperature
-	}
-	if g.TopP != nil {
-		f["top_p"] = *g.TopP
-	}
-	if g.TopK != nil {
-		f["top_k"] = *g.TopK
-	}
-	if len(g.StopSequences) > 0 {
-		f["stop"] = g.StopSequences
-	}
+	api.Sampling{Temperature: g.Temperature, TopP: g.TopP, TopK: g.TopK, Stop: g.StopSequences}.Put(f)
 	if g.Seed != nil {
 		f["seed"] = *g.Seed
 	}

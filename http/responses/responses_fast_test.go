@@ -9,7 +9,6 @@ import (
 	"github.com/shlyuz/shlyuz/http/internal/api"
 	"github.com/shlyuz/shlyuz/http/internal/apitest"
 	"github.com/shlyuz/shlyuz/internal/plainjson"
-	"github.com/shlyuz/shlyuz/tokens"
 )
 
 // TestFastResponsesIsTheFullDecode: for an input of text and calls,
@@ -116,20 +115,12 @@ var responsesFastCases = []struct {
 // body, failing t when its result differs from the full decode's.
 func checkFastResponses(t *testing.T, body []byte) bool {
 	t.Helper()
-	top, err := api.SplitObject(body)
-	if err != nil || top == nil {
-		return false
-	}
-	var fast responsesRequest
-	msgs, est, ok := fastResponses(top, &fast)
+	d, ok := apitest.DecodeBoth(t, body, fastResponses)
 	if !ok {
 		return false
 	}
-	var full responsesRequest
-	if err := json.Unmarshal(body, &full); err != nil {
-		t.Fatalf("%s: fast, but the full decode fails: %v", body, err)
-	}
-	turns, rerr := responsesMessages(&full)
+	fast, full := &d.Fast, &d.Full
+	turns, rerr := responsesMessages(full)
 	if rerr != nil {
 		t.Fatalf("%s: fast, but the full decode refuses it: %v", body, rerr)
 	}
@@ -137,14 +128,12 @@ func checkFastResponses(t *testing.T, body []byte) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	apitest.CheckSameJSON(t, body, msgs, want)
-	if wantEst, err := tokens.EstimatePrompt(want); err != nil || est != wantEst {
-		t.Fatalf("%s: estimate %+v, want EstimatePrompt's %+v (%v)", body, est, wantEst, err)
-	}
+	apitest.CheckSameJSON(t, body, d.Msgs, want)
+	apitest.CheckEstimate(t, body, want, d.Est)
 	// The tools, and the tool_choice that goes with them, as responsesTools
 	// writes them of the full decode's.
 	wantF, gotF := map[string]any{}, map[string]any{}
-	werr, gerr := responsesTools(&full, wantF), responsesTools(&fast, gotF)
+	werr, gerr := responsesTools(full, wantF), responsesTools(fast, gotF)
 	if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
 		t.Fatalf("%s: tools refused %v, want %v", body, gerr, werr)
 	}
@@ -169,9 +158,9 @@ func checkFastResponses(t *testing.T, body []byte) bool {
 	if ins != full.Instructions {
 		t.Fatalf("%s: instructions %q, want %q", body, ins, full.Instructions)
 	}
-	top, _ = api.SplitObject(body)
-	wantResp := NewResponseBuilder("resp_1", "m", &full, top).Response(nil, "", nil)
-	gotResp := NewResponseBuilder("resp_1", "m", &fast, top).Response(nil, "", nil)
+	top, _ := api.SplitObject(body)
+	wantResp := NewResponseBuilder("resp_1", "m", full, top).Response(nil, "", nil)
+	gotResp := NewResponseBuilder("resp_1", "m", fast, top).Response(nil, "", nil)
 	wantResp.CreatedAt, gotResp.CreatedAt = 0, 0
 	apitest.CheckSameJSON(t, body, []byte(fmtJSON(t, gotResp)), []byte(fmtJSON(t, wantResp)))
 	full.Input, fast.Input, full.Tools, full.Instructions = nil, nil, nil, ""

@@ -150,12 +150,7 @@ func ParseResponses(body []byte) (*actors.ChatCall, *responsesRequest, *shlyuz.E
 	if r.MaxOutputTokens != nil {
 		f["max_tokens"] = *r.MaxOutputTokens
 	}
-	if r.Temperature != nil {
-		f["temperature"] = *r.Temperature
-	}
-	if r.TopP != nil {
-		f["top_p"] = *r.TopP
-	}
+	api.Sampling{Temperature: r.Temperature, TopP: r.TopP}.Put(f)
 	if r.User != "" {
 		f["user"] = r.User
 	}

@@ -27,44 +27,33 @@ var (
 // elements of a JSON array. Next is called from one goroutine; Close may be
 // called from any goroutine at any time.
 type stream struct {
+	st   upstream.Stream
 	name string // the upstream's
 	body *upstream.Body
 	ch   *chunker
 	now  func() time.Time
 
 	buf []byte // the object being read
-	err error  // sticky: once set, Next returns it
 }
 
 func newStream(name string, body *upstream.Body, ch *chunker, now func() time.Time) *stream {
-	return &stream{name: name, body: body, ch: ch, now: now}
+	return &stream{st: upstream.NewStream(body), name: name, body: body, ch: ch, now: now}
 }
 
 // Next returns the next chunk, io.EOF at the end of the stream, an *Error
 // when the upstream failed, or the caller's context error (ErrStreamClosed
 // after Close) when the stream was given up.
 func (s *stream) Next() (shlyuz.StreamEvent, error) {
-	if s.err != nil {
-		return shlyuz.StreamEvent{}, s.err
-	}
-	ev, err := s.next()
-	s.body.Unwatch()
-	if err != nil {
-		s.finish(err)
-		return shlyuz.StreamEvent{}, err
-	}
-	return ev, nil
+	return s.st.Next(s.next, s.forget)
 }
 
 // Close releases the connection. It is idempotent and unblocks a Next waiting on the upstream.
 func (s *stream) Close() error {
-	return s.body.Close()
+	return s.st.Close()
 }
 
-// finish ends the stream with err; it runs on Next's goroutine.
-func (s *stream) finish(err error) {
-	s.err = err
-	s.body.Release()
+// forget drops the buffer once the stream has ended.
+func (s *stream) forget() {
 	s.buf = nil
 }
 
@@ -82,9 +71,7 @@ func (s *stream) next() (shlyuz.StreamEvent, error) {
 			if !s.ch.finished {
 				return shlyuz.StreamEvent{}, upstream.EndedEarly()
 			}
-			// Read the rest so that the connection can be reused.
-			s.body.Drain()
-			return shlyuz.StreamEvent{}, io.EOF
+			return shlyuz.StreamEvent{}, io.EOF // Next reads the rest
 		case err != nil:
 			return shlyuz.StreamEvent{}, s.readError(err)
 		}

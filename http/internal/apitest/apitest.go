@@ -1,5 +1,6 @@
 // Package apitest holds what the tests of the HTTP protocol packages share:
-// a JSON comparison that tells the fast paths' output from the full decode's,
+// a body read both by a fast path and by the full decode it stands in for, a
+// JSON comparison that tells the fast paths' output from the full decode's,
 // and large chat bodies.
 package apitest
 

@@ -56,6 +56,7 @@ type Decoder interface {
 // Stream is a shlyuz.ChatStream over an SSE body. Next is called from one
 // goroutine; Close may be called from any goroutine at any time.
 type Stream struct {
+	st   upstream.Stream
 	body *upstream.Body
 	dec  Decoder
 	cfg  Config
@@ -63,7 +64,6 @@ type Stream struct {
 	name []byte // the event: of the event being read
 	data []byte // its data
 	long []byte // a line longer than the reader's buffer
-	err  error  // sticky: once set, Next returns it
 }
 
 // NewStream reads body's events through dec.
@@ -74,42 +74,23 @@ func NewStream(body *upstream.Body, dec Decoder, cfg Config) *Stream {
 	if cfg.DataSep == 0 {
 		cfg.DataSep = '\n'
 	}
-	return &Stream{body: body, dec: dec, cfg: cfg}
+	return &Stream{st: upstream.NewStream(body), body: body, dec: dec, cfg: cfg}
 }
 
 // Next returns the next chunk, io.EOF at the end of the stream, an *Error
 // when the upstream failed, or the caller's context error (the adapter's
 // ErrStreamClosed after Close) when the stream was given up.
 func (s *Stream) Next() (shlyuz.StreamEvent, error) {
-	if s.err != nil {
-		return shlyuz.StreamEvent{}, s.err
-	}
-	s.body.Watch()
-	ev, err := s.next()
-	s.body.Unwatch()
-	if err != nil {
-		s.finish(err)
-		return shlyuz.StreamEvent{}, err
-	}
-	return ev, nil
+	return s.st.Next(s.next, s.forget)
 }
 
 // Close releases the connection. It is idempotent and unblocks a Next waiting on the upstream.
 func (s *Stream) Close() error {
-	return s.body.Close()
+	return s.st.Close()
 }
 
-// finish ends the stream with err; it runs on Next's goroutine.
-func (s *Stream) finish(err error) {
-	s.err = err
-	s.body.Unwatch()
-	if err == io.EOF {
-		// Read the rest (the chunked terminator) so the connection can be reused.
-		s.body.Watch()
-		s.body.Drain()
-		s.body.Unwatch()
-	}
-	s.body.Release()
+// forget drops the buffers once the stream has ended.
+func (s *Stream) forget() {
 	s.name, s.data, s.long = nil, nil, nil
 }
 
