@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/partjson"
 	"github.com/shlyuz/shlyuz/internal/plainjson"
 )
 
@@ -319,7 +320,7 @@ func contentParts(raw json.RawMessage, param string, media bool) ([]part, *shlyu
 func mediaPart(cp *clientPart, pp string) (part, *shlyuz.Error) {
 	switch cp.Type {
 	case "image_url":
-		u := imageURL(cp.ImageURL)
+		u := partjson.URL(cp.ImageURL)
 		if u == "" {
 			return part{}, shlyuz.ErrInvalidValue(pp+".image_url.url", "The image part has no URL.")
 		}
@@ -364,21 +365,6 @@ func mediaPart(cp *clientPart, pp string) (part, *shlyuz.Error) {
 	return part{}, shlyuz.ErrInvalidValue(pp+".type", "The content part type %q is not supported by this upstream.", cp.Type)
 }
 
-func imageURL(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return ""
-	}
-	if raw[0] == '"' {
-		var s string
-		_ = json.Unmarshal(raw, &s)
-		return strings.TrimSpace(s)
-	}
-	var o struct {
-		URL string `json:"url"`
-	}
-	_ = json.Unmarshal(raw, &o)
-	return strings.TrimSpace(o.URL)
-}
 
 type dataURLError struct{ msg string }
 

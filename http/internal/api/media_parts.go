@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	shlyuz "github.com/shlyuz/shlyuz"
+	"github.com/shlyuz/shlyuz/internal/partjson"
 	"github.com/shlyuz/shlyuz/media"
 	"github.com/shlyuz/shlyuz/tokens"
 )
@@ -78,7 +79,7 @@ func MeasureMedia(messages json.RawMessage, param string) (*tokens.MediaParts, *
 func measurePart(p *mediaPart) (tokens.MediaPart, string) {
 	switch p.Type {
 	case "image_url":
-		u := partURL(p.ImageURL)
+		u := partjson.URL(p.ImageURL)
 		if isHTTP(u) {
 			if kind := urlKind(u); kind != "" {
 				return tokens.MediaPart{}, "a " + kind + " by URL cannot be measured before it is sent; send it inline as a base64 data URL."
@@ -87,7 +88,7 @@ func measurePart(p *mediaPart) (tokens.MediaPart, string) {
 		}
 		return measureData(u, "image/")
 	case "video_url":
-		u := partURL(p.VideoURL)
+		u := partjson.URL(p.VideoURL)
 		if isHTTP(u) {
 			return tokens.MediaPart{}, "a video by URL cannot be measured before it is sent; send it inline as a base64 data URL of an MP4."
 		}
@@ -221,22 +222,6 @@ func WithMedia(est *tokens.PromptEstimate, messages json.RawMessage, param strin
 	return nil
 }
 
-// partURL is an image_url or video_url: an object's url, or a string.
-func partURL(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return ""
-	}
-	if raw[0] == '"' {
-		var s string
-		_ = json.Unmarshal(raw, &s)
-		return strings.TrimSpace(s)
-	}
-	var o struct {
-		URL string `json:"url"`
-	}
-	_ = json.Unmarshal(raw, &o)
-	return strings.TrimSpace(o.URL)
-}
 
 func isHTTP(u string) bool {
 	l := strings.ToLower(u[:min(len(u), 8)])
