@@ -61,17 +61,26 @@ func TestMessagesRequestGolden(t *testing.T) {
 	})
 }
 
+// chatReply is a reply golden case: a chat reply to render in another protocol.
+type chatReply struct {
+	Finish  string          `json:"finish"`
+	Usage   shlyuz.Usage    `json:"usage"`
+	Choices json.RawMessage `json:"choices"`
+}
+
+func readChatReply(t *testing.T, raw []byte) chatReply {
+	t.Helper()
+	var in chatReply
+	if err := json.Unmarshal(raw, &in); err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
 // TestMessagesReplyGolden: a chat reply as Anthropic's Message.
 func TestMessagesReplyGolden(t *testing.T) {
 	runGolden(t, "messages/reply", ".json", func(t *testing.T, raw []byte) []byte {
-		var in struct {
-			Finish  string          `json:"finish"`
-			Usage   shlyuz.Usage    `json:"usage"`
-			Choices json.RawMessage `json:"choices"`
-		}
-		if err := json.Unmarshal(raw, &in); err != nil {
-			t.Fatal(err)
-		}
+		in := readChatReply(t, raw)
 		r := &actors.Receipt{Usage: in.Usage, Model: "public/model", FinishReason: in.Finish}
 		return indent(t, anthropic.AnthropicMessageOf(in.Choices, "gen-1", r))
 	})
@@ -153,14 +162,7 @@ func testBuilder(t *testing.T) *responses.ResponseBuilder {
 // TestResponsesReplyGolden: a chat reply as a Response.
 func TestResponsesReplyGolden(t *testing.T) {
 	runGolden(t, "responses/reply", ".json", func(t *testing.T, raw []byte) []byte {
-		var in struct {
-			Finish  string          `json:"finish"`
-			Usage   shlyuz.Usage    `json:"usage"`
-			Choices json.RawMessage `json:"choices"`
-		}
-		if err := json.Unmarshal(raw, &in); err != nil {
-			t.Fatal(err)
-		}
+		in := readChatReply(t, raw)
 		b := testBuilder(t)
 		finish := b.FromChoices(in.Choices)
 		return indent(t, b.Response(&actors.Receipt{Usage: in.Usage, Model: "public/model", Credits: 1234}, finish, nil))

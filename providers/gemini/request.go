@@ -365,7 +365,6 @@ func mediaPart(cp *clientPart, pp string) (part, *shlyuz.Error) {
 	return part{}, shlyuz.ErrInvalidValue(pp+".type", "The content part type %q is not supported by this upstream.", cp.Type)
 }
 
-
 type dataURLError struct{ msg string }
 
 // dataURL decodes "data:[<mediatype>][;base64],<data>" into a blob with base64 data.

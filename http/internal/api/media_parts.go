@@ -222,7 +222,6 @@ func WithMedia(est *tokens.PromptEstimate, messages json.RawMessage, param strin
 	return nil
 }
 
-
 func isHTTP(u string) bool {
 	l := strings.ToLower(u[:min(len(u), 8)])
 	return strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://")
