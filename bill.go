@@ -194,18 +194,69 @@ type PriceBound struct {
 	RequestMicro    int64
 }
 
-// Bound is the price's bound for a request whose prompt is at most
-// promptTokens: with the long-context tier when the prompt may be above it.
-func (p *Price) Bound(promptTokens int64) PriceBound {
+// PromptKinds are the kinds of prompt token dearer than plain input that a
+// request may be billed at: a bound leaves out the prices of the kinds a
+// request cannot be billed (a prompt without audio at the audio price).
+type PromptKinds uint8
+
+const (
+	// PromptCacheWrite: the prompt may be written to a cache (five minutes).
+	PromptCacheWrite PromptKinds = 1 << iota
+	// PromptCacheWrite1h: the prompt may be written to a one-hour cache.
+	PromptCacheWrite1h
+	// PromptAudio: the prompt may carry audio.
+	PromptAudio
+	// PromptImage: the prompt may carry images (or other visual media).
+	PromptImage
+	// AnyPrompt is every kind: the bound of a request nothing is known of.
+	AnyPrompt = PromptCacheWrite | PromptCacheWrite1h | PromptAudio | PromptImage
+)
+
+// Bound is the price's bound for any request whose prompt is at most
+// promptTokens (BoundFor with AnyPrompt).
+func (p *Price) Bound(promptTokens int64) PriceBound { return p.BoundFor(promptTokens, AnyPrompt) }
+
+// BoundFor is the price's bound for a request whose prompt is at most
+// promptTokens and may be billed only the kinds k beside plain input and
+// cache reads: with the long-context tier when the prompt may be above it.
+func (p *Price) BoundFor(promptTokens int64, k PromptKinds) PriceBound {
 	b := PriceBound{
-		PromptMicro:     max(p.PromptMicro, p.CacheReadMicro, p.CacheWriteMicro, p.CacheWrite1hMicro, p.AudioInMicro, p.ImageInMicro),
+		PromptMicro:     max(p.PromptMicro, p.CacheReadMicro),
 		CompletionMicro: max(p.CompletionMicro, p.ReasoningMicro, p.AudioOutMicro, p.ImageOutMicro),
 		RequestMicro:    p.RequestMicro,
 	}
+	for _, kp := range [...]struct {
+		kind  PromptKinds
+		micro int64
+	}{{PromptCacheWrite, p.CacheWriteMicro}, {PromptCacheWrite1h, p.CacheWrite1hMicro}, {PromptAudio, p.AudioInMicro}, {PromptImage, p.ImageInMicro}} {
+		if k&kp.kind != 0 {
+			b.PromptMicro = max(b.PromptMicro, kp.micro)
+		}
+	}
 	if p.Long != nil && p.LongAbove > 0 && promptTokens > p.LongAbove {
-		b = b.Max(p.Long.Bound(0))
+		b = b.Max(p.Long.BoundFor(0, k))
 	}
 	return b
+}
+
+// DearerKinds are the kinds of prompt token p prices above plain input (or
+// its long-context tier above the tier's input): the only kinds a request's
+// bound changes with.
+func (p *Price) DearerKinds() PromptKinds {
+	var k PromptKinds
+	in := max(p.PromptMicro, p.CacheReadMicro)
+	for _, kp := range [...]struct {
+		kind  PromptKinds
+		micro int64
+	}{{PromptCacheWrite, p.CacheWriteMicro}, {PromptCacheWrite1h, p.CacheWrite1hMicro}, {PromptAudio, p.AudioInMicro}, {PromptImage, p.ImageInMicro}} {
+		if kp.micro > in {
+			k |= kp.kind
+		}
+	}
+	if p.Long != nil && p.LongAbove > 0 {
+		k |= p.Long.DearerKinds()
+	}
+	return k
 }
 
 // Max is the dearer of two bounds, part by part.

@@ -585,12 +585,13 @@ func (cl *call) reserve(m *shlyuz.PricedModel, ups []*Upstream) error {
 			msg.Fixed = max(msg.Fixed, scaleCredits(cl.fixed, u.Config.PriceMultiplier))
 		}
 	} else {
-		prompt := cl.c.Prompt.ReserveFor(m.ID) // images by the model's rule
-		worst := m.Price.Bound(prompt)
+		prompt := cl.c.Prompt.ReserveFor(m.ID)    // images by the model's rule
+		kinds := cl.c.PromptKinds(m.ID, &m.Price) // the dearer prompt prices this request can be billed at
+		worst := m.Price.BoundFor(prompt, kinds)
 		search := m.Price.WebSearchMicro
 		for _, u := range ups {
 			scaled := m.Price.Scale(u.Config.PriceMultiplier)
-			worst = worst.Max(scaled.Bound(prompt))
+			worst = worst.Max(scaled.BoundFor(prompt, kinds))
 			search = max(search, scaled.WebSearchMicro)
 		}
 		// The searches are a fee per request as the request fee is.
