@@ -259,6 +259,29 @@ type apiError struct {
 	} `json:"error"`
 }
 
+// param is the error's param, "" when it has none.
+func (e *apiError) param() string {
+	if e.Error.Param == nil {
+		return ""
+	}
+	return *e.Error.Param
+}
+
+// servedGeneration sends a chat request that must be served and returns the
+// generation record it made.
+func servedGeneration(t *testing.T, key string, body any) generationView {
+	t.Helper()
+	var r struct {
+		ID string `json:"id"`
+	}
+	if st := call(t, h.base, "POST", "/api/v1/chat/completions", key, body, &r); st != 200 {
+		t.Fatalf("status %d", st)
+	}
+	var g generationView
+	call(t, h.base, "GET", "/api/v1/generation?id="+r.ID, key, nil, &g)
+	return g
+}
+
 // account makes an account with credits bought and a key; it returns both.
 func account(t testing.TB, base string, credits int64, keyBody map[string]any) (accountID, key string) {
 	t.Helper()

@@ -41,10 +41,7 @@ func TestOperatorInputErrorsNameTheField(t *testing.T) {
 			if st := call(t, h.base, "POST", acct+tc.path, adminToken, tc.body, &e); st != tc.status || e.Error.Code != tc.code {
 				t.Fatalf("status %d code %q (%s), want %d %q", st, e.Error.Code, e.Error.Message, tc.status, tc.code)
 			}
-			param := ""
-			if e.Error.Param != nil {
-				param = *e.Error.Param
-			}
+			param := e.param()
 			if param != tc.param {
 				t.Fatalf("param %q, want %q (%s)", param, tc.param, e.Error.Message)
 			}

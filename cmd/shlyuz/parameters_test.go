@@ -137,23 +137,13 @@ func TestVariantsAndPreferences(t *testing.T) {
 			if tc.status != 200 {
 				var e apiError
 				st := call(t, h.base, "POST", "/api/v1/chat/completions", key, body, &e)
-				param := ""
-				if e.Error.Param != nil {
-					param = *e.Error.Param
-				}
+				param := e.param()
 				if st != tc.status || (tc.served != "" && param != tc.served) {
 					t.Fatalf("status %d param %q: %s", st, param, e.Error.Message)
 				}
 				return
 			}
-			var r struct {
-				ID string `json:"id"`
-			}
-			if st := call(t, h.base, "POST", "/api/v1/chat/completions", key, body, &r); st != 200 {
-				t.Fatalf("status %d", st)
-			}
-			var g generationView
-			call(t, h.base, "GET", "/api/v1/generation?id="+r.ID, key, nil, &g)
+			g := servedGeneration(t, key, body)
 			if g.Data.Upstream != tc.served {
 				t.Fatalf("served by %q, want %q", g.Data.Upstream, tc.served)
 			}

@@ -40,10 +40,7 @@ func TestProviderPreferences(t *testing.T) {
 			st := call(t, h.base, "POST", "/api/v1/chat/completions", key, body, &r)
 			if tc.served == "" {
 				call(t, h.base, "POST", "/api/v1/chat/completions", key, body, &e)
-				param := ""
-				if e.Error.Param != nil {
-					param = *e.Error.Param
-				}
+				param := e.param()
 				if st < 400 || param != tc.param || (tc.param == "provider.only" && !strings.Contains(e.Error.Message, "it has: ")) {
 					t.Fatalf("status %d param %q: %s", st, param, e.Error.Message)
 				}
@@ -94,10 +91,7 @@ func TestProviderPreferencesOnMedia(t *testing.T) {
 				}
 				return
 			}
-			param := ""
-			if e.Error.Param != nil {
-				param = *e.Error.Param
-			}
+			param := e.param()
 			if st < 400 || st >= 500 || param != tc.param || spent != 0 {
 				t.Fatalf("status %d param %q (%s), %d credits spent", st, param, e.Error.Message, spent)
 			}

@@ -35,24 +35,14 @@ func TestRequireParameters(t *testing.T) {
 			if tc.served == "" {
 				var e apiError
 				st := call(t, h.base, "POST", "/api/v1/chat/completions", key, body, &e)
-				param := ""
-				if e.Error.Param != nil {
-					param = *e.Error.Param
-				}
+				param := e.param()
 				want := "unsupported: " + strings.Join(tc.missing, ", ") + "."
 				if st != 400 || param != "provider.require_parameters" || !strings.Contains(e.Error.Message, want) {
 					t.Fatalf("status %d param %q: %s (want %q)", st, param, e.Error.Message, want)
 				}
 				return
 			}
-			var r struct {
-				ID string `json:"id"`
-			}
-			if st := call(t, h.base, "POST", "/api/v1/chat/completions", key, body, &r); st != 200 {
-				t.Fatalf("status %d", st)
-			}
-			var g generationView
-			call(t, h.base, "GET", "/api/v1/generation?id="+r.ID, key, nil, &g)
+			g := servedGeneration(t, key, body)
 			if g.Data.Upstream != tc.served || len(g.Data.Attempts) != 1 {
 				t.Fatalf("served by %q after %+v, want %q", g.Data.Upstream, g.Data.Attempts, tc.served)
 			}
