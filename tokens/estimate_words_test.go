@@ -275,22 +275,31 @@ func TestTextSavingsRemembers(t *testing.T) {
 }
 
 // BenchmarkEstimatePromptCold is BenchmarkEstimatePromptSizes' 150 KB with
-// a text never seen before each time (a letter changed: no remembered
-// savings), in MB/s.
+// a text never seen before each time (no remembered count), in MB/s.
 func BenchmarkEstimatePromptCold(b *testing.B) {
 	msgs := bigMessages(150_000)
+	var letters []int // the case of 40 of its letters spells a number no call has had
+	for i := len(msgs) / 2; len(letters) < 40; i++ {
+		if c := msgs[i] | 0x20; c >= 'a' && c <= 'z' && msgs[i-1] != '\\' {
+			letters = append(letters, i)
+		}
+	}
 	b.SetBytes(int64(len(msgs)))
-	n := 0
+	b.ReportAllocs()
 	for b.Loop() {
-		n++
-		if c := &msgs[len(msgs)/2+n%1000]; *c|0x20 >= 'a' && *c|0x20 <= 'z' {
-			*c ^= 0x20 // a letter's case: the text stays valid JSON
+		coldTexts++
+		for j, i := range letters {
+			msgs[i] = msgs[i]&^0x20 | byte(coldTexts>>j&1)<<5 // the text stays valid JSON
 		}
 		if _, err := EstimatePrompt(msgs); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
+
+// coldTexts counts the texts BenchmarkEstimatePromptCold made, in the
+// process: a run with -count never meets one an earlier run counted.
+var coldTexts uint64
 
 // TestCountTextRemembers: a long text's remembered count is the count of
 // its bytes, whichever way it was first asked for (to its closing quote, or
