@@ -3,6 +3,7 @@ package tokens
 import (
 	_ "embed"
 	"encoding/binary"
+	"math/bits"
 	"strings"
 )
 
@@ -209,15 +210,47 @@ func wordSavings(body []byte) int64 {
 		c := body[i]
 		k := wordKind[c]
 		if k == wLetter && prev1 == wLetter { // the rest of a run of letters, read at once: most of a text
-			j := i
-			for ; j < len(body) && wordKind[body[j]] == wLetter; j++ {
-				if body[j] <= 'Z' {
-					cased = cased && !lower
-				} else {
-					lower = true
+			j, before := i, uint8(wLetter) // before: the kind of the character before the run's last
+			for {
+				for j+8 <= len(body) { // eight at a time, as a machine word
+					n, up, low := letters8(binary.LittleEndian.Uint64(body[j:]))
+					if up != 0 && lower || up&-(low&-low<<1) != 0 { // an upper-case letter after a lower
+						cased = false
+					}
+					lower = lower || low != 0
+					j += n
+					if n < 8 {
+						break
+					}
 				}
+				for ; j < len(body) && wordKind[body[j]] == wLetter; j++ {
+					if body[j] <= 'Z' {
+						cased = cased && !lower
+					} else {
+						lower = true
+					}
+				}
+				if j > i {
+					before = wLetter
+				}
+				// A space then a letter, prose's commonest turn, read here as
+				// the character-at-a-time path below reads it: the run ends
+				// (it saves what letterSavings finds), whatever whitespace or
+				// punctuation was being read saves nothing, and a run after a
+				// space begins.
+				if j+1 >= len(body) || body[j] != ' ' || wordKind[body[j+1]] != wLetter {
+					break
+				}
+				if cased {
+					saved += letterSavings(body, runStart, j, runCtx, runPrefix)
+				}
+				runStart, runCtx, runPrefix = j+1, wSpace, 0
+				lower, cased = body[j+1] > 'Z', true
+				np, nl, sp = -1, -1, 1
+				j += 2
+				i, before = j, wSpace
 			}
-			prev2, c1, i = wLetter, body[j-1], j
+			prev2, c1, i = before, body[j-1], j
 			continue
 		}
 		size := 1
@@ -333,6 +366,25 @@ func wordSavings(body []byte) int64 {
 	return saved
 }
 
+// letters8 reads the eight bytes of x (little endian) as wordSavings'
+// letter runs do: n is how many ASCII letters x starts with, up and low
+// have the high bit of each byte of them that is upper and lower case.
+func letters8(x uint64) (n int, up, low uint64) {
+	a := x &^ highBits
+	y := a | lowBits*0x20                                        // lower case
+	l := (y + lowBits*0x1F) & (lowBits*0xFA - y) & highBits &^ x // 'a'..'z', 'A'..'Z'; not above 0x7F
+	run := ^uint64(0)
+	if rest := ^l & highBits; rest != 0 {
+		run = rest&-rest - 1
+		n = bits.TrailingZeros64(rest) / 8
+	} else {
+		n = 8
+	}
+	l &= run
+	low = l & (x << 2) // bit 5 of each byte at its high bit: lower case
+	return n, l &^ low, low
+}
+
 // letterSavings is what the run of letters body[start:end], ended as
 // wordSavings reads it, saves by what was before it (ctx): a space, nothing
 // it joins (wNewline), or the punctuation mark prefix.
@@ -417,18 +469,73 @@ var wideMarks = func() (m [6]struct {
 // the bound against the tokenizers on every word of a dictionary).
 func runCost(seg []byte) int64 {
 	n := int64(len(seg))
-	if n <= 1 || lookupWord(seg) {
+	if n <= 1 || n == 2 && pairHeld(seg[0], seg[1]) || n > 2 && lookupWord(seg) {
 		return min(n, 1)
 	}
 	for j := 0; j+2 <= len(seg); j++ {
-		if !lookupWord(seg[j : j+2]) {
+		if !pairHeld(seg[j], seg[j+1]) {
 			return n
 		}
 	}
 	for j := 0; j+3 <= len(seg); j++ {
-		if !lookupWord(seg[j : j+3]) {
+		if !tripleHeld(seg[j : j+3]) {
 			return (2*n + 1) / 3
 		}
 	}
 	return (n + 1) / 2
 }
+
+// pairHeld is lookupWord of the two bytes a, b: a bit each of a 8 KB map,
+// not a probe of the table (runCost asks it of every two adjacent
+// characters of a run the table does not hold).
+func pairHeld(a, b byte) bool {
+	i := uint(a)<<8 | uint(b)
+	return wordSmall.pairs[i/64]>>(i%64)&1 != 0
+}
+
+// tripleHeld is lookupWord of the three bytes t: a bit each of a 32 KB map
+// when they are all letters, spaces or newlines (most of those runCost
+// asks), else the table's.
+func tripleHeld(t []byte) bool {
+	a, b, c := tripleCode[t[0]], tripleCode[t[1]], tripleCode[t[2]]
+	if a|b|c >= 64 {
+		return lookupWord(t[:3])
+	}
+	i := uint(a)<<12 | uint(b)<<6 | uint(c)
+	return wordSmall.triples[i/64]>>(i%64)&1 != 0
+}
+
+// tripleCode numbers the bytes tripleHeld maps, from 0 (64 and above for
+// the rest).
+var tripleCode = func() (t [256]uint8) {
+	for i := range t {
+		t[i] = 255
+	}
+	n := uint8(0)
+	for c := range 256 {
+		if wordKind[c] == wLetter || c == ' ' || c == '\n' {
+			t[c] = n
+			n++
+		}
+	}
+	return t
+}()
+
+// wordSmall maps the table's entries of two bytes, and of three of
+// tripleCode's.
+var wordSmall = func() (m struct {
+	pairs   [1 << 16 / 64]uint64
+	triples [1 << 18 / 64]uint64
+}) {
+	for _, e := range wordEntries() {
+		switch {
+		case len(e) == 2:
+			i := uint(e[0])<<8 | uint(e[1])
+			m.pairs[i/64] |= 1 << (i % 64)
+		case len(e) == 3 && tripleCode[e[0]]|tripleCode[e[1]]|tripleCode[e[2]] < 64:
+			i := uint(tripleCode[e[0]])<<12 | uint(tripleCode[e[1]])<<6 | uint(tripleCode[e[2]])
+			m.triples[i/64] |= 1 << (i % 64)
+		}
+	}
+	return m
+}()

@@ -234,7 +234,16 @@ func wordSavingsCorpus(n int) [][]byte {
 		`\u000a`, `\u0436`, `\ud83d\ude00`, `\ud83d`, `\u00`, `\u`, `\x`, "`", "**", "...", "/", "!?", "$", "{", "}", "[", "]", "::", "->", "=>",
 		"\xe2\x80", "\xe2", "\x80", "\x00", "\t", "\n", "\u00a0", "ﬁ", "0x1F", "v1.2.3", "!!!!!!!!!!!!!!!!!!!!", ".................", " ====", "\\\\\\", strings.Repeat("abc", 25), strings.Repeat(" ", 20), strings.Repeat(`\n`, 9) + strings.Repeat(" ", 9)}
 	word := func() string {
-		switch r.IntN(5) {
+		switch r.IntN(7) {
+		case 5, 6: // a case turned anywhere in a long run: "wordsAndMore", "HTTPServer", "aaaaaaaaaB"
+			w := []byte(strings.Repeat("a", r.IntN(4)) + strings.TrimLeft(entries[r.IntN(len(entries))], " ") + strings.Repeat("b", r.IntN(12)))
+			for range 1 + r.IntN(2) {
+				w[r.IntN(len(w))] &^= 0x20
+			}
+			if r.IntN(2) == 0 {
+				return strings.ToUpper(string(w[:r.IntN(len(w))])) + string(w)
+			}
+			return string(w)
 		case 0, 1:
 			return entries[r.IntN(len(entries))]
 		case 2:
@@ -317,4 +326,40 @@ func FuzzWordSavingsMatchesReference(f *testing.F) {
 			t.Fatalf("wordSavings(%q) = %d, the reference %d", body, got, want)
 		}
 	})
+}
+
+// TestSmallWordsMaps: pairHeld and tripleHeld are the table's answer for
+// every two bytes, and every three of letters, spaces, newlines and a few
+// others.
+func TestSmallWordsMaps(t *testing.T) {
+	for a := range 256 {
+		for b := range 256 {
+			if got, want := pairHeld(byte(a), byte(b)), refLookupWord([]byte{byte(a), byte(b)}); got != want {
+				t.Fatalf("pairHeld(%q) = %v, held %v", []byte{byte(a), byte(b)}, got, want)
+			}
+		}
+	}
+	var alphabet []byte
+	for c := range 128 {
+		if wordKind[c] != wBlank && wordKind[c] != wDigit || c == '\n' {
+			alphabet = append(alphabet, byte(c))
+		}
+	}
+	alphabet = append(alphabet, '\t', 0xE2, 0x80)
+	held := 0
+	for _, a := range alphabet {
+		for _, b := range alphabet {
+			for _, c := range alphabet {
+				tr := []byte{a, b, c}
+				got, want := tripleHeld(tr), refLookupWord(tr)
+				if got != want {
+					t.Fatalf("tripleHeld(%q) = %v, held %v", tr, got, want)
+				}
+				held += int(b2i(want))
+			}
+		}
+	}
+	if held < 1000 {
+		t.Fatalf("only %d triples held", held)
+	}
 }
