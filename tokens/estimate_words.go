@@ -412,10 +412,27 @@ func letterSavings(body []byte, start, end int, ctx uint8, prefix byte) int64 {
 // and cl100k cut its newlines (alone, or joined to punctuation before them)
 // from its spaces.
 func spaceSavings(nl, sp int) int64 {
-	n := nl + sp - 1
-	if n > wordMax {
+	if nl+sp-1 > wordMax {
 		return 0
 	}
+	return spaceSaved[nl][sp]
+}
+
+// spaceSaved is spaceSavings of every run short enough to save, worked
+// out once: code indented with spaces has one on most of its lines.
+var spaceSaved = func() (t [wordMax + 1][wordMax + 2]int64) {
+	for nl := range t {
+		for sp := 2; nl+sp-1 <= wordMax; sp++ {
+			t[nl][sp] = whitespaceSavings(nl, sp)
+		}
+	}
+	return t
+}()
+
+// whitespaceSavings is spaceSavings of a run of at most wordMax+1
+// characters, worked out from the word table.
+func whitespaceSavings(nl, sp int) int64 {
+	n := nl + sp - 1
 	var buf [wordMax]byte
 	for j := range n {
 		buf[j] = ' '
