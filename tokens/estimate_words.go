@@ -233,16 +233,22 @@ func wordSavings(body []byte) int64 {
 				if j > i {
 					before = wLetter
 				}
-				// A space then a letter, prose's commonest turn, read here as
-				// the character-at-a-time path below reads it: the run ends
-				// (it saves what letterSavings finds), whatever whitespace or
-				// punctuation was being read saves nothing, and a run after a
-				// space begins.
-				if j+1 >= len(body) || body[j] != ' ' || wordKind[body[j+1]] != wLetter {
+				// A space then a letter, prose's commonest turn, or a mark
+				// then those (", ", ". "), read here as the
+				// character-at-a-time path below reads them: the run ends (it
+				// saves what letterSavings finds), a mark alone saves
+				// nothing, nor does whatever whitespace or punctuation was
+				// being read, and a run after a space begins.
+				mark := j+2 < len(body) && wordKind[body[j]] == wPunct && body[j] != '\'' && body[j] != '\\' && body[j+1] == ' '
+				if mark && wordKind[body[j+2]] != wLetter || !mark && (j+1 >= len(body) || body[j] != ' ' || wordKind[body[j+1]] != wLetter) {
 					break
 				}
 				if cased {
 					saved += letterSavings(body, runStart, j, runCtx, runPrefix)
+				}
+				if mark {
+					punct[0], nm = body[j], 1
+					j++
 				}
 				runStart, runCtx, runPrefix = j+1, wSpace, 0
 				lower, cased = body[j+1] > 'Z', true
