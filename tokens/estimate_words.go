@@ -104,27 +104,29 @@ func lookupWord(b []byte) bool {
 	if n > wordMax || n == 0 {
 		return false
 	}
-	var k [2]uint64
-	if cap(b) >= 16 { // read in place, the bytes past b masked off
-		b16 := b[:16:16]
-		k[0], k[1] = binary.LittleEndian.Uint64(b16[:8]), binary.LittleEndian.Uint64(b16[8:])
-		if n < 8 {
-			k[0] &= 1<<(8*n) - 1
-		}
-		k[1] &= ^uint64(0) >> (8 * (16 - max(n, 8)) & 127)
-	} else {
-		k = packWord(b)
-	}
 	if n <= 8 {
+		var k uint64
+		if cap(b) >= 8 { // read in place, the bytes past b masked off
+			k = binary.LittleEndian.Uint64(b[:8:8]) & (^uint64(0) >> (64 - 8*n))
+		} else {
+			k = packWord(b)[0]
+		}
 		t := wordTable.short
-		for i := hashShort(k[0], wordTable.shortBits); ; i = (i + 1) & uint64(len(t)-1) {
+		for i := hashShort(k, wordTable.shortBits); ; i = (i + 1) & uint64(len(t)-1) {
 			switch t[i] {
-			case k[0]:
+			case k:
 				return true
 			case 0:
 				return false
 			}
 		}
+	}
+	var k [2]uint64
+	if cap(b) >= 16 { // read in place, the bytes past b masked off
+		b16 := b[:16:16]
+		k[0], k[1] = binary.LittleEndian.Uint64(b16[:8]), binary.LittleEndian.Uint64(b16[8:])&(^uint64(0)>>(128-8*n))
+	} else {
+		k = packWord(b)
 	}
 	t := wordTable.long
 	for i := hashLong(k, wordTable.longBits); ; i = (i + 1) & uint64(len(t)-1) {
