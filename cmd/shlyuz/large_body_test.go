@@ -249,10 +249,10 @@ func TestLargeBodyReachesEveryAttemptWhole(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, _ = io.Copy(io.Discard, resp.Body)
+			reply, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode != 200 {
-				t.Fatalf("status %d", resp.StatusCode)
+				t.Fatalf("status %d: %s", resp.StatusCode, reply)
 			}
 			mu.Lock()
 			defer mu.Unlock()
