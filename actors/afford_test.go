@@ -10,15 +10,11 @@ import (
 
 	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
-	"github.com/shlyuz/shlyuz/tokens"
 )
 
 // agentCall is a chat of text/model asking for far more completion than a
 // small ceiling affords, as a coding agent does.
-func agentCall(hash, id string) *actors.ChatCall {
-	return &actors.ChatCall{GenerationID: id, KeyHash: hash, Models: []string{"text/model"}, MaxTokens: 1_000_000,
-		Prompt: tokens.PromptEstimate{Reserve: 20, Likely: 10}, Started: time.Now()}
-}
+func agentCall(hash, id string) *actors.ChatCall { return textCall(hash, id, 1_000_000) }
 
 // A call reserved on a node that holds slices of its key lowers its cap as
 // the account's owner does: the same cap for the same ceiling. Many such

@@ -14,12 +14,16 @@ import (
 	"github.com/shlyuz/shlyuz/tokens"
 )
 
-// sliceCall is a small chat of text/model (one upstream, priced ×5) with
-// its completion capped, so that a call's worst case is a few credits.
-func sliceCall(hash, id string) *actors.ChatCall {
-	return &actors.ChatCall{GenerationID: id, KeyHash: hash, Models: []string{"text/model"}, MaxTokens: 10,
+// textCall is a short chat of text/model (one upstream, priced ×5) asking
+// for maxTokens of completion.
+func textCall(hash, id string, maxTokens int64) *actors.ChatCall {
+	return &actors.ChatCall{GenerationID: id, KeyHash: hash, Models: []string{"text/model"}, MaxTokens: maxTokens,
 		Prompt: tokens.PromptEstimate{Reserve: 20, Likely: 10}, Started: time.Now()}
 }
+
+// sliceCall is a call with its completion capped, so that its worst case
+// is a few credits.
+func sliceCall(hash, id string) *actors.ChatCall { return textCall(hash, id, 10) }
 
 // Calls reserved from a node's slice of a key keep the key's
 // ceiling and the balance exact: many calls at once on a small ceiling
