@@ -18,3 +18,24 @@ func nonEmptyArray(v []byte) bool {
 	}
 	return jsonscan.SkipSpace(v, 1) < len(v)-1
 }
+
+// readObject reads the object data, the whole of it, in one validating pass
+// (jsonscan, as strict as encoding/json's own check): member is given each
+// member's key and value span in turn, and false from it, invalid JSON or
+// anything after the object is false.
+func readObject(data []byte, member func(key, v []byte) bool) bool {
+	it, ok := jsonscan.ValidMembers(data, 0, 1)
+	if !ok {
+		return false
+	}
+	for {
+		key, _, vs, ve, more := it.Next()
+		if !more {
+			break
+		}
+		if !member(key, data[vs:ve]) {
+			return false
+		}
+	}
+	return it.Err() == nil && jsonscan.SkipSpace(data, it.End()) == len(data)
+}

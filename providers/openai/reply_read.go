@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/shlyuz/shlyuz/internal/jsonscan"
 )
 
 // replyKeys are the members of a reply wireReply decodes.
@@ -21,20 +19,7 @@ var replyKeys = [...]string{"created", "choices", "system_fingerprint", "usage",
 // match by case folding, a value of another type, invalid JSON; the caller
 // then decodes with encoding/json, whose result and error are the answer.
 func readReply(data []byte, w *wireReply) bool {
-	it, ok := jsonscan.ValidMembers(data, 0, 1)
-	if !ok {
-		return false
-	}
-	for {
-		key, _, vs, ve, more := it.Next()
-		if !more {
-			break
-		}
-		if !readReplyMember(key, data[vs:ve], w) {
-			return false
-		}
-	}
-	return it.Err() == nil && jsonscan.SkipSpace(data, it.End()) == len(data)
+	return readObject(data, func(key, v []byte) bool { return readReplyMember(key, v, w) })
 }
 
 // readReplyMember sets w's field for one member, as encoding/json would

@@ -23,41 +23,31 @@ var (
 // key it would unescape or match by case folding, invalid JSON), and the
 // caller then asks encoding/json; u may then hold part of the object.
 func readUsage(v []byte, u *wireUsage) bool {
-	it, ok := jsonscan.ValidMembers(v, 0, 1)
-	if !ok {
-		return false
+	return readObject(v, func(key, val []byte) bool { return readUsageMember(key, val, u) })
+}
+
+// readUsageMember sets u's field for one member, as encoding/json would.
+func readUsageMember(key, val []byte, u *wireUsage) bool {
+	switch string(key) {
+	case usageKeys[0]:
+		return readCount(val, &u.PromptTokens)
+	case usageKeys[1]:
+		return readCount(val, &u.CompletionTokens)
+	case usageKeys[2]:
+		return readCount(val, &u.TotalTokens)
+	case usageKeys[3]:
+		d := &u.PromptTokensDetails
+		into := [len(promptKeys)]*int64{&d.CachedTokens, &d.CacheWriteTokens, &d.AudioTokens, &d.ImageTokens}
+		return readCounts(val, promptKeys[:], into[:])
+	case usageKeys[4]:
+		d := &u.CompletionTokensDetails
+		into := [len(completionKeys)]*int64{&d.ReasoningTokens, &d.AudioTokens, &d.ImageTokens}
+		return readCounts(val, completionKeys[:], into[:])
+	case usageKeys[5]:
+		return readCount(val, &u.PromptCacheHitTokens)
+	default:
+		return unknownKey(key, usageKeys[:])
 	}
-	for {
-		key, _, vs, ve, more := it.Next()
-		if !more {
-			break
-		}
-		val := v[vs:ve]
-		switch string(key) {
-		case usageKeys[0]:
-			ok = readCount(val, &u.PromptTokens)
-		case usageKeys[1]:
-			ok = readCount(val, &u.CompletionTokens)
-		case usageKeys[2]:
-			ok = readCount(val, &u.TotalTokens)
-		case usageKeys[3]:
-			d := &u.PromptTokensDetails
-			into := [len(promptKeys)]*int64{&d.CachedTokens, &d.CacheWriteTokens, &d.AudioTokens, &d.ImageTokens}
-			ok = readCounts(val, promptKeys[:], into[:])
-		case usageKeys[4]:
-			d := &u.CompletionTokensDetails
-			into := [len(completionKeys)]*int64{&d.ReasoningTokens, &d.AudioTokens, &d.ImageTokens}
-			ok = readCounts(val, completionKeys[:], into[:])
-		case usageKeys[5]:
-			ok = readCount(val, &u.PromptCacheHitTokens)
-		default:
-			ok = unknownKey(key, usageKeys[:])
-		}
-		if !ok {
-			return false
-		}
-	}
-	return it.Err() == nil && jsonscan.SkipSpace(v, it.End()) == len(v)
 }
 
 // readCounts reads an object of counts, v, already validated: the member
