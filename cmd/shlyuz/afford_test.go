@@ -61,6 +61,22 @@ func sentCap(t *testing.T, body []byte) (capTokens, budget int64) {
 	return capTokens, budget
 }
 
+// budgeted makes a key whose budget is the balance, or, with ceiling, the
+// key's monthly limit on an ample balance; its calls are told by a fresh
+// marker whose upstream requests asks collects; before is its balance.
+func budgeted(t *testing.T, budget int64, ceiling bool, prefix string) (key, marker string, asks func() [][]byte, before int64) {
+	t.Helper()
+	credits, keyBody := budget, map[string]any(nil)
+	if ceiling {
+		credits, keyBody = 100_000_000, map[string]any{"name": "capped", "limit": budget, "limit_reset": "month"}
+	}
+	_, key = account(t, h.base, credits, keyBody)
+	marker = fmt.Sprintf("%s-%d", prefix, counter.Add(1))
+	asks = upstreamAsks(t, marker)
+	before = balance(t, h.base, key).Data.TotalCredits
+	return key, marker, asks, before
+}
+
 // A cap the client set above what its key's ceiling or its balance affords
 // is lowered to what they afford, reserved and sent upstream in each
 // protocol's member, told in X-Shlyuz-Max-Tokens and noted on the
@@ -131,14 +147,7 @@ func TestUnaffordableCapIsLowered(t *testing.T) {
 		{"gemini, balance", gemini, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			credits, keyBody := int64(budget), map[string]any(nil)
-			if tc.ceiling {
-				credits, keyBody = 100_000_000, map[string]any{"name": "capped", "limit": budget, "limit_reset": "month"}
-			}
-			_, key := account(t, h.base, credits, keyBody)
-			marker := fmt.Sprintf("lowered-%d", counter.Add(1))
-			asks := upstreamAsks(t, marker)
-			before := balance(t, h.base, key).Data.TotalCredits
+			key, marker, asks, before := budgeted(t, budget, tc.ceiling, "lowered")
 			resp, out := postWith(t, tc.ask.path, tc.ask.body(marker), tc.ask.headers(key))
 			if resp.StatusCode != 200 {
 				t.Fatalf("%d %s", resp.StatusCode, out)
@@ -199,14 +208,7 @@ func TestCapBelowTheFloorIsRefused(t *testing.T) {
 		{"messages 4000, key ceiling", "/api/v1/messages", 4000, true, 402, "billing_error"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			credits, keyBody := int64(budget), map[string]any(nil)
-			if tc.ceiling {
-				credits, keyBody = 100_000_000, map[string]any{"name": "capped", "limit": budget, "limit_reset": "month"}
-			}
-			_, key := account(t, h.base, credits, keyBody)
-			marker := fmt.Sprintf("floor-%d", counter.Add(1))
-			asks := upstreamAsks(t, marker)
-			before := balance(t, h.base, key).Data.TotalCredits
+			key, marker, asks, before := budgeted(t, budget, tc.ceiling, "floor")
 			body := map[string]any{"model": "test/model", "max_tokens": tc.maxTokens,
 				"messages": []map[string]any{{"role": "user", "content": "Say hi. " + marker}}}
 			resp, out := postWith(t, tc.path, body, map[string]string{"Authorization": "Bearer " + key, "Anthropic-Version": "2023-06-01"})
