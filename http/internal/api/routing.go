@@ -155,16 +155,28 @@ func Field(fields map[string]json.RawMessage, name string, into any) *shlyuz.Err
 // plugin (ReadWebSearch), transforms (no middle-out compression) and
 // debug's upstream echo.
 func RefuseUnserved(fields map[string]json.RawMessage) *shlyuz.Error {
+	return refuseUnserved(fields, true)
+}
+
+// RefuseChatOnly refuses, on the routes that are not chat completions
+// (Messages, Responses, Gemini), what RefuseUnserved refuses and the web
+// plugin too: the gateway runs its search for chat completions only, and
+// a plugin is never dropped unsaid.
+func RefuseChatOnly(fields map[string]json.RawMessage) *shlyuz.Error {
+	return refuseUnserved(fields, false)
+}
+
+func refuseUnserved(fields map[string]json.RawMessage, chat bool) *shlyuz.Error {
 	_, plugins := fields["plugins"]
 	_, transforms := fields["transforms"]
 	_, debug := fields["debug"]
 	if !plugins && !transforms && !debug {
 		return nil // the usual request: the decoding targets below escape, made only when needed
 	}
-	return refuseUnserved(fields)
+	return refuseMembers(fields, chat)
 }
 
-func refuseUnserved(fields map[string]json.RawMessage) *shlyuz.Error {
+func refuseMembers(fields map[string]json.RawMessage, chat bool) *shlyuz.Error {
 	var plugins []struct {
 		ID      string `json:"id"`
 		Enabled *bool  `json:"enabled"`
@@ -172,10 +184,15 @@ func refuseUnserved(fields map[string]json.RawMessage) *shlyuz.Error {
 	if err := Field(fields, "plugins", &plugins); err != nil {
 		return err
 	}
+	web := false // an enabled web plugin: served on chat completions only
 	for _, p := range plugins {
-		if p.ID != "web" && (p.Enabled == nil || *p.Enabled) { // the web plugin: ReadWebSearch
+		if p.Enabled != nil && !*p.Enabled {
+			continue
+		}
+		if p.ID != "web" { // the web plugin: ReadWebSearch
 			return shlyuz.ErrInvalidValue("plugins", "The plugin %q is not served by this gateway.", p.ID)
 		}
+		web = true
 	}
 	var transforms []string
 	if err := Field(fields, "transforms", &transforms); err != nil {
@@ -193,28 +210,8 @@ func refuseUnserved(fields map[string]json.RawMessage) *shlyuz.Error {
 	if debug.Echo {
 		return shlyuz.ErrInvalidValue("debug", "debug.echo_upstream_body is not served by this gateway.")
 	}
-	return nil
-}
-
-// RefuseChatOnly refuses, on the routes that are not chat completions
-// (Messages, Responses, Gemini), what RefuseUnserved refuses and the web
-// plugin too: the gateway runs its search for chat completions only, and
-// a plugin is never dropped unsaid.
-func RefuseChatOnly(fields map[string]json.RawMessage) *shlyuz.Error {
-	if err := RefuseUnserved(fields); err != nil {
-		return err
-	}
-	var plugins []struct {
-		ID      string `json:"id"`
-		Enabled *bool  `json:"enabled"`
-	}
-	if err := Field(fields, "plugins", &plugins); err != nil {
-		return err
-	}
-	for _, p := range plugins {
-		if p.Enabled == nil || *p.Enabled {
-			return shlyuz.ErrInvalidValue("plugins", "plugins (here %q) are served on /api/v1/chat/completions only.", p.ID)
-		}
+	if web && !chat {
+		return shlyuz.ErrInvalidValue("plugins", "plugins (here %q) are served on /api/v1/chat/completions only.", "web")
 	}
 	return nil
 }
