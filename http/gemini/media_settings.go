@@ -23,7 +23,7 @@ func mediaSettings(r *generateRequest) *shlyuz.Error {
 			if v := p.VideoMetadata; v != nil && v.FPS != nil && *v.FPS > 1 {
 				return shlyuz.ErrInvalidValue("contents", "The gateway reserves video at a frame a second, Gemini's default; videoMetadata.fps %g would be counted above it.", *v.FPS)
 			}
-			if len(p.MediaResolution) > 0 && strings.Contains(strings.ToUpper(string(p.MediaResolution)), "HIGH") {
+			if highResolution(string(p.MediaResolution)) {
 				return shlyuz.ErrInvalidValue("contents", "The gateway reserves media at Gemini's default resolution; a part's mediaResolution may be LOW or MEDIUM, not %s.", p.MediaResolution)
 			}
 		}
@@ -31,7 +31,8 @@ func mediaSettings(r *generateRequest) *shlyuz.Error {
 	return nil
 }
 
-// highResolution reports a mediaResolution above the default.
+// highResolution reports a mediaResolution above the default: the
+// generation config's enum, or a part's object naming its level.
 func highResolution(v string) bool {
 	return strings.Contains(strings.ToUpper(v), "HIGH")
 }
