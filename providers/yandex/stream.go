@@ -58,8 +58,7 @@ func (s *stream) forget() {
 }
 
 func (s *stream) next() (shlyuz.StreamEvent, error) {
-	for {
-		s.body.Watch()
+	for { // Next watched the first read; each skipped object is activity too
 		obj, err := s.readObject()
 		switch {
 		case err == io.EOF && !s.body.Cancelled():
@@ -91,6 +90,7 @@ func (s *stream) next() (shlyuz.StreamEvent, error) {
 		if !skip {
 			return ev, nil
 		}
+		s.body.Watch()
 	}
 }
 
