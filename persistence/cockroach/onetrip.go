@@ -147,15 +147,7 @@ const (
 func (s *Store) commitOneTrip(ctx context.Context, b shlyuz.Batch, accounts []string, async bool) (shlyuz.CommitResult, error) {
 	outcomes := make([]uint8, len(b.Entries))
 	gens := sqlutil.UniqueGenerations(b.Generations)
-	attempt := 0
-	err := s.retry(ctx, func(ctx context.Context) error {
-		if attempt > 0 {
-			s.retries.Add(1)
-			if err := backoff(ctx, attempt); err != nil {
-				return err
-			}
-		}
-		attempt++
+	err := s.retryTx(ctx, func(ctx context.Context) error {
 		clear(outcomes)
 		return s.pipeline(ctx, b.Entries, accounts, gens, outcomes, async)
 	})
