@@ -215,10 +215,7 @@ func (s *Store) pipeline(ctx context.Context, entries []shlyuz.LedgerEntry, acco
 	for _, n := range sqlutil.Pieces(len(gens)) {
 		args := make([]any, 0, n*sqlutil.GenerationArity)
 		for _, g := range gens[:n] {
-			var err error
-			if args, err = sqlutil.AppendGenerationArgs(args, g); err != nil {
-				return fmt.Errorf("generation %s: %w", g.ID, err)
-			}
+			args = sqlutil.AppendGenerationArgs(args, g)
 		}
 		gens = gens[n:]
 		batch.Queue(upsertGenerations[n], args...)
