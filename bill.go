@@ -225,10 +225,7 @@ func (p *Price) BoundFor(promptTokens int64, k PromptKinds) PriceBound {
 		CompletionMicro: max(p.CompletionMicro, p.ReasoningMicro, p.AudioOutMicro, p.ImageOutMicro),
 		RequestMicro:    p.RequestMicro,
 	}
-	for _, kp := range [...]struct {
-		kind  PromptKinds
-		micro int64
-	}{{PromptCacheWrite, p.CacheWriteMicro}, {PromptCacheWrite1h, p.CacheWrite1hMicro}, {PromptAudio, p.AudioInMicro}, {PromptImage, p.ImageInMicro}} {
+	for _, kp := range p.kindPrices() {
 		if k&kp.kind != 0 {
 			b.PromptMicro = max(b.PromptMicro, kp.micro)
 		}
@@ -245,10 +242,7 @@ func (p *Price) BoundFor(promptTokens int64, k PromptKinds) PriceBound {
 func (p *Price) DearerKinds() PromptKinds {
 	var k PromptKinds
 	in := max(p.PromptMicro, p.CacheReadMicro)
-	for _, kp := range [...]struct {
-		kind  PromptKinds
-		micro int64
-	}{{PromptCacheWrite, p.CacheWriteMicro}, {PromptCacheWrite1h, p.CacheWrite1hMicro}, {PromptAudio, p.AudioInMicro}, {PromptImage, p.ImageInMicro}} {
+	for _, kp := range p.kindPrices() {
 		if kp.micro > in {
 			k |= kp.kind
 		}
@@ -257,6 +251,18 @@ func (p *Price) DearerKinds() PromptKinds {
 		k |= p.Long.DearerKinds()
 	}
 	return k
+}
+
+// kindPrice is the price of one kind of prompt token dearer than input.
+type kindPrice struct {
+	kind  PromptKinds
+	micro int64
+}
+
+// kindPrices pairs each prompt kind with p's price for it, the one table
+// BoundFor and DearerKinds both read.
+func (p *Price) kindPrices() [4]kindPrice {
+	return [4]kindPrice{{PromptCacheWrite, p.CacheWriteMicro}, {PromptCacheWrite1h, p.CacheWrite1hMicro}, {PromptAudio, p.AudioInMicro}, {PromptImage, p.ImageInMicro}}
 }
 
 // Max is the dearer of two bounds, part by part.

@@ -2,13 +2,11 @@ package actors_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
 
-	shlyuz "github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/actors"
 )
 
@@ -48,9 +46,7 @@ func TestSlicedCallsLowerTheCapAsTheOwnerDoes(t *testing.T) {
 	}
 
 	slicedBefore, _ := actors.SliceReservations(tg.Gateway)
-	var mu sync.Mutex
-	spent := rs.Credits
-	ok, refused := 0, 0
+	tally := ceilingTally{spent: rs.Credits}
 	var wg sync.WaitGroup
 	for w := range 8 {
 		wg.Add(1)
@@ -62,25 +58,14 @@ func TestSlicedCallsLowerTheCapAsTheOwnerDoes(t *testing.T) {
 					c = sliceCall(sliced, c.GenerationID)
 				}
 				_, r, err := tg.Complete(context.Background(), c)
-				mu.Lock()
-				var e *shlyuz.Error
-				switch {
-				case err == nil:
-					ok++
-					spent += r.Credits
-					if i%2 == 0 && (r.MaxTokens <= 0 || r.MaxTokens > rs.MaxTokens) {
-						t.Errorf("call %d/%d: max_tokens %d, at most %d left", w, i, r.MaxTokens, rs.MaxTokens)
-					}
-				case errors.As(err, &e) && e.Code == "key_limit_exceeded":
-					refused++
-				default:
-					t.Errorf("call %d/%d: %v", w, i, err)
+				if tally.add(t, w, i, r, err) && i%2 == 0 && (r.MaxTokens <= 0 || r.MaxTokens > rs.MaxTokens) {
+					t.Errorf("call %d/%d: max_tokens %d, at most %d left", w, i, r.MaxTokens, rs.MaxTokens)
 				}
-				mu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
+	ok, refused, spent := tally.ok, tally.refused, tally.spent
 	if spent > ceiling || ok == 0 {
 		t.Fatalf("%d calls spent %d of a %d ceiling, %d refused", ok, spent, ceiling, refused)
 	}

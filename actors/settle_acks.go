@@ -24,11 +24,13 @@ type ackOutbox struct {
 	acks atomic.Int64 // acknowledgements they carried
 }
 
-// settleAcks carries acknowledgements to one node's call registry: Acks[i]
-// answers the request whose reply address (on that node) is To[i].
-type settleAcks struct {
-	To   []string
-	Acks []settleAck
+// settleAcks carries acknowledgements to one node's call registry.
+type settleAcks struct{ Acks []addressedAck }
+
+// addressedAck answers the request whose reply address on that node is To.
+type addressedAck struct {
+	To  string
+	Ack settleAck
 }
 
 // add queues ack for to, a reply address on another node.
@@ -42,7 +44,7 @@ func (o *ackOutbox) add(root *actor.RootContext, to *actor.PID, ack *settleAck) 
 		b = &settleAcks{}
 		o.by[to.Address] = b
 	}
-	b.To, b.Acks = append(b.To, to.Id), append(b.Acks, *ack)
+	b.Acks = append(b.Acks, addressedAck{To: to.Id, Ack: *ack})
 	o.root = root
 	o.mu.Unlock()
 }
@@ -57,7 +59,7 @@ func (o *ackOutbox) flush() {
 		o.sent.Add(1)
 		o.acks.Add(int64(len(b.Acks)))
 		if len(b.Acks) == 1 {
-			root.Send(actor.NewPID(addr, b.To[0]), &b.Acks[0])
+			root.Send(actor.NewPID(addr, b.Acks[0].To), &b.Acks[0].Ack)
 			continue
 		}
 		root.Send(actor.NewPID(addr, callsActorName), b)
@@ -68,8 +70,6 @@ func (o *ackOutbox) flush() {
 func (m *settleAcks) deliver(ctx actor.Context) {
 	self := ctx.Self().Address
 	for i := range m.Acks {
-		if i < len(m.To) {
-			ctx.Send(actor.NewPID(self, m.To[i]), &m.Acks[i])
-		}
+		ctx.Send(actor.NewPID(self, m.Acks[i].To), &m.Acks[i].Ack)
 	}
 }

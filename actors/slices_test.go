@@ -51,9 +51,7 @@ func slicesKeepTheCeilingExact(t *testing.T, tg *testGateway, account string) {
 	hash := tg.account(account, credits, ceiling)
 	slicedBefore, ownerBefore := actors.SliceReservations(tg.Gateway)
 
-	var mu sync.Mutex
-	var spent shlyuz.Credits
-	ok, refused := 0, 0
+	var tally ceilingTally
 	var wg sync.WaitGroup
 	for w := range 16 {
 		wg.Add(1)
@@ -61,22 +59,12 @@ func slicesKeepTheCeilingExact(t *testing.T, tg *testGateway, account string) {
 			defer wg.Done()
 			for i := range 40 {
 				_, r, err := tg.Complete(context.Background(), sliceCall(hash, fmt.Sprintf("gen-%s-%d-%d", account, w, i)))
-				mu.Lock()
-				var e *shlyuz.Error
-				switch {
-				case err == nil:
-					ok++
-					spent += r.Credits
-				case errors.As(err, &e) && e.Code == "key_limit_exceeded":
-					refused++
-				default:
-					t.Errorf("call %d/%d: %v", w, i, err)
-				}
-				mu.Unlock()
+				tally.add(t, w, i, r, err)
 			}
 		}()
 	}
 	wg.Wait()
+	ok, refused, spent := tally.ok, tally.refused, tally.spent
 	if spent > ceiling || ok == 0 || refused == 0 {
 		t.Fatalf("%d calls spent %d of a %d ceiling, %d refused", ok, spent, ceiling, refused)
 	}
@@ -88,6 +76,33 @@ func slicesKeepTheCeilingExact(t *testing.T, tg *testGateway, account string) {
 		ok, spent, ceiling, refused, sliced-slicedBefore, owner-ownerBefore)
 	waitReleased(t, tg, account)
 	assertSpent(t, tg, hash, account, spent, credits-spent)
+}
+
+// ceilingTally counts the calls many goroutines make against a key's
+// ceiling: those served and what they spent, and those refused with the
+// key's error; any other error fails the test.
+type ceilingTally struct {
+	mu          sync.Mutex
+	ok, refused int
+	spent       shlyuz.Credits
+}
+
+// add counts call w/i's outcome and reports whether it was served.
+func (c *ceilingTally) add(t *testing.T, w, i int, r *actors.Receipt, err error) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var e *shlyuz.Error
+	switch {
+	case err == nil:
+		c.ok++
+		c.spent += r.Credits
+		return true
+	case errors.As(err, &e) && e.Code == "key_limit_exceeded":
+		c.refused++
+	default:
+		t.Errorf("call %d/%d: %v", w, i, err)
+	}
+	return false
 }
 
 // Under durable settlement (the default) a settlement's acknowledgement
