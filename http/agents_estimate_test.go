@@ -80,22 +80,12 @@ func TestAgentRequestsHoldWhatTheyCost(t *testing.T) {
 		texts[i] = promptText(t, raws[i])
 	}
 	// Gemini's tokenizers run under node: every text is counted in one run.
-	for name, tokenizer := range map[string]func() (*tokenstest.NodeTokenizer, error){
-		"gemini": tokenstest.Gemini, "gemini-1": tokenstest.Gemini1,
-	} {
-		tok, err := tokenizer()
-		if err != nil {
-			t.Fatal(err)
-		}
-		ns, err := tok.Count(texts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		byText := map[string]int64{}
-		for i, n := range ns {
-			byText[texts[i]] = int64(n)
-		}
-		counts[name] = func(s string) int64 { return byText[s] }
+	byName, err := tokenstest.GeminiCounts(texts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, byText := range byName {
+		counts[name] = func(s string) int64 { return int64(byText[s]) }
 	}
 	for i, tc := range captures {
 		t.Run(tc.file, func(t *testing.T) {

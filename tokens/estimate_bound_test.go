@@ -45,21 +45,11 @@ func referenceCounts(t *testing.T) map[string]func(string) int {
 // every text in one run.
 func withGemini(t *testing.T, counts map[string]func(string) int, texts []string) {
 	t.Helper()
-	for name, tokenizer := range map[string]func() (*tokenstest.NodeTokenizer, error){
-		"gemini": tokenstest.Gemini, "gemini-1": tokenstest.Gemini1,
-	} {
-		tok, err := tokenizer()
-		if err != nil {
-			t.Fatal(err)
-		}
-		ns, err := tok.Count(texts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		byText := make(map[string]int, len(texts))
-		for i, n := range ns {
-			byText[texts[i]] = n
-		}
+	byName, err := tokenstest.GeminiCounts(texts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, byText := range byName {
 		counts[name] = func(s string) int {
 			n, ok := byText[s]
 			if !ok {

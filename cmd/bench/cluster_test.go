@@ -187,3 +187,28 @@ func TestCreateSchemas(t *testing.T) {
 		t.Fatalf("%d schemas left after drop (%v)", left, err)
 	}
 }
+
+// TestReservationCell: the round trips a call are a slice reservation's one
+// and a remote reservation's two; the remote messages a call add each
+// settlement and acknowledgement message, when every level counts them.
+func TestReservationCell(t *testing.T) {
+	n := func(v int64) *int64 { return &v }
+	counted := LevelSummary{Requests: 30, SliceReservations: n(10), RemoteReservations: n(5), RemoteSettlements: n(20), AckMessages: n(4)}
+	uncounted := LevelSummary{Requests: 10, SliceReservations: n(0), RemoteReservations: n(0)}
+	for _, tc := range []struct {
+		name   string
+		levels []LevelSummary
+		want   string
+	}{
+		// (10 + 2·5) / 40 = 0.50 round trips; (2·5 + 20 + 4) / 40 = 0.85 messages.
+		{"counted", []LevelSummary{counted, {Requests: 10, SliceReservations: n(0), RemoteReservations: n(0), RemoteSettlements: n(0), AckMessages: n(0)}},
+			"10 / 5 (0.50 round trips a call; 20 settlements, 4 acknowledgement messages, 0.85 remote messages a call)"},
+		{"a level without settlements", []LevelSummary{counted, uncounted}, "10 / 5 (0.50 round trips a call)"},
+		{"a level without reservations", []LevelSummary{counted, {Requests: 10}}, "n/a"},
+		{"no requests", []LevelSummary{{SliceReservations: n(3), RemoteReservations: n(1)}}, "3 / 1"},
+	} {
+		if got := reservationCell(ClusterSummary{Levels: tc.levels}); got != tc.want {
+			t.Errorf("%s: %q; want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -45,10 +45,7 @@ func writeRows(ctx context.Context, tx pgx.Tx, entries []shlyuz.LedgerEntry, que
 	for _, n := range sqlutil.Pieces(len(gens)) {
 		args := make([]any, 0, n*sqlutil.GenerationArity)
 		for _, g := range gens[:n] {
-			var err error
-			if args, err = sqlutil.AppendGenerationArgs(args, g); err != nil {
-				return nil, fmt.Errorf("cockroach: commit: generation %s: %w", g.ID, err)
-			}
+			args = sqlutil.AppendGenerationArgs(args, g)
 		}
 		gens = gens[n:]
 		batch.Queue(upsertGenerations[n], args...)

@@ -147,15 +147,7 @@ const (
 func (s *Store) commitOneTrip(ctx context.Context, b shlyuz.Batch, accounts []string, async bool) (shlyuz.CommitResult, error) {
 	outcomes := make([]uint8, len(b.Entries))
 	gens := sqlutil.UniqueGenerations(b.Generations)
-	attempt := 0
-	err := s.retry(ctx, func(ctx context.Context) error {
-		if attempt > 0 {
-			s.retries.Add(1)
-			if err := backoff(ctx, attempt); err != nil {
-				return err
-			}
-		}
-		attempt++
+	err := s.retryTx(ctx, func(ctx context.Context) error {
 		clear(outcomes)
 		return s.pipeline(ctx, b.Entries, accounts, gens, outcomes, async)
 	})
@@ -223,10 +215,7 @@ func (s *Store) pipeline(ctx context.Context, entries []shlyuz.LedgerEntry, acco
 	for _, n := range sqlutil.Pieces(len(gens)) {
 		args := make([]any, 0, n*sqlutil.GenerationArity)
 		for _, g := range gens[:n] {
-			var err error
-			if args, err = sqlutil.AppendGenerationArgs(args, g); err != nil {
-				return fmt.Errorf("generation %s: %w", g.ID, err)
-			}
+			args = sqlutil.AppendGenerationArgs(args, g)
 		}
 		gens = gens[n:]
 		batch.Queue(upsertGenerations[n], args...)

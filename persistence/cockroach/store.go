@@ -154,6 +154,14 @@ func firstLine(s string) string {
 // transaction (a new BEGIN each time) on SQLSTATE 40001. fn may run more than
 // once: it must not keep state across tries.
 func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	return s.retryTx(ctx, func(ctx context.Context) error {
+		return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.Serializable}, fn)
+	})
+}
+
+// retryTx runs a whole transaction, try, and runs it again on SQLSTATE
+// 40001, up to maxRetries times, each retry counted and after a backoff.
+func (s *Store) retryTx(ctx context.Context, try func(ctx context.Context) error) error {
 	attempt := 0
 	return crdb.ExecuteCtx(crdb.WithMaxRetries(ctx, maxRetries), func(ctx context.Context, _ ...interface{}) error {
 		if attempt > 0 {
@@ -163,17 +171,13 @@ func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 			}
 		}
 		attempt++
-		return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.Serializable}, fn)
+		return try(ctx)
 	})
 }
 
-// read runs a single-statement read, retried like a transaction.
+// read runs a single-statement read, and runs it again on SQLSTATE 40001,
+// up to maxRetries times.
 func (s *Store) read(ctx context.Context, fn func(ctx context.Context) error) error {
-	return s.retry(ctx, fn)
-}
-
-// retry runs fn, and runs it again on SQLSTATE 40001, up to maxRetries times.
-func (s *Store) retry(ctx context.Context, fn func(ctx context.Context) error) error {
 	return crdb.ExecuteCtx(crdb.WithMaxRetries(ctx, maxRetries), func(ctx context.Context, _ ...interface{}) error {
 		return fn(ctx)
 	})

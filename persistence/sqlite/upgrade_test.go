@@ -2,28 +2,13 @@ package sqlite_test
 
 import (
 	"context"
-	"database/sql"
 	"testing"
 
 	"github.com/shlyuz/shlyuz"
 	"github.com/shlyuz/shlyuz/persistence"
+	"github.com/shlyuz/shlyuz/persistence/sqlite"
 	"github.com/shlyuz/shlyuz/persistence/storetest"
 )
-
-// rawMigrationTx runs a migration on a database/sql transaction, as the store
-// does, for a test that builds an older schema by hand.
-type rawMigrationTx struct{ tx *sql.Tx }
-
-func (m rawMigrationTx) Exec(ctx context.Context, stmt string) error {
-	_, err := m.tx.ExecContext(ctx, stmt)
-	return err
-}
-
-func (m rawMigrationTx) QueryInt(ctx context.Context, query string) (int64, error) {
-	var n int64
-	err := m.tx.QueryRowContext(ctx, query).Scan(&n)
-	return n, err
-}
 
 // TestUpgradeKeepsRows opens a database that the previous release made (every
 // migration but the last, with an account, a charge and a generation in it):
@@ -41,7 +26,7 @@ func TestUpgradeKeepsRows(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if err := fn(rawMigrationTx{tx}); err != nil {
+		if err := fn(sqlite.MigrationTx(tx)); err != nil {
 			_ = tx.Rollback()
 			return err
 		}

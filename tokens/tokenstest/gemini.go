@@ -172,6 +172,31 @@ func (t *NodeTokenizer) Count(texts ...string) ([]int, error) {
 	return counts, nil
 }
 
+// GeminiCounts counts texts with Gemini's tokenizers, one run of node
+// each: by tokenizer ("gemini" for Gemini, "gemini-1" for Gemini1), each
+// text's count.
+func GeminiCounts(texts ...string) (map[string]map[string]int, error) {
+	out := map[string]map[string]int{}
+	for name, tokenizer := range map[string]func() (*NodeTokenizer, error){
+		"gemini": Gemini, "gemini-1": Gemini1,
+	} {
+		tok, err := tokenizer()
+		if err != nil {
+			return nil, err
+		}
+		ns, err := tok.Count(texts...)
+		if err != nil {
+			return nil, err
+		}
+		byText := make(map[string]int, len(texts))
+		for i, n := range ns {
+			byText[texts[i]] = n
+		}
+		out[name] = byText
+	}
+	return out, nil
+}
+
 func tail(s string, n int) string {
 	if len(s) > n {
 		return s[len(s)-n:]

@@ -48,9 +48,9 @@ func TimePtr(us *int64) *time.Time {
 }
 
 // EncodeAttempts is a generation's attempts as JSON text.
-func EncodeAttempts(a []shlyuz.Attempt) (string, error) {
+func EncodeAttempts(a []shlyuz.Attempt) string {
 	var buf [256]byte
-	return string(recordjson.AppendAttempts(buf[:0], a)), nil
+	return string(recordjson.AppendAttempts(buf[:0], a))
 }
 
 // DecodeAttempts reads what EncodeAttempts wrote.

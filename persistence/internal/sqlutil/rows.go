@@ -130,14 +130,10 @@ func ScanGeneration(row Scanner) (shlyuz.Generation, error) {
 
 // AppendGenerationArgs appends the values of GenerationColumns for g
 // (GenerationArity of them).
-func AppendGenerationArgs(dst []any, g *shlyuz.Generation) ([]any, error) {
-	attempts, err := EncodeAttempts(g.Attempts)
-	if err != nil {
-		return dst, err
-	}
-	return append(dst, g.ID, g.AccountID, g.KeyID, g.Model, g.Upstream, attempts, g.Streamed,
+func AppendGenerationArgs(dst []any, g *shlyuz.Generation) []any {
+	return append(dst, g.ID, g.AccountID, g.KeyID, g.Model, g.Upstream, EncodeAttempts(g.Attempts), g.Streamed,
 		g.PromptTokens, g.CompletionTokens, g.Credits, g.LatencyMS, g.Status, g.FinishReason, Micros(g.CreatedAt), g.Estimated,
-		encodeBilling(g), g.User), nil
+		encodeBilling(g), g.User)
 }
 
 // ScanPlan reads a row of PlanColumns. A price it cannot parse is an error
