@@ -55,23 +55,14 @@ func (c *ChatCall) PromptKinds(model string, p *shlyuz.Price) shlyuz.PromptKinds
 	}
 	for name, v := range members {
 		seen.scan(name, v)
+		if seen.escaped || seen.found()&seen.want == seen.want {
+			break // the rest of the body can add nothing: the bound is already every kind's
+		}
 	}
 	if seen.escaped {
 		return shlyuz.AnyPrompt
 	}
-	if seen.cacheControl {
-		k |= shlyuz.PromptCacheWrite
-		if seen.oneHour {
-			k |= shlyuz.PromptCacheWrite1h
-		}
-	}
-	if seen.audio { // an earlier answer's audio by id, a part the walk does not count
-		k |= shlyuz.PromptAudio
-	}
-	if seen.image {
-		k |= shlyuz.PromptImage
-	}
-	return k
+	return k | seen.found()
 }
 
 // cachesOnRequest: the model's maker writes a prompt to its cache only
@@ -97,6 +88,25 @@ var (
 	litImage        = []byte("image")
 	litEscape       = []byte(`\u00`)
 )
+
+// found is the kinds the literals seen so far bill at: an audio literal
+// may be an earlier answer's audio by id, a part the walk does not count.
+func (s *bodyLiterals) found() shlyuz.PromptKinds {
+	var k shlyuz.PromptKinds
+	if s.cacheControl {
+		k |= shlyuz.PromptCacheWrite
+		if s.oneHour {
+			k |= shlyuz.PromptCacheWrite1h
+		}
+	}
+	if s.audio {
+		k |= shlyuz.PromptAudio
+	}
+	if s.image {
+		k |= shlyuz.PromptImage
+	}
+	return k
+}
 
 // scan looks in a top-level member for the literals of the kinds wanted
 // that it has not seen yet.
