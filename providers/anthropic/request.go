@@ -3,6 +3,7 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/shlyuz/shlyuz/internal/partjson"
 	"strings"
 	"unicode"
 
@@ -417,16 +418,7 @@ func userBlocks(c json.RawMessage, i int) ([]block, error) {
 
 // imageBlock translates an image_url part: a base64 data URL or an http(s) URL.
 func imageBlock(v json.RawMessage, i int) (block, error) {
-	var u string
-	if len(v) > 0 && v[0] == '"' {
-		u = upstream.JSONText(v)
-	} else {
-		var obj struct {
-			URL string `json:"url"`
-		}
-		_ = json.Unmarshal(v, &obj)
-		u = obj.URL
-	}
+	u := partjson.URL(v) // as the request's measure read it
 	switch {
 	case strings.HasPrefix(u, "data:"):
 		mt, data, ok := parseDataURL(u)
